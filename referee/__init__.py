@@ -1,0 +1,1 @@
+"""The referee application: the `kaisa` command, game files, reports."""

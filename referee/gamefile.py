@@ -1,0 +1,91 @@
+"""Reading GAME files (`kaisa score`): rules options, a start state and a list of shot facts.
+
+`{"rules": {...options}, "start": {...}, "shots": [shot facts, ...]}`. Errors name the file, the
+shot and the field, e.g. ``game.json: shots[3].events[2].ball: unknown ball id 'R3' (...)``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from referee.errors import InputError
+from rules import GameState, KaisaError, RuleOptions, ShotFacts, Verdict, advance, judge
+from rules.options import parse_rules_text
+
+
+def read_json(path: Path, what: str) -> Any:
+    """The parsed JSON of ``path``; an InputError that says what was expected otherwise."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"no such file (expected {what})", str(path)) from None
+    except IsADirectoryError:
+        raise InputError(f"is a directory (expected {what})", str(path)) from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise InputError(f"cannot read it as text ({err.__class__.__name__}); expected {what}",
+                         str(path)) from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise InputError(f"not valid JSON (line {err.lineno}, column {err.colno}: {err.msg}); "
+                         f"expected {what}", str(path)) from None
+
+
+def read_rules_file(path: Path) -> RuleOptions:
+    """Rule options from a `.toml` or `.json` rules file."""
+    fmt = "toml" if path.suffix.lower() == ".toml" else "json"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        raise InputError("no such rules file (expected TOML or JSON rule options)",
+                         str(path)) from None
+    try:
+        return parse_rules_text(text, fmt, where="rules")
+    except KaisaError as err:
+        raise InputError(str(err), str(path)) from None
+
+
+@dataclass(frozen=True)
+class Game:
+    """A parsed GAME file: the options, the start state and the raw shot records."""
+
+    path: Path
+    options: RuleOptions
+    start: GameState
+    shots: tuple[Mapping[str, Any], ...]
+    description: str = ""
+
+    def judged(self) -> Iterator[tuple[int, ShotFacts, Verdict]]:
+        """Each shot with its verdict, judged in order. Raises InputError (naming the file, the
+        shot and the field) at the first shot that cannot be judged; earlier ones are yielded."""
+        state = self.start
+        for i, record in enumerate(self.shots):
+            where = f"shots[{i}]"
+            try:
+                facts = ShotFacts.from_dict(record, where)
+                verdict = judge(state, facts)
+            except KaisaError as err:
+                located = err if err.where.startswith(where) else err.at(where)
+                raise InputError(str(located), str(self.path)) from None
+            state = advance(state, verdict)
+            yield i, facts, verdict
+
+
+def load_game(path: Path, options: RuleOptions | None = None) -> Game:
+    """Read a GAME file; ``options`` (from --rules) replace the file's own ``rules``."""
+    data = read_json(path, 'a GAME object {"rules": {...}, "start": {...}, "shots": [...]}')
+    if not isinstance(data, Mapping):
+        raise InputError(f"expected a GAME object, got a JSON {type(data).__name__}", str(path))
+    shots = data.get("shots")
+    if not isinstance(shots, list):
+        raise InputError(f"shots: expected a list of shot facts, got {shots!r}"[:200], str(path))
+    try:
+        opts = options or RuleOptions.from_mapping(data.get("rules"))
+        start = GameState.from_dict(data.get("start"), opts)
+    except KaisaError as err:
+        raise InputError(str(err), str(path)) from None
+    return Game(path, opts, start, tuple(shots), str(data.get("description", "")))
