@@ -113,20 +113,12 @@ class Event:
         t = data.get("t")
         if isinstance(t, bool) or not isinstance(t, (int, float)):
             raise FactsError(f"expected a time in seconds, got {t!r}", f"{where}.t")
+        cushion = _enum(Cushion, data["cushion"], f"{where}.cushion") if "cushion" in data else None
+        pocket = _enum(Pocket, data["pocket"], f"{where}.pocket") if "pocket" in data else None
+        confidence = _number_or_none(data.get("confidence"), f"{where}.confidence")
         try:
-            return cls(
-                type=kind,
-                t=float(t),
-                balls=balls,
-                frame=data.get("frame"),
-                cushion=_enum(Cushion, data["cushion"], f"{where}.cushion")
-                if "cushion" in data
-                else None,
-                pocket=_enum(Pocket, data["pocket"], f"{where}.pocket")
-                if "pocket" in data
-                else None,
-                confidence=_number_or_none(data.get("confidence"), f"{where}.confidence"),
-            )
+            return cls(type=kind, t=float(t), balls=balls, frame=data.get("frame"),
+                       cushion=cushion, pocket=pocket, confidence=confidence)
         except FactsError as err:
             raise err.at(where) from None
 

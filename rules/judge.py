@@ -81,9 +81,9 @@ def judge(state: GameState, facts: ShotFacts) -> Verdict:
     pot: CalledPot | None = None
     if call is None:
         flags.append(Flag.UNCALLED)
-        if options.calls is Calls.ASSUME:
+        if options.calls is Calls.ASSUME and Foul.WRONG_CUE_BALL not in fouls:
             call, pot = _assumed_call(state, events, cue)
-    else:
+    elif Foul.WRONG_CUE_BALL not in fouls:  # with the wrong ball struck, nothing is analysed
         pot, flag = _called_pot(state, events, cue, call)
         if flag is not None:
             flags.append(flag)
