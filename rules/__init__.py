@@ -10,7 +10,7 @@ Typical use::
 from rules.balls import Ball, Colour, cue_ball_of, opponent
 from rules.errors import FactsError, KaisaError, OptionsError, StateError
 from rules.events import Call, Event, EventType, ShotFacts
-from rules.history import Match
+from rules.history import Match, ScoreCorrection, ShotEntry
 from rules.judge import advance, judge
 from rules.lag import Lag, LagFault, LagSide, lag_faults, lag_winner
 from rules.options import (
@@ -64,6 +64,8 @@ __all__ = [
     "PotClass",
     "Respot",
     "RuleOptions",
+    "ScoreCorrection",
+    "ShotEntry",
     "ShotFacts",
     "Spot",
     "StateError",

@@ -117,8 +117,15 @@ class Event:
         pocket = _enum(Pocket, data["pocket"], f"{where}.pocket") if "pocket" in data else None
         confidence = _number_or_none(data.get("confidence"), f"{where}.confidence")
         try:
-            return cls(type=kind, t=float(t), balls=balls, frame=data.get("frame"),
-                       cushion=cushion, pocket=pocket, confidence=confidence)
+            return cls(
+                type=kind,
+                t=float(t),
+                balls=balls,
+                frame=data.get("frame"),
+                cushion=cushion,
+                pocket=pocket,
+                confidence=confidence,
+            )
         except FactsError as err:
             raise err.at(where) from None
 

@@ -1,8 +1,9 @@
-"""A match as a history of verdicts, so a human referee can undo the last one."""
+"""A match as a history of entries (verdicts and score corrections), so a human referee can undo
+the last one and correct a score, each recorded as such."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rules.errors import StateError
 from rules.events import ShotFacts
@@ -11,11 +12,28 @@ from rules.state import GameState, Verdict
 
 
 @dataclass(frozen=True)
+class ScoreCorrection:
+    """A human referee set the score by hand (a miscount, a disputed shot)."""
+
+    score: tuple[int, int]
+    reason: str
+
+
+@dataclass(frozen=True)
+class ShotEntry:
+    facts: ShotFacts
+    verdict: Verdict
+
+
+Entry = ShotEntry | ScoreCorrection
+
+
+@dataclass(frozen=True)
 class Match:
-    """The start state and every shot so far with its verdict; ``states[i]`` is before shot i."""
+    """The start state and every entry so far; ``states[i]`` is the state after entry i."""
 
     start: GameState
-    shots: tuple[tuple[ShotFacts, Verdict], ...] = ()
+    entries: tuple[Entry, ...] = ()
     states: tuple[GameState, ...] = ()
 
     @property
@@ -25,7 +43,7 @@ class Match:
 
     @property
     def verdicts(self) -> tuple[Verdict, ...]:
-        return tuple(v for _, v in self.shots)
+        return tuple(e.verdict for e in self.entries if isinstance(e, ShotEntry))
 
     def play(self, facts: ShotFacts) -> tuple[Match, Verdict]:
         """Judge a shot from the current state; the new match and the verdict."""
@@ -34,14 +52,21 @@ class Match:
 
     def record(self, facts: ShotFacts, verdict: Verdict) -> Match:
         """Append a verdict decided elsewhere (e.g. read back from a journal)."""
-        return Match(
-            self.start,
-            (*self.shots, (facts, verdict)),
-            (*self.states, advance(self.state, verdict)),
+        return self._append(ShotEntry(facts, verdict), advance(self.state, verdict))
+
+    def correct_score(self, score: tuple[int, int], reason: str) -> Match:
+        """Set the score by hand; the winner follows the finish option."""
+        options = self.state.options
+        winner = next((p for p in (1, 2) if options.reached(score[p - 1])), None)
+        return self._append(
+            ScoreCorrection(score, reason), replace(self.state, score=score, winner=winner)
         )
 
     def undo(self) -> Match:
-        """The match without its last verdict."""
-        if not self.shots:
+        """The match without its last entry."""
+        if not self.entries:
             raise StateError("nothing to undo: no shot has been judged yet")
-        return Match(self.start, self.shots[:-1], self.states[:-1])
+        return Match(self.start, self.entries[:-1], self.states[:-1])
+
+    def _append(self, entry: Entry, state: GameState) -> Match:
+        return Match(self.start, (*self.entries, entry), (*self.states, state))

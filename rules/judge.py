@@ -132,7 +132,7 @@ def judge(state: GameState, facts: ShotFacts) -> Verdict:
             flags.append(Flag.PENALTY_BUST)  # [decision] an exact finish is not passed by a penalty
         else:
             score[other - 1] += penalty
-    winner = next((p for p in (shooter, other) if _reached(state, score[p - 1])), None)
+    winner = next((p for p in (shooter, other) if options.reached(score[p - 1])), None)
 
     turn_passes = points == 0 or ends_inning
     next_shooter = None if winner else (other if turn_passes else shooter)
@@ -300,11 +300,6 @@ def _opening_violated(state: GameState, events: Sequence[Event], cue: Ball) -> b
             return True
     first = first_contact(events, cue)
     return first is not None and first.other(cue) is Ball.Y
-
-
-def _reached(state: GameState, score: int) -> bool:
-    target = state.options.target
-    return score == target if state.options.finish is Finish.EXACT else score >= target
 
 
 # --- positions --------------------------------------------------------------------------------

@@ -54,6 +54,10 @@ class RuleOptions:
     target: int = 60
     table: TableSpec = field(default_factory=TableSpec)
 
+    def reached(self, score: int) -> bool:
+        """Whether ``score`` wins the game under the finish option."""
+        return score == self.target if self.finish is Finish.EXACT else score >= self.target
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "calls": self.calls.value,

@@ -106,3 +106,13 @@ def test_both_lags_lost_or_a_tie_is_lagged_again():
     a = lag("right", strike("W1"), cushion("W1", "foot"), final=[100.0, 500.0])
     b = lag("left", strike("W2"), cushion("W2", "foot"), final=[100.0, 1300.0])
     assert lag_winner(a, b, T) is None
+
+
+def test_score_correction_is_an_entry_that_can_be_undone():
+    match = Match(midgame())
+    match, _ = match.play(shot(strike("W1"), hit("W1", "R1"), pot("R1", "FL"), call="R FL"))
+    corrected = match.correct_score((8, 2), "disputed carom on shot 1")
+    assert corrected.state.score == (8, 2) and corrected.state.shooter == 1
+    assert corrected.entries[-1].reason == "disputed carom on shot 1"
+    assert corrected.undo().state.score == (3, 0)
+    assert match.correct_score((60, 2), "end").state.winner == 1
