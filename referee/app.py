@@ -111,11 +111,18 @@ def match_report(run: RefereeRun, timings: dict[str, float]) -> dict[str, Any]:
     }
 
 
-def write_report(path: Path, report: dict[str, Any]) -> None:
-    """Write atomically: a crash mid-write leaves the previous report, never half a file."""
+def write_text_atomically(path: Path, text: str) -> None:
+    """A crash mid-write leaves the previous file, never half a file."""
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+    except OSError as err:
+        raise InputError(f"cannot write here ({err.strerror})", str(path)) from None
     tmp.replace(path)
+
+
+def write_report(path: Path, report: dict[str, Any]) -> None:
+    write_text_atomically(path, json.dumps(report, indent=1) + "\n")
 
 
 def timed() -> Callable[[], float]:

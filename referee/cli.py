@@ -9,9 +9,17 @@ from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 
-from referee.app import match_report, referee_game, shot_line, timed, write_report
+from referee.app import (
+    match_report,
+    referee_game,
+    shot_line,
+    timed,
+    write_report,
+    write_text_atomically,
+)
 from referee.errors import InputError
 from referee.gamefile import load_game, read_rules_file
+from referee.html_report import render_html
 from referee.journal import Journal, default_journal_path
 from rules import KaisaError, ShotEntry
 
@@ -57,10 +65,15 @@ def _cmd_referee(args: argparse.Namespace) -> int:
             clock = timed()
             game = load_game(source, options)
             run = referee_game(game, journal, resume=args.resume, pace_s=args.pace)
+            report = match_report(run, {"total_s": clock()})
             out = _report_path(args.output, source, len(sources) > 1)
             if out is not None:
-                write_report(out, match_report(run, {"total_s": clock()}))
+                write_report(out, report)
                 print(f"report: {out}", file=sys.stderr)
+            page = _report_path(args.html, source, len(sources) > 1)
+            if page is not None:
+                write_text_atomically(page, render_html(report))
+                print(f"html report: {page}", file=sys.stderr)
     return 0
 
 
@@ -112,6 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
     ref.add_argument("inputs", nargs="*", type=Path, metavar="GAME_OR_VIDEO")
     ref.add_argument("--rules", type=Path, help="rules options file (TOML or JSON)")
     ref.add_argument("-o", "--output", type=Path, help="write the match report JSON here")
+    ref.add_argument("--html", type=Path, help="write the HTML report here")
     ref.add_argument("--journal", type=Path, help=journal_help)
     ref.add_argument("--resume", action="store_true",
                      help="continue the unfinished match of this input from the journal")
