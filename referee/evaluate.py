@@ -1,0 +1,213 @@
+"""Accuracy against labels: events (per type precision/recall, timing), pockets, verdicts and
+tracks. Works on the shared formats (labels, match reports, tracks CSV), so any pipeline's output
+can be scored the same way.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+from rules import Event, EventType, ShotFacts
+
+# Two events are the same when they name the same balls (and cushion) and are this close in time.
+EVENT_TOLERANCE_S = 0.1
+# Verdict fields that must agree for a shot's verdict to count as right (DESIGN.md names).
+VERDICT_FIELDS = ("shooter", "cue_ball", "scored_ball", "caroms", "combination", "bank", "points",
+                  "fouls", "penalty", "turn_passes", "next_shooter", "in_hand", "respots", "score",
+                  "winner")
+
+
+@dataclass
+class Counts:
+    tp: int = 0
+    fp: int = 0
+    fn: int = 0
+    timing_errors_s: list[float] = field(default_factory=list)
+
+    @property
+    def precision(self) -> float:
+        return self.tp / (self.tp + self.fp) if self.tp + self.fp else 1.0
+
+    @property
+    def recall(self) -> float:
+        return self.tp / (self.tp + self.fn) if self.tp + self.fn else 1.0
+
+    def add(self, other: Counts) -> None:
+        self.tp += other.tp
+        self.fp += other.fp
+        self.fn += other.fn
+        self.timing_errors_s += other.timing_errors_s
+
+    def to_dict(self) -> dict[str, Any]:
+        errors = self.timing_errors_s
+        return {"tp": self.tp, "fp": self.fp, "fn": self.fn,
+                "precision": round(self.precision, 4), "recall": round(self.recall, 4),
+                "timing_mean_abs_s": round(float(np.mean(np.abs(errors))), 4) if errors else None}
+
+
+def _identity(event: Event) -> tuple[Any, ...]:
+    """What must agree for two events to be the same event (pocket ids are scored apart)."""
+    extra = event.cushion.value if event.cushion else None
+    return (event.type, frozenset(b.value for b in event.balls), extra)
+
+
+def match_events(truth: Sequence[Event], found: Sequence[Event],
+                 tolerance_s: float = EVENT_TOLERANCE_S) -> dict[EventType, Counts]:
+    """Per event type: the optimal one-to-one matching of equal events within ``tolerance_s``."""
+    out: dict[EventType, Counts] = {t: Counts() for t in EventType}
+    groups: dict[tuple[Any, ...], tuple[list[Event], list[Event]]] = defaultdict(lambda: ([], []))
+    for e in truth:
+        groups[_identity(e)][0].append(e)
+    for e in found:
+        groups[_identity(e)][1].append(e)
+    for key, (ts, fs) in groups.items():
+        counts = out[key[0]]
+        pairs = _assign([e.t for e in ts], [e.t for e in fs], tolerance_s)
+        counts.tp += len(pairs)
+        counts.fn += len(ts) - len(pairs)
+        counts.fp += len(fs) - len(pairs)
+        counts.timing_errors_s += [fs[j].t - ts[i].t for i, j in pairs]
+    return out
+
+
+def _assign(a: Sequence[float], b: Sequence[float], tolerance: float) -> list[tuple[int, int]]:
+    if not a or not b:
+        return []
+    cost = np.abs(np.subtract.outer(np.asarray(a), np.asarray(b)))
+    rows, cols = linear_sum_assignment(np.where(cost <= tolerance, cost, 1e6))
+    return [(int(i), int(j)) for i, j in zip(rows, cols, strict=True) if cost[i, j] <= tolerance]
+
+
+def pocket_ids(truth: Iterable[Event], found: Iterable[Event]) -> tuple[int, int]:
+    """(right, compared): pots of the same ball found in both, and how many name the same pocket."""
+    true_pots = {e.ball: e.pocket for e in truth if e.type is EventType.POCKET}
+    found_pots = {e.ball: e.pocket for e in found if e.type is EventType.POCKET}
+    both = true_pots.keys() & found_pots.keys()
+    return sum(true_pots[b] == found_pots[b] for b in both), len(both)
+
+
+def verdict_differences(truth: Mapping[str, Any], found: Mapping[str, Any]) -> list[str]:
+    """Names of the DESIGN.md verdict fields that differ (lists compared as sets where order does
+    not matter)."""
+    unordered = {"caroms", "fouls", "in_hand"}
+    diffs = []
+    for key in VERDICT_FIELDS:
+        a, b = truth.get(key), found.get(key)
+        if key in unordered:
+            a, b = sorted(a or []), sorted(b or [])
+        if key == "respots":
+            a = sorted((r["ball"], r["point"]) for r in a or [])
+            b = sorted((r["ball"], r["point"]) for r in b or [])
+        if a != b:
+            diffs.append(key)
+    return diffs
+
+
+@dataclass
+class ShotScores:
+    events: dict[EventType, Counts]
+    pockets_right: int = 0
+    pockets_compared: int = 0
+    shots: int = 0
+    shots_matched: int = 0
+    verdicts_equal: int = 0
+    verdict_diffs: list[tuple[int, list[str]]] = field(default_factory=list)
+
+
+def score_shots(truth_shots: Sequence[Mapping[str, Any]], found_shots: Sequence[Mapping[str, Any]],
+                tolerance_s: float = EVENT_TOLERANCE_S) -> ShotScores:
+    """Compare a labelled clip's shots with a report's: shots paired by strike time, events
+    matched over the whole clip (so an event put in the wrong shot still counts as found)."""
+    truth_facts = [ShotFacts.from_dict(s, f"labels.shots[{i}]") for i, s in enumerate(truth_shots)]
+    found_facts = [ShotFacts.from_dict(s, f"report.shots[{i}]") for i, s in enumerate(found_shots)]
+    all_truth = [e for f in truth_facts for e in f.events]
+    all_found = [e for f in found_facts for e in f.events]
+    scores = ShotScores(events=match_events(all_truth, all_found, tolerance_s))
+    scores.pockets_right, scores.pockets_compared = pocket_ids(all_truth, all_found)
+    scores.shots = len(truth_shots)
+    # A shot is found when a found strike is within half a second of the true one.
+    pairs = _assign([f.strike.t for f in truth_facts], [f.strike.t for f in found_facts], 0.5)
+    scores.shots_matched = len(pairs)
+    for i, j in pairs:
+        t_verdict, f_verdict = truth_shots[i].get("verdict"), found_shots[j].get("verdict")
+        if t_verdict is None or f_verdict is None:
+            continue
+        diffs = verdict_differences(t_verdict, f_verdict)
+        if diffs:
+            scores.verdict_diffs.append((i, diffs))
+        else:
+            scores.verdicts_equal += 1
+    return scores
+
+
+# --- tracks -------------------------------------------------------------------------------------
+Track = dict[tuple[int, str], tuple[float, float, bool]]
+
+
+def read_tracks(path: Path) -> Track:
+    """The labels' CSV: frame,ball,x_mm,y_mm,visible -> {(frame, ball): (x, y, visible)}."""
+    out: Track = {}
+    with path.open(newline="", encoding="utf-8") as f:
+        for row in csv.DictReader(f):
+            out[(int(row["frame"]), row["ball"])] = (float(row["x_mm"]), float(row["y_mm"]),
+                                                     row.get("visible", "1") not in ("0", ""))
+    return out
+
+
+@dataclass
+class TrackScores:
+    visible: int = 0
+    found: int = 0
+    rest_errors_mm: list[float] = field(default_factory=list)
+    motion_errors_mm: list[float] = field(default_factory=list)
+    white_swaps: int = 0  # frames where W1 is reported where W2 is, and the other way round
+
+    @property
+    def found_share(self) -> float:
+        return self.found / self.visible if self.visible else 1.0
+
+    def to_dict(self) -> dict[str, Any]:
+        def mean(v: list[float]) -> float | None:
+            return round(float(np.mean(v)), 3) if v else None
+        return {"visible_ball_frames": self.visible, "found_share": round(self.found_share, 5),
+                "mean_error_rest_mm": mean(self.rest_errors_mm),
+                "mean_error_motion_mm": mean(self.motion_errors_mm),
+                "white_swap_frames": self.white_swaps}
+
+
+def score_tracks(truth: Track, found: Track, ball_diameter_mm: float = 68.0,
+                 rest_speed_mm_per_frame: float = 0.5) -> TrackScores:
+    """A visible true ball is found when the same id is reported within one diameter; at rest when
+    it moved less than ``rest_speed_mm_per_frame`` since the previous frame."""
+    scores = TrackScores()
+    for (frame, ball), (x, y, visible) in truth.items():
+        if not visible:
+            continue
+        scores.visible += 1
+        got = found.get((frame, ball))
+        if got is not None and math.dist((x, y), got[:2]) <= ball_diameter_mm:
+            scores.found += 1
+            before = truth.get((frame - 1, ball))
+            moving = before is not None and math.dist((x, y), before[:2]) > rest_speed_mm_per_frame
+            (scores.motion_errors_mm if moving else scores.rest_errors_mm).append(
+                math.dist((x, y), got[:2]))
+    frames = {f for f, _ in truth}
+    for frame in frames:
+        t1, t2 = truth.get((frame, "W1")), truth.get((frame, "W2"))
+        f1, f2 = found.get((frame, "W1")), found.get((frame, "W2"))
+        if None in (t1, t2, f1, f2):
+            continue
+        assert t1 and t2 and f1 and f2
+        straight = math.dist(t1[:2], f1[:2]) + math.dist(t2[:2], f2[:2])
+        crossed = math.dist(t1[:2], f2[:2]) + math.dist(t2[:2], f1[:2])
+        scores.white_swaps += crossed + ball_diameter_mm < straight
+    return scores
