@@ -326,7 +326,7 @@ def _check_fits_state(state: GameState, facts: ShotFacts, cue: Ball) -> None:
             raise FactsError(
                 f"{ball.value} is in hand (off the table) but has a final position", where
             )
-        if not state.table.contains(xy, tolerance_mm=POSITION_TOLERANCE_MM):
+        if not state.table.can_rest_at(xy, tolerance_mm=POSITION_TOLERANCE_MM):
             raise FactsError(
                 f"({xy[0]:g}, {xy[1]:g}) mm is off the {state.table.length_mm:g} x "
                 f"{state.table.width_mm:g} mm playing field",

@@ -120,7 +120,7 @@ class GameState:
         table = self.table
         placed = list(self.on_table.items())
         for i, (ball, xy) in enumerate(placed):
-            if not table.contains(xy, tolerance_mm=10.0):
+            if not table.can_rest_at(xy, tolerance_mm=10.0):
                 raise StateError(
                     f"{ball.value} at ({xy[0]:g}, {xy[1]:g}) mm is off the "
                     f"{table.length_mm:g} x {table.width_mm:g} mm playing field",

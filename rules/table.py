@@ -143,6 +143,12 @@ class TableSpec:
         r = self.ball_radius_mm - tolerance_mm
         return r <= xy[0] <= self.length_mm - r and r <= xy[1] <= self.width_mm - r
 
+    def can_rest_at(self, xy: Point, tolerance_mm: float = 0.0) -> bool:
+        """True when a ball centre at ``xy`` is no more than one radius (+ tolerance) past the nose
+        lines: a ball hanging in a pocket's mouth is that far out. A box, not the mouths' outline:
+        it refuses impossible positions, with room for measurement error."""
+        return self.contains(xy, tolerance_mm=self.ball_radius_mm + tolerance_mm)
+
     def is_occupied(self, xy: Point, ball_centres: Iterable[Point]) -> bool:
         """A point is occupied when any ball centre is closer to it than one ball diameter (§1)."""
         d = self.ball_diameter_mm

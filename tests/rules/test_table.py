@@ -69,3 +69,10 @@ def test_custom_table_numbers():
 def test_bad_tables(value: object, message: str):
     with pytest.raises(OptionsError, match=message):
         TableSpec.from_value(value)
+
+
+def test_a_ball_can_rest_hanging_over_a_pocket_mouth_but_not_beyond():
+    t = TableSpec()
+    assert not t.contains((1775.9, 1757.2))  # past the left nose line, in the ML mouth
+    assert t.can_rest_at((1775.9, 1757.2))
+    assert not t.can_rest_at((1775.9, 1775 + 11))
