@@ -1,0 +1,177 @@
+"""Cushion-nose edge points along a cushion: colour-edge search on profiles across the cushion.
+
+Seen from above, a cushion is a band of cloth between the wooden rail and the nose; the nose is the
+inner edge of that band, where the flat cushion top ends and the bed (often in the nose's shadow)
+begins. Along each cushion we take short profiles across it and find that colour edge to
+sub-pixel precision. Everything is in raw image pixels.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+FloatArray = NDArray[np.float64]
+BoolArray = NDArray[np.bool_]
+
+STEP_PX = 0.5  # profile sampling step
+RAIL_CONTRAST = 4.0  # Lab chroma units: below this the rail is not told from the cloth by colour
+
+
+def sample_profiles(image: NDArray[np.float32], origins: FloatArray, normals: FloatArray,
+                    ts: FloatArray, interpolation: int = cv2.INTER_LINEAR) -> NDArray[np.float32]:
+    """Values of ``image`` at ``origins[i] + ts[j] * normals[i]``: shape (N, T[, C])."""
+    mx = (origins[:, 0, None] + normals[:, 0, None] * ts[None, :]).astype(np.float32)
+    my = (origins[:, 1, None] + normals[:, 1, None] * ts[None, :]).astype(np.float32)
+    out = cv2.remap(image, mx, my, interpolation, borderMode=cv2.BORDER_REPLICATE)
+    return np.asarray(out, dtype=np.float32)
+
+
+CHROMA_WEIGHT = 0.5  # video chroma is subsampled (4:2:0), its edges blocky: trust lightness
+
+
+def colour_gradient(profiles: NDArray[np.float32], half_px: float = 1.0,
+                    chroma_weight: float = CHROMA_WEIGHT) -> FloatArray:
+    """|d Lab / dt| along each profile (Lab units per pixel, a* and b* scaled by
+    ``chroma_weight``), same shape as the profile axis; the ends are zero."""
+    k = max(1, round(half_px / STEP_PX))
+    p = profiles.astype(np.float64) * np.array([1.0, chroma_weight, chroma_weight])
+    g = np.zeros(p.shape[:2])
+    diff = p[:, 2 * k:] - p[:, :-2 * k]
+    g[:, k:-k] = np.sqrt(np.sum(diff * diff, axis=-1)) / (2 * k * STEP_PX)
+    return g
+
+
+def subpixel_peak(g: FloatArray, idx: NDArray[np.int64]) -> FloatArray:
+    """Parabolic interpolation of the peak of each row ``g[i]`` around index ``idx[i]``."""
+    rows = np.arange(len(g))
+    i = np.clip(idx, 1, g.shape[1] - 2)
+    a, b, c = g[rows, i - 1], g[rows, i], g[rows, i + 1]
+    den = a - 2 * b + c
+    off = np.where(np.abs(den) > 1e-12, 0.5 * (a - c) / np.where(den == 0, 1, den), 0.0)
+    return np.asarray(i + np.clip(off, -0.5, 0.5), dtype=np.float64)
+
+
+def first_prominent_peak(curve: FloatArray, start: int, rel: float = 0.35,
+                         noise_factor: float = 3.0) -> int | None:
+    """Index of the first local maximum at or after ``start`` that is at least ``rel`` of the
+    largest one after ``start`` and ``noise_factor`` times the median level; None if none."""
+    c = np.nan_to_num(curve, nan=0.0)
+    if start + 2 >= len(c):
+        return None
+    tail = c[start:]
+    top = float(tail.max())
+    level = max(rel * top, noise_factor * float(np.median(tail)))
+    if top <= 0:
+        return None
+    for i in range(max(start, 1), len(c) - 1):
+        if c[i] >= level and c[i] >= c[i - 1] and c[i] > c[i + 1]:
+            return i
+    return None
+
+
+def nose_points_from_boundary(lab: NDArray[np.float32], mask: BoolArray, origins: FloatArray,
+                              normals: FloatArray, outside_px: float, band_px: float,
+                              min_offset_px: float = 3.0) -> tuple[FloatArray, float]:
+    """Nose points along one cushion, found from the cloth region's outer boundary.
+
+    ``origins`` lie within ``outside_px`` of the cloth boundary, ``normals`` point into the table,
+    and the cushion is at most ``band_px`` wide. All profiles are aligned on the boundary and
+    their median read: the rail is where the colour is far from the bed's (more than half the
+    way to the rail's colour) -- the cushion top may or may not have passed as cloth -- and the
+    nose is the first clear colour edge at least ``min_offset_px`` inward of the rail. Each
+    profile then places that edge to sub-pixel precision near the median's position.
+    Returns (N, 2) points (NaN where none was found) and the cushion width seen, in pixels.
+    """
+    n = len(origins)
+    if n == 0:
+        return np.zeros((0, 2)), 0.0
+    reach = outside_px + band_px
+    ts = np.arange(-reach, reach + STEP_PX, STEP_PX)
+    m = sample_profiles(mask.astype(np.uint8), origins, normals, ts, cv2.INTER_NEAREST) > 0
+    prof = sample_profiles(lab, origins, normals, ts)
+    g = colour_gradient(prof)
+    run = max(2, round(3 / STEP_PX))
+    # the boundary: first index after which the profile stays on the cloth for `run` samples
+    win = np.lib.stride_tricks.sliding_window_view(m, run, axis=1).all(axis=2)
+    has = np.any(win, axis=1) & ~m[:, 0]
+    t0 = np.where(has, np.argmax(win, axis=1), -1)
+    out = np.full((n, 2), np.nan)
+    if not has.any():
+        return out, 0.0
+    b = round(band_px / STEP_PX)
+    rows = np.flatnonzero(has)
+    idx = t0[rows, None] + np.arange(-b, b + 1)[None, :]
+    inside = (idx >= 0) & (idx < len(ts))
+    idx_c = np.clip(idx, 0, len(ts) - 1)
+    al_g = np.where(inside, g[rows[:, None], idx_c], np.nan)
+    al_lab = np.where(inside[..., None], prof[rows[:, None], idx_c].astype(np.float64), np.nan)
+    med_g = np.nanmedian(al_g, axis=0)
+    med_ab = np.nanmedian(al_lab[..., 1:], axis=0)
+    bed = np.nanmedian(med_ab[b + (3 * b) // 4:], axis=0)
+    dist = np.hypot(*(med_ab - bed).T)
+    rail = b  # index of the rail's inner edge in the aligned window (b = the boundary)
+    d_out = float(np.nanmax(dist[: b + 1]))
+    if np.isfinite(d_out) and d_out > RAIL_CONTRAST:
+        for k in range(min(b + round(2 / STEP_PX), len(dist) - 1), -1, -1):
+            if dist[k] > d_out / 2:
+                rail = k + 1
+                break
+    start = rail + round(min_offset_px / STEP_PX)
+    peak = first_prominent_peak(med_g, start)
+    if peak is None:
+        peak, half, width = rail, round(2 / STEP_PX), 0.0
+    else:
+        half = max(round(2.5 / STEP_PX), round(0.25 * (peak - rail)))
+        width = (peak - rail) * STEP_PX
+    ref = float(med_g[peak]) if np.isfinite(med_g[peak]) else 0.0
+    centre = t0 + (peak - b)
+    lo = np.clip(centre - half, 1, len(ts) - 2)
+    hi = np.clip(centre + half + 1, 2, len(ts) - 1)
+    best = np.zeros(n, np.int64)
+    ok = has.copy()
+    for i in rows:
+        seg = g[i, lo[i]: hi[i]]
+        if len(seg) < 3:
+            ok[i] = False
+            continue
+        j = int(np.argmax(seg))
+        best[i] = lo[i] + j
+        # a real edge: an interior maximum, at least half as strong as the typical nose edge
+        if j == 0 or j == len(seg) - 1 or seg[j] < 0.5 * ref:
+            ok[i] = False
+    t = ts[0] + subpixel_peak(g, best) * STEP_PX
+    pts = origins + normals * t[:, None]
+    out[ok] = pts[ok]
+    return out, width
+
+
+def profile_shifts(lab_ref: NDArray[np.float32], lab_new: NDArray[np.float32],
+                   origins: FloatArray, normals: FloatArray, search_px: float,
+                   half_window_px: float = 8.0) -> tuple[FloatArray, FloatArray]:
+    """How far (px, along ``normals``) the picture across each point moved from ``lab_ref`` to
+    ``lab_new``: the shift maximising the normalised cross-correlation of the two profiles
+    (Lab, chroma weighted as in :func:`colour_gradient`), to sub-pixel precision. Returns the
+    shifts and the correlation scores (low where something covers the cushion in one frame)."""
+    w = round(half_window_px / STEP_PX)
+    s = round(search_px / STEP_PX)
+    weights = np.array([1.0, CHROMA_WEIGHT, CHROMA_WEIGHT])
+    t_ref = np.arange(-w, w + 1, dtype=np.float64) * STEP_PX
+    t_new = np.arange(-(w + s), w + s + 1, dtype=np.float64) * STEP_PX
+    ref = sample_profiles(lab_ref, origins, normals, t_ref).astype(np.float64) * weights
+    new = sample_profiles(lab_new, origins, normals, t_new).astype(np.float64) * weights
+    ref -= ref.mean(axis=1, keepdims=True)
+    ref_norm = np.sqrt(np.sum(ref * ref, axis=(1, 2)))
+    windows = np.lib.stride_tricks.sliding_window_view(new, 2 * w + 1, axis=1)  # (n, 2s+1, 3, T)
+    windows = np.moveaxis(windows, -1, 2)  # (n, 2s+1, T, 3)
+    centred = windows - windows.mean(axis=2, keepdims=True)
+    num = np.einsum("ntc,nktc->nk", ref, centred)
+    den = ref_norm[:, None] * np.sqrt(np.sum(centred * centred, axis=(2, 3)))
+    ncc = num / np.maximum(den, 1e-9)
+    k = np.argmax(ncc, axis=1)
+    score = ncc[np.arange(len(k)), k]
+    shift = (subpixel_peak(ncc, k) - s) * STEP_PX
+    edge = (k == 0) | (k == ncc.shape[1] - 1)
+    score = np.where(edge, 0.0, score)
+    return shift, score

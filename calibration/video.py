@@ -1,0 +1,93 @@
+"""Reading frames for calibration: a frame generator and an evenly spread sample of a video."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.detect import MAX_RESIDUAL_MM, TableDetection, detect_table
+from calibration.errors import CalibrationError
+from rules.table import TableSpec
+
+Frame = NDArray[np.uint8]
+
+
+def _open(path: str | Path) -> cv2.VideoCapture:
+    p = Path(path)
+    if not p.is_file():
+        raise CalibrationError(f"expected a video file, found nothing at {str(p)!r}", "video")
+    cap = cv2.VideoCapture(str(p))
+    if not cap.isOpened():
+        raise CalibrationError(f"expected a video OpenCV can decode, could not open {str(p)!r}",
+                               "video")
+    return cap
+
+
+def read_frames(path: str | Path, start: int = 0, stop: int | None = None,
+                step: int = 1) -> Iterator[tuple[int, Frame]]:
+    """Yield ``(frame_index, bgr_frame)`` for frames start, start+step, ... < stop (or the end).
+
+    Frames are decoded in order (no seeking, which is inexact in many codecs); skipped frames are
+    only grabbed, not converted. Memory stays at one frame.
+    """
+    if start < 0 or step < 1 or (stop is not None and stop < start):
+        raise CalibrationError(f"expected 0 <= start <= stop and step >= 1, got start={start}, "
+                               f"stop={stop}, step={step}", "frames")
+    cap = _open(path)
+    try:
+        index = 0
+        while stop is None or index < stop:
+            wanted = index >= start and (index - start) % step == 0
+            if wanted:
+                ok, frame = cap.read()
+            else:
+                ok, frame = cap.grab(), None
+            if not ok:
+                break
+            if wanted and frame is not None:
+                yield index, np.asarray(frame, dtype=np.uint8)
+            index += 1
+    finally:
+        cap.release()
+
+
+def frame_count(path: str | Path) -> int:
+    """The number of frames in the video (counted by decoding when the container does not say)."""
+    cap = _open(path)
+    try:
+        n = int(cap.get(cv2.CAP_PROP_FRAME_COUNT))
+    finally:
+        cap.release()
+    if n > 0:
+        return n
+    return sum(1 for _ in read_frames(path))
+
+
+def sample_frames(path: str | Path, n: int = 9) -> list[tuple[int, Frame]]:
+    """``n`` frames spread evenly over the video (first and last included), as
+    ``(frame_index, bgr_frame)``: for a median frame that hands, cue and balls vanish from."""
+    if n < 1:
+        raise CalibrationError(f"expected at least 1 frame to sample, got {n}", "frames")
+    total = frame_count(path)
+    if total <= 0:
+        raise CalibrationError("expected a video with frames, found none", "video")
+    wanted = sorted({round(i * (total - 1) / max(n - 1, 1)) for i in range(n)})
+    want = set(wanted)
+    out = [(i, f) for i, f in read_frames(path, stop=wanted[-1] + 1) if i in want]
+    if not out:
+        raise CalibrationError("expected a video with frames, none could be decoded", "video")
+    return out
+
+
+def detect_table_in_video(path: str | Path, table: TableSpec | None = None, *,
+                          frames: int = 9, head: str | None = None,
+                          max_residual_mm: float = MAX_RESIDUAL_MM) -> TableDetection:
+    """Calibrate from a video file: the median of ``frames`` frames spread over it (so players
+    and balls in motion vanish), ``frame`` set to the first of them."""
+    sample = sample_frames(path, frames)
+    return detect_table([f for _, f in sample], table, head=head,
+                        max_residual_mm=max_residual_mm, frame=sample[0][0])
