@@ -38,11 +38,11 @@ def shot_line(index: int, facts: ShotFacts, verdict: Verdict) -> str:
 def referee_game(game: Game, journal: Journal, *, resume: bool = False, pace_s: float = 0.0,
                  out: TextIO | None = None) -> RefereeRun:
     """Judge every shot of ``game`` not yet in the journal, recording each verdict as it is made.
-    Shot lines go to ``out`` (stdout), notices to stderr."""
+    Shot lines and notices go to ``out`` (stdout); stderr is kept for the one-line errors."""
     out = out or sys.stdout
 
     def notice(message: str) -> None:
-        print(message, file=sys.stderr)
+        print(message, file=out)
 
     key = source_key(game.path)
     previous = journal.latest_unfinished(key)
@@ -71,10 +71,6 @@ def referee_game(game: Game, journal: Journal, *, resume: bool = False, pace_s: 
         shot_key = f"shot{i}"
         if shot_key in done:
             continue
-        if run.match.state.winner is not None:
-            notice(f"kaisa: {game.path}: shots[{i}]: the game was already won; "
-                   f"{len(game.shots) - i} shot(s) after it ignored")
-            break
         where = f"shots[{i}]"
         try:
             facts = ShotFacts.from_dict(raw, where)

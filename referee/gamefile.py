@@ -38,10 +38,15 @@ def read_json(path: Path, what: str) -> Any:
 def read_rules_file(path: Path) -> RuleOptions:
     """Rule options from a `.toml` or `.json` rules file."""
     fmt = "toml" if path.suffix.lower() == ".toml" else "json"
+    what = "expected a rules file of TOML or JSON rule options"
     try:
         text = path.read_text(encoding="utf-8")
-    except OSError:
-        raise InputError("no such rules file (expected TOML or JSON rule options)",
+    except FileNotFoundError:
+        raise InputError(f"no such file ({what})", str(path)) from None
+    except IsADirectoryError:
+        raise InputError(f"is a directory ({what})", str(path)) from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise InputError(f"cannot read it as text ({err.__class__.__name__}); {what}",
                          str(path)) from None
     try:
         return parse_rules_text(text, fmt, where="rules")

@@ -348,7 +348,8 @@ def _positions_after_shot(
     gone = {e.ball for e in facts.events if e.type in LEAVING}
     moved = {b for e in facts.events for b in e.balls}
     before = dict(state.on_table)
-    if cue in state.in_hand:
+    # A white in hand is on the table only if the striker placed it: he played it, or it was seen.
+    if cue in state.in_hand and (facts.strike.ball == cue or cue in given or cue in moved):
         before[cue] = (table.house_line_x / 2, table.width_mm / 2)
     after: dict[Ball, Point] = {}
     estimated = False

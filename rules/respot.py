@@ -38,7 +38,9 @@ class Respot:
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any], where: str = "respot") -> Respot:
+    def from_dict(cls, data: object, where: str = "respot") -> Respot:
+        if not isinstance(data, Mapping):
+            raise FactsError(f"expected {{ball, point, xy_mm}}, got {data!r}", where)
         try:
             xy = data["xy_mm"]
             return cls(Ball(data["ball"]), Spot(data["point"]), (float(xy[0]), float(xy[1])))

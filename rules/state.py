@@ -33,7 +33,7 @@ class Flag(StrEnum):
     """Remarks on a verdict that are not fouls (the verdict's ``flags``)."""
 
     UNCALLED = "uncalled"  # no call was known; see the `calls` option
-    EXTRA_POT = "extra_pot"  # an object ball other than the called one dropped (respotted)
+    EXTRA_POT = "extra_pot"  # an object ball dropped that is not the one that scored (respotted)
     WRONG_POCKET = "wrong_pocket"  # the called ball dropped, but into another pocket
     NOT_HIT = "not_hit"  # the called ball dropped with no ball contact recorded
     PENALTY_BUST = "penalty_bust"  # a penalty to the opponent would pass an exact finish
@@ -50,6 +50,12 @@ def _score_tuple(data: object, where: str) -> tuple[int, int]:
     ):
         raise StateError(f'expected {{"1": points, "2": points}}, got {data!r}', where)
     return (int(data["1"]), int(data["2"]))
+
+
+def _flag(value: object, where: str) -> bool:
+    if not isinstance(value, bool):
+        raise StateError(f"expected true or false, got {value!r}", where)
+    return value
 
 
 def _player(value: object, where: str) -> int:
@@ -206,19 +212,27 @@ class GameState:
                     f"expected a list of white ids, got {in_hand_raw!r}", f"{where}.in_hand"
                 ) from None
         winner = data.get("winner")
+        shots_played = data.get("shots_played", 0)
+        if isinstance(shots_played, bool) or not isinstance(shots_played, int) or shots_played < 0:
+            raise StateError(f"expected a whole number >= 0, got {shots_played!r}",
+                             f"{where}.shots_played")
+        targets = data.get("respot_targets", [])
+        if not isinstance(targets, list):
+            raise StateError(f"expected a list of respots, got {targets!r}",
+                             f"{where}.respot_targets")
         state = cls(
             options=options,
             score=_score_tuple(data.get("score", {"1": 0, "2": 0}), f"{where}.score"),
             shooter=_player(data.get("shooter", 1), f"{where}.shooter"),
-            opening=bool(data.get("opening", True)),
+            opening=_flag(data.get("opening", True), f"{where}.opening"),
             positions=positions,
             in_hand=in_hand,
-            yellow_middle_last=bool(data.get("yellow_middle_last", False)),
+            yellow_middle_last=_flag(data.get("yellow_middle_last", False),
+                                     f"{where}.yellow_middle_last"),
             winner=None if winner is None else _player(winner, f"{where}.winner"),
-            shots_played=int(data.get("shots_played", 0)),
+            shots_played=shots_played,
             respot_targets=tuple(
-                Respot.from_dict(r, f"{where}.respot_targets[{i}]")
-                for i, r in enumerate(data.get("respot_targets", []))
+                Respot.from_dict(r, f"{where}.respot_targets[{i}]") for i, r in enumerate(targets)
             ),
         )
         state.check_positions()

@@ -61,7 +61,7 @@ def test_the_journal_survives_a_kill_mid_match(journal_path: Path, tmp_path: Pat
     done = subprocess.run([*cmd, "--resume", "-o", str(tmp_path / "r.json")], env=env,
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    assert f"{recorded} shot(s) already recorded" in done.stderr
+    assert f"{recorded} shot(s) already recorded" in done.stdout
     assert done.stdout.count(" shot ") == 10 - recorded
     assert journal_verdicts(journal_path, 1) == straight_run_verdicts()
 
@@ -73,8 +73,8 @@ def test_without_resume_a_new_match_is_started_and_the_old_one_named(journal_pat
         from referee.journal import source_key
         j.start_match(str(game.path), source_key(game.path), game.options, game.start)
     assert main(["referee"]) == 0
-    err = capsys.readouterr().err
-    assert "match 1 of this input was not finished; use --resume" in err
+    out = capsys.readouterr().out
+    assert "match 1 of this input was not finished; use --resume" in out
 
 
 def test_undo_and_correct_are_recorded(journal_path: Path, capsys):
@@ -89,7 +89,7 @@ def test_undo_and_correct_are_recorded(journal_path: Path, capsys):
         kinds = [row[1] for row in j.history(1)]
     assert kinds == ["verdict"] * 10 + ["undo", "correction"]
     main(["referee", "--resume"])  # the undone shot is not judged again
-    assert "10 shot(s) already recorded" in capsys.readouterr().err
+    assert "10 shot(s) already recorded" in capsys.readouterr().out
 
 
 def test_journal_errors_are_one_line(journal_path: Path, capsys):
