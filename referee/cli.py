@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from importlib import resources
@@ -22,6 +23,11 @@ from referee.gamefile import load_game, read_rules_file
 from referee.html_report import render_html
 from referee.journal import Journal, default_journal_path
 from rules import KaisaError, ShotEntry
+
+# Decoder chatter ("moov atom not found") would break the one-line error promise; errors are
+# reported by us instead.
+os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")
+os.environ.setdefault("OPENCV_LOG_LEVEL", "ERROR")
 
 VIDEO_SUFFIXES = {".mp4", ".avi", ".mov", ".mkv", ".webm", ".m4v"}
 
@@ -108,6 +114,112 @@ def _cmd_journal(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_calibrate(args: argparse.Namespace) -> int:
+    import cv2
+
+    from calibration import (
+        Calibration,
+        CalibrationError,
+        detect_table_in_video,
+        median_frame,
+        sample_frames,
+        save_preview,
+    )
+    from rules import TableSpec
+
+    video: Path = args.video
+    table = TableSpec.from_value(args.table)
+    out = args.output or Path(f"{video.stem}.calib.json")
+    preview = args.preview or Path(f"{video.stem}.calib.png")
+    frames = sample_frames(video, 9)
+    detection = None
+    try:
+        if args.corners:
+            calibration = Calibration.from_corners(args.corners, table,
+                                                   (frames[0][1].shape[1], frames[0][1].shape[0]),
+                                                   frame=frames[0][0])
+        else:
+            detection = detect_table_in_video(video, table, head=args.head)
+            calibration = detection.calibration
+    except CalibrationError as err:
+        # Refused: still show what the camera saw, so the operator can see why.
+        still = median_frame([f for _, f in frames])
+        cv2.putText(still, "no table found: " + err.detail[:80], (20, 40),
+                    cv2.FONT_HERSHEY_SIMPLEX, 0.8, (0, 0, 255), 2, cv2.LINE_AA)
+        cv2.imwrite(str(preview), still)
+        raise CalibrationError(f"{err.detail} (what the camera saw: {preview})",
+                               str(video)) from None
+    write_text_atomically(out, json.dumps(calibration.to_dict(), indent=1) + "\n")
+    save_preview(preview, median_frame([f for _, f in frames]), calibration, detection)
+    k1 = float(calibration.distortion[0]) if calibration.distortion is not None else 0.0
+    print(f"{video}: table found ({calibration.source}), RMS residual "
+          f"{calibration.rms_residual_mm:.2f} mm, k1 {k1:+.4f}")
+    print(f"calibration: {out}\npreview: {preview}")
+    return 0
+
+
+def _corners_arg(text: str) -> list[tuple[float, float]]:
+    try:
+        values = [float(v) for v in text.split(",")]
+    except ValueError:
+        values = []
+    if len(values) != 8:
+        raise argparse.ArgumentTypeError(
+            f"expected 8 numbers x1,y1,...,x4,y4 (corners HR, HL, FR, FL in pixels), got {text!r}")
+    return [(values[i], values[i + 1]) for i in range(0, 8, 2)]
+
+
+def _cmd_synth(args: argparse.Namespace) -> int:
+    try:
+        from synth.make import (
+            ScenarioError,
+            make_clip,
+            random_set,
+            read_manifest,
+            write_manifest,
+            write_readme,
+        )
+        from synth.scenarios import SCENARIO_BUILDERS, scenario
+    except ImportError as err:
+        print(f"kaisa: making clips needs the synth extra ({err.name} is missing): "
+              "pip install -e '.[synth]'", file=sys.stderr)
+        return 1
+    if args.list:
+        for name in SCENARIO_BUILDERS:
+            print(f"{name:22s} {scenario(name).shows}")
+        return 0
+    out: Path = args.output
+    if args.committed:
+        try:
+            clips = read_manifest(out)
+        except (OSError, ValueError, KeyError) as err:
+            raise InputError(f"cannot read {out}/manifest.json ({err})", str(out)) from None
+    elif args.scenario:
+        if args.scenario not in SCENARIO_BUILDERS:
+            raise InputError(f"unknown scenario (expected one of {', '.join(SCENARIO_BUILDERS)})",
+                             args.scenario)
+        clips = [(args.scenario if args.seed is None else f"{args.scenario}_s{args.seed}",
+                  args.scenario, args.seed or 0)]
+    else:
+        clips = random_set(args.seed or 0)
+    for k, (name, scenario_name, seed) in enumerate(clips, 1):
+        def progress(done: int, total: int, name: str = name, k: int = k) -> None:
+            if done == total or done % 30 == 0:
+                print(f"\r[{k}/{len(clips)}] {name}: frame {done}/{total}", end="",
+                      file=sys.stderr, flush=True)
+        try:
+            paths = make_clip(name, scenario_name, seed, out, progress)
+        except ScenarioError as err:
+            print(f"\nkaisa: {err}", file=sys.stderr)
+            return 1
+        print(f"\r[{k}/{len(clips)}] {paths['video']}", file=sys.stderr)
+    if not args.committed and args.manifest:
+        write_manifest(out, clips)
+    if args.committed or args.manifest:
+        write_readme(out)
+    return 0
+
+
 def _score_arg(text: str) -> tuple[int, int]:
     try:
         a, b = text.split(":")
@@ -137,6 +249,29 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("game", type=Path, metavar="GAME.json")
     score.add_argument("--rules", type=Path, help="rules options file; replaces the game's own")
     score.set_defaults(run=_cmd_score)
+
+    cal = sub.add_parser("calibrate", help="find the table; write the calibration and a preview")
+    cal.add_argument("video", type=Path, metavar="VIDEO")
+    cal.add_argument("--table", default="russian-12ft",
+                     help="table preset (russian-12ft, kaisa-10ft)")
+    cal.add_argument("-o", "--output", type=Path, help="calibration file (VIDEO.calib.json)")
+    cal.add_argument("--preview", type=Path, help="preview picture (VIDEO.calib.png)")
+    cal.add_argument("--head", choices=["left", "right", "top", "bottom"],
+                     help="where the head (house) cushion is in the picture (default: left for "
+                          "a table seen lengthwise across the image, top for one seen upright)")
+    cal.add_argument("--corners", type=_corners_arg, metavar="x1,y1,...,x4,y4",
+                     help="manual: the cushion-nose corners HR, HL, FR, FL in pixels")
+    cal.set_defaults(run=_cmd_calibrate)
+
+    sy = sub.add_parser("synth", help="make labelled synthetic clips (needs the synth extra)")
+    sy.add_argument("-o", "--output", type=Path, default=Path("sample_videos"))
+    sy.add_argument("--seed", type=int, help="seed of the clip, or of the random set")
+    sy.add_argument("--scenario", help="one scenario (see --list); default: every scenario")
+    sy.add_argument("--committed", action="store_true",
+                    help="remake the clips listed in OUTPUT/manifest.json")
+    sy.add_argument("--manifest", action="store_true", help="write OUTPUT/manifest.json")
+    sy.add_argument("--list", action="store_true", help="list the scenarios")
+    sy.set_defaults(run=_cmd_synth)
 
     jr = sub.add_parser("journal", help="show matches; undo the last verdict; correct a score")
     jr.add_argument("action", choices=["list", "show", "undo", "correct"])

@@ -1,0 +1,154 @@
+"""A played clip drawn frame by frame and written out: `name.mp4`, `name.labels.json` and
+`name.tracks.csv` (DESIGN.md "Labelled clip")."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from synth.camera import CameraPose, random_pose
+from synth.clip import FPS, PlayedClip, PlayedShot, labels
+from synth.physics import BALL_IDS
+from synth.render import BallPose, CueState, Look, Renderer, roll
+
+IMAGE_SIZE = (1280, 720)
+SUBFRAMES = 4  # motion blur: samples averaged over the exposure of one frame
+CUE_IN_S = 0.9  # the cue is over the table this long before the strike ...
+CUE_OUT_S = 0.35  # ... and this long after it
+BACKSWING_MM = 140.0
+CRF = 30  # x264 quality: small files, artefacts like a webcam stream's
+
+
+@dataclass(frozen=True)
+class FrameState:
+    """What is on the table during one frame: per sub-frame ball centres, and the cue."""
+
+    samples: list[dict[str, tuple[float, float]]]
+    cue: CueState | None
+
+
+def timeline(clip: PlayedClip) -> Iterator[FrameState]:
+    """Every frame of the clip: balls still before a strike, moving during a shot, put back
+    (respots, whites in hand) halfway between shots."""
+    shots = clip.shots
+    for frame in range(clip.frame_count):
+        t = frame / FPS
+        # The exposure is centred on t, so the labelled position is the middle of a blur streak.
+        times = [t + ((k + 0.5) / SUBFRAMES - 0.5) / FPS for k in range(SUBFRAMES)]
+        current = _shot_at(shots, t)
+        samples = [_positions_at(shots, current, tt) for tt in times]
+        yield FrameState(samples, _cue_at(shots, t))
+
+
+def _shot_at(shots: tuple[PlayedShot, ...], t: float) -> int:
+    """Index of the last shot struck at or before ``t`` (-1 before the first)."""
+    k = -1
+    for i, s in enumerate(shots):
+        if s.shot.t0 <= t:
+            k = i
+    return k
+
+
+def _positions_at(shots: tuple[PlayedShot, ...], k: int, t: float) -> dict[str, tuple[float,
+                                                                                      float]]:
+    if k < 0:
+        return dict(shots[0].before)
+    s = shots[k]
+    if t <= s.shot.rest_time:
+        pos, _, _ = s.shot.sample([t])
+        return {b: (float(pos[0, i, 0]), float(pos[0, i, 1])) for i, b in enumerate(BALL_IDS)
+                if not math.isnan(pos[0, i, 0])}
+    nxt = shots[k + 1] if k + 1 < len(shots) else None
+    # The operator puts balls back halfway to the next strike.
+    if nxt is not None and t >= (s.shot.rest_time + nxt.shot.t0) / 2:
+        return dict(nxt.before)
+    return dict(s.shot.final_positions)
+
+
+def _cue_at(shots: tuple[PlayedShot, ...], t: float) -> CueState | None:
+    for s in shots:
+        t0 = s.shot.t0
+        if not (t0 - CUE_IN_S <= t <= t0 + CUE_OUT_S):
+            continue
+        cue_xy = s.before[s.planned.strike.ball]
+        d = s.planned.strike.direction
+        ux, uy = math.cos(d), math.sin(d)
+        if t < t0:
+            # Two slow practice strokes, then the stroke that hits the ball at t0.
+            phase = (t0 - t) / CUE_IN_S
+            gap = 15.0 + BACKSWING_MM * 0.5 * (1 - math.cos(2 * math.pi * 2.5 * phase)) * phase
+        else:
+            gap = -20.0 * min(1.0, (t - t0) / 0.1)  # follow-through
+        tip = (cue_xy[0] - ux * (34.0 + gap), cue_xy[1] - uy * (34.0 + gap))
+        bridge = (cue_xy[0] - ux * 260.0, cue_xy[1] - uy * 260.0)
+        return CueState(tip, d, True, bridge)
+    return None
+
+
+def write_clip(clip: PlayedClip, out_dir: Path, name: str,
+               progress: Any = None) -> dict[str, Path]:
+    """Render ``clip`` and write the video, labels and tracks into ``out_dir``."""
+    import av  # the `synth` extra; only making clips needs an encoder
+
+    rng = np.random.default_rng(clip.seed + 7_000_003)
+    camera: CameraPose = random_pose(rng, clip.table, IMAGE_SIZE)
+    look = Look.random(rng, clip.table)
+    renderer = Renderer(clip.table, camera, look, seed=clip.seed)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = {"video": out_dir / f"{name}.mp4", "labels": out_dir / f"{name}.labels.json",
+             "tracks": out_dir / f"{name}.tracks.csv"}
+    rotations = {b: np.eye(3) for b in BALL_IDS}
+    last: dict[str, tuple[float, float]] = {}
+    rows: list[tuple[int, str, float, float, int]] = []
+    noise = np.random.default_rng(clip.seed + 11)
+    container = av.open(str(paths["video"]), "w")
+    stream = container.add_stream("libx264", rate=FPS)
+    stream.width, stream.height = IMAGE_SIZE
+    stream.pix_fmt = "yuv420p"
+    stream.options = {"crf": str(CRF), "preset": "medium", "threads": "1"}
+    try:
+        for frame_index, state in enumerate(timeline(clip)):
+            poses = []
+            for sample in state.samples:
+                pose = {}
+                for b, xy in sample.items():
+                    if b in last and math.dist(last[b], xy) < 200:  # rolled (not put back)
+                        dx, dy = xy[0] - last[b][0], xy[1] - last[b][1]
+                        rotations[b] = roll(rotations[b], dx, dy, clip.table.ball_radius_mm)
+                    last[b] = xy
+                    pose[b] = BallPose(xy[0], xy[1], rotations[b])
+                poses.append(pose)
+            image, visible = renderer.render_frame(poses, state.cue, noise)
+            mid = _positions_at(clip.shots, _shot_at(clip.shots, frame_index / FPS),
+                                frame_index / FPS)
+            for b in BALL_IDS:
+                if b in mid:
+                    rows.append((frame_index, b, mid[b][0], mid[b][1], int(visible.get(b, True))))
+            frame = av.VideoFrame.from_ndarray(image, format="bgr24")
+            for packet in stream.encode(frame):
+                container.mux(packet)
+            if progress is not None:
+                progress(frame_index + 1, clip.frame_count)
+        for packet in stream.encode():
+            container.mux(packet)
+    finally:
+        container.close()
+    calibration = camera.calibration_dict(clip.table, frame=0, source="manual")
+    calibration["origin"] = "synthetic ground truth (the renderer's camera)"
+    document = labels(clip, paths["video"].name, IMAGE_SIZE, calibration)
+    document["look"] = {"cloth": look.cloth_kind, "seed": clip.seed}
+    paths["labels"].write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+    with paths["tracks"].open("w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(["frame", "ball", "x_mm", "y_mm", "visible"])
+        for frame_index, b, x, y, vis in rows:
+            writer.writerow([frame_index, b, f"{x:.2f}", f"{y:.2f}", vis])
+    return paths
+
