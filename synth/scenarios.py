@@ -603,7 +603,7 @@ def _demo_match() -> Scenario:
         assert full is not None
         return layout_start(full, score=(40, 45))
 
-    return Scenario("demo_match", "the end of a match from 40:45: pots, caroms, safeties and "
+    return Scenario("demo_match", "the end of a match from 40:45: pots, safeties and "
                     "respots until a player reaches exactly 60 (ten shots or more)", start,
                     (policy,) * 24, win_after=10)
 
