@@ -17,10 +17,10 @@ from rules import GameState, KaisaError, RuleOptions, ShotFacts, Verdict, advanc
 from rules.options import parse_rules_text
 
 
-def read_json(path: Path, what: str) -> Any:
-    """The parsed JSON of ``path``; an InputError that says what was expected otherwise."""
+def read_text(path: Path, what: str) -> str:
+    """The text of ``path``; an InputError that says what was expected otherwise."""
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise InputError(f"no such file (expected {what})", str(path)) from None
     except IsADirectoryError:
@@ -28,6 +28,11 @@ def read_json(path: Path, what: str) -> Any:
     except (OSError, UnicodeDecodeError) as err:
         raise InputError(f"cannot read it as text ({err.__class__.__name__}); expected {what}",
                          str(path)) from None
+
+
+def read_json(path: Path, what: str) -> Any:
+    """The parsed JSON of ``path``; an InputError that says what was expected otherwise."""
+    text = read_text(path, what)
     try:
         return json.loads(text)
     except json.JSONDecodeError as err:
@@ -38,16 +43,7 @@ def read_json(path: Path, what: str) -> Any:
 def read_rules_file(path: Path) -> RuleOptions:
     """Rule options from a `.toml` or `.json` rules file."""
     fmt = "toml" if path.suffix.lower() == ".toml" else "json"
-    what = "expected a rules file of TOML or JSON rule options"
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"no such file ({what})", str(path)) from None
-    except IsADirectoryError:
-        raise InputError(f"is a directory ({what})", str(path)) from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise InputError(f"cannot read it as text ({err.__class__.__name__}); {what}",
-                         str(path)) from None
+    text = read_text(path, "a rules file of TOML or JSON rule options")
     try:
         return parse_rules_text(text, fmt, where="rules")
     except KaisaError as err:

@@ -41,11 +41,11 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from enum import StrEnum
 
 import numpy as np
 
 from rules.balls import Ball
+from rules.events import EventType  # the one event vocabulary, shared with the rules
 from rules.table import Cushion, Pocket, TableSpec
 
 Point = tuple[float, float]
@@ -75,16 +75,6 @@ class PhysicsError(ValueError):
 
 class SimulationError(RuntimeError):
     """The simulation did not come to rest within ``PhysicsParams.max_events`` events."""
-
-
-class EventType(StrEnum):
-    """Shot-fact event types of DESIGN.md."""
-
-    STRIKE = "strike"
-    CONTACT = "contact"
-    CUSHION = "cushion"
-    POCKET = "pocket"
-    OFF_TABLE = "off_table"
 
 
 @dataclass(frozen=True)

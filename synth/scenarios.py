@@ -191,6 +191,19 @@ def spread(table: TableSpec, rng: np.random.Generator, balls: list[str],
     return ctx.positions
 
 
+def complete_layout(table: TableSpec, rng: np.random.Generator,
+                    place: Callable[[], dict[str, Point] | None], rest: list[str],
+                    what: str, tries: int = 200) -> dict[str, Any]:
+    """The start state of the first layout from ``place`` around which the balls ``rest`` (in
+    this order: it decides how the seeded generator is used) can be spread."""
+    for _ in range(tries):
+        layout = place()
+        full = None if layout is None else spread(table, rng, rest, layout)
+        if full is not None:
+            return layout_start(full)
+    raise RuntimeError(f"no start layout for {what}")
+
+
 def caroms_of(verdict: Verdict) -> set[str]:
     return {b.value for b in verdict.caroms}
 
@@ -201,13 +214,9 @@ def _direct_pot(pocket: Pocket, obj: str) -> Scenario:
         points = {"R1": spot(table, Spot.POINT1), "Y": spot(table, Spot.POINT2),
                   "R2": spot(table, Spot.POINT3)}
         points.pop(obj, None)
-        for _ in range(100):
-            layout = pot_layout(table, rng, pocket, obj, "W1", points)
-            full = None if layout is None else spread(
-                table, rng, [b for b in BALL_IDS if b not in layout], layout)
-            if full is not None:
-                return layout_start(full)
-        raise RuntimeError(f"no layout for a pot in {pocket.value}")
+        return complete_layout(
+            table, rng, lambda: pot_layout(table, rng, pocket, obj, "W1", points),
+            [b for b in BALL_IDS if b not in (obj, "W1", *points)], f"a pot in {pocket.value}")
 
     colour = {"R": "red", "Y": "yellow", "W": "white"}[obj[0]]
     return Scenario(f"pot_{pocket.value}", f"a direct pot of the {colour} into {pocket.value}",
@@ -218,15 +227,9 @@ def _carom(n: int) -> Scenario:
     carom_sets = {1: ["Y"], 2: ["Y", "W2"], 3: ["Y", "W2", "R2"]}
 
     def start(table: TableSpec, rng: np.random.Generator) -> dict[str, Any]:
-        for _ in range(100):
-            layout = pot_layout(table, rng, Pocket.FL, "R1", "W1", {},
-                                obj_dist=(250, 500), cut_deg=(20, 45), cue_dist=(250, 600))
-            if layout is None:
-                continue
-            rest = spread(table, rng, ["Y", "W2", "R2"], layout)
-            if rest is not None:
-                return layout_start(rest)
-        raise RuntimeError("no carom layout")
+        return complete_layout(table, rng, lambda: pot_layout(
+            table, rng, Pocket.FL, "R1", "W1", {}, obj_dist=(250, 500), cut_deg=(20, 45),
+            cue_dist=(250, 600)), ["Y", "W2", "R2"], "caroms")
 
     def plan(ctx: Context) -> Planned | None:
         # More caroms need a livelier cue ball: more speed and follow.
@@ -247,15 +250,10 @@ def _carom(n: int) -> Scenario:
 
 def _yellow_middle_twice() -> Scenario:
     def start(table: TableSpec, rng: np.random.Generator) -> dict[str, Any]:
-        for _ in range(100):
-            layout = pot_layout(table, rng, Pocket.MR, "Y", "W1",
-                                {"R1": spot(table, Spot.POINT1), "R2": spot(table, Spot.POINT3)},
-                                obj_dist=(250, 500), cut_deg=(5, 25), cue_dist=(300, 500))
-            if layout is not None:
-                with_w2 = spread(table, rng, ["W2"], layout)
-                if with_w2 is not None:
-                    return layout_start(with_w2)
-        raise RuntimeError("no layout")
+        points = {"R1": spot(table, Spot.POINT1), "R2": spot(table, Spot.POINT3)}
+        return complete_layout(table, rng, lambda: pot_layout(
+            table, rng, Pocket.MR, "Y", "W1", points, obj_dist=(250, 500), cut_deg=(5, 25),
+            cue_dist=(300, 500)), ["W2"], "a yellow in a middle pocket")
 
     def second(ctx: Context) -> Planned | None:
         return plan_pot(ctx, "Y", Pocket.ML, object_speed=(600, 900), follow=(-0.5, 0.0),
@@ -272,14 +270,9 @@ def _yellow_middle_twice() -> Scenario:
 def _scratch() -> Scenario:
     def start(table: TableSpec, rng: np.random.Generator) -> dict[str, Any]:
         # The cue ball is potted "in-off" a red sitting near the pocket's axis.
-        for _ in range(100):
-            layout = pot_layout(table, rng, Pocket.FR, "W1", "R1", {}, obj_dist=(300, 600))
-            if layout is None:
-                continue
-            full = spread(table, rng, ["Y", "R2", "W2"], layout)
-            if full is not None:
-                return layout_start(full)
-        raise RuntimeError("no layout")
+        return complete_layout(table, rng, lambda: pot_layout(
+            table, rng, Pocket.FR, "W1", "R1", {}, obj_dist=(300, 600)), ["Y", "R2", "W2"],
+            "a scratch")
 
     def plan(ctx: Context) -> Planned | None:
         # W1 is sent into FR: it is "the object" of a straight stroke from R1's place, so aim
@@ -331,14 +324,12 @@ def _combination(intermediates: int) -> Scenario:
     chain = ["R1", "R2", "Y"][: intermediates + 1]
 
     def start(table: TableSpec, rng: np.random.Generator) -> dict[str, Any]:
-        for _ in range(200):
+        def place() -> dict[str, Point] | None:
             built = chain_layout(table, rng, Pocket.FR, chain, "W1", {})
-            if built is None:
-                continue
-            rest = spread(table, rng, [b for b in BALL_IDS if b not in built[0]], built[0])
-            if rest is not None:
-                return layout_start(rest)
-        raise RuntimeError("no chain layout")
+            return None if built is None else built[0]
+
+        return complete_layout(table, rng, place,
+                               [b for b in BALL_IDS if b not in (*chain, "W1")], "a chain")
 
     def plan(ctx: Context) -> Planned | None:
         # Aim back from the pocket: each ball must reach the ghost place of the one before.
@@ -373,17 +364,14 @@ def _bank(obj: str, pocket: Pocket, cushion_y: float | None, cushion_x: float | 
     def start(table: TableSpec, rng: np.random.Generator) -> dict[str, Any]:
         ctx = Context(table, {}, 1, rng)
         (x0, x1), (y0, y1) = region
-        for _ in range(200):
+        def place() -> dict[str, Point] | None:
             o = (ctx.uniform(x0, x1) * table.length_mm, ctx.uniform(y0, y1) * table.width_mm)
             away = ctx.uniform(-0.6, 0.6) + math.pi / 2
             c = (o[0] + 500 * math.cos(away), o[1] - 500 * math.sin(away))
-            layout = {obj: o, "W1": c}
-            if not ctx.free(o) or not ctx.free(c):
-                continue
-            rest = spread(table, rng, [b for b in BALL_IDS if b not in layout], layout)
-            if rest is not None:
-                return layout_start(rest)
-        raise RuntimeError("no bank layout")
+            return {obj: o, "W1": c} if ctx.free(o) and ctx.free(c) else None
+
+        return complete_layout(table, rng, place, [b for b in BALL_IDS if b not in (obj, "W1")],
+                               name)
 
     def plan(ctx: Context) -> Planned | None:
         t = ctx.table
@@ -403,14 +391,9 @@ def _bank(obj: str, pocket: Pocket, cushion_y: float | None, cushion_x: float | 
 
 def _off_table(which: str) -> Scenario:
     def start(table: TableSpec, rng: np.random.Generator) -> dict[str, Any]:
-        for _ in range(100):
-            layout = pot_layout(table, rng, Pocket.FL, "R1", "W1", {},
-                                obj_dist=(250, 500), cut_deg=(20, 40), cue_dist=(250, 600))
-            rest = None if layout is None else spread(
-                table, rng, [b for b in BALL_IDS if b not in layout], layout)
-            if rest is not None:
-                return layout_start(rest)
-        raise RuntimeError("no layout")
+        return complete_layout(table, rng, lambda: pot_layout(
+            table, rng, Pocket.FL, "R1", "W1", {}, obj_dist=(250, 500), cut_deg=(20, 40),
+            cue_dist=(250, 600)), ["W2", "R2", "Y"], "a ball off the table")
 
     def plan(ctx: Context) -> Planned | None:
         base = plan_pot(ctx, "R1", Pocket.FL, follow=(0.4, 0.9), object_speed=(900, 1300))
@@ -477,17 +460,15 @@ def _opening(legal: bool) -> Scenario:
 def _touching() -> Scenario:
     def start(table: TableSpec, rng: np.random.Generator) -> dict[str, Any]:
         ctx = Context(table, {}, 1, rng)
-        for _ in range(200):
+        def place() -> dict[str, Point] | None:
             a = (ctx.uniform(0.35, 0.65) * table.length_mm, ctx.uniform(0.3, 0.7) * table.width_mm)
             k = ctx.uniform(0, 2 * math.pi)
             b = (a[0] + 2 * R * math.cos(k), a[1] + 2 * R * math.sin(k))
-            layout = {"W2": a, "W1": b}  # the two whites touching: the classic swap trap
-            if not (ctx.free(a, clearance=0) and ctx.free(b, clearance=0)):
-                continue
-            rest = spread(table, rng, ["R1", "R2", "Y"], layout)
-            if rest is not None:
-                return layout_start(rest)
-        raise RuntimeError("no layout")
+            # The two whites touching: the classic identity-swap trap.
+            free = ctx.free(a, clearance=0) and ctx.free(b, clearance=0)
+            return {"W2": a, "W1": b} if free else None
+
+        return complete_layout(table, rng, place, ["R1", "R2", "Y"], "touching whites")
 
     def plan(ctx: Context) -> Planned | None:
         w1, w2 = ctx.positions["W1"], ctx.positions["W2"]
@@ -502,14 +483,9 @@ def _touching() -> Scenario:
 
 def _fast() -> Scenario:
     def start(table: TableSpec, rng: np.random.Generator) -> dict[str, Any]:
-        for _ in range(100):
-            layout = pot_layout(table, rng, Pocket.FR, "R1", "W1", {}, obj_dist=(700, 1100),
-                                cut_deg=(0, 3), cue_dist=(500, 900))
-            rest = None if layout is None else spread(
-                table, rng, [b for b in BALL_IDS if b not in layout], layout)
-            if rest is not None:
-                return layout_start(rest)
-        raise RuntimeError("no layout")
+        return complete_layout(table, rng, lambda: pot_layout(
+            table, rng, Pocket.FR, "R1", "W1", {}, obj_dist=(700, 1100), cut_deg=(0, 3),
+            cue_dist=(500, 900)), ["W2", "R2", "Y"], "a fast shot")
 
     def plan(ctx: Context) -> Planned | None:
         planned = plan_pot(ctx, "R1", Pocket.FR, object_speed=(5400, 6200), follow=(0.0, 0.0))
@@ -523,23 +499,20 @@ def _fast() -> Scenario:
 
 def _hidden_under_arm() -> Scenario:
     def start(table: TableSpec, rng: np.random.Generator) -> dict[str, Any]:
-        for _ in range(200):
+        def place() -> dict[str, Point] | None:
             layout = pot_layout(table, rng, Pocket.FL, "R1", "W1", {}, obj_dist=(400, 800),
                                 cut_deg=(5, 20), cue_dist=(400, 700))
             if layout is None:
-                continue
+                return None
             o, c = layout["R1"], layout["W1"]
             back = unit((c[0] - o[0], c[1] - o[1]))
             d = float(rng.uniform(180, 260))  # under the bridge hand / forearm
             hidden = (c[0] + back[0] * d, c[1] + back[1] * d)
-            ctx = Context(table, layout, 1, rng)
-            if not ctx.free(hidden):
-                continue
-            layout["Y"] = hidden
-            rest = spread(table, rng, [b for b in BALL_IDS if b not in layout], layout)
-            if rest is not None:
-                return layout_start(rest)
-        raise RuntimeError("no layout")
+            if not Context(table, layout, 1, rng).free(hidden):
+                return None
+            return {**layout, "Y": hidden}
+
+        return complete_layout(table, rng, place, ["W2", "R2"], "a ball under the arm")
 
     return Scenario("hidden_under_arm", "the yellow lies under the player's arm at the strike "
                     "(hidden for a moment); the red is potted into FL", start,
