@@ -9,14 +9,14 @@ import csv
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from rules import Event, EventType, ShotFacts
+from rules import Ball, Event, EventType, KaisaError, ShotFacts, advance, judge
 
 # Two events are the same when they name the same balls (and cushion) and are this close in time.
 EVENT_TOLERANCE_S = 0.1
@@ -147,6 +147,28 @@ def score_shots(truth_shots: Sequence[Mapping[str, Any]], found_shots: Sequence[
         else:
             scores.verdicts_equal += 1
     return scores
+
+
+def judge_found_shots(labels: Any, found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Judge the found shots in order from the labels' start, with the labelled calls (a match
+    would take them from a calls file) and the labelled placements of whites from hand."""
+    state = labels.start
+    out = []
+    for k, shot in enumerate(found):
+        truth = labels.doc["shots"][min(k, len(labels.doc["shots"]) - 1)]
+        shot = {**shot, "call": truth.get("call")}
+        try:
+            facts = ShotFacts.from_dict(shot)
+            if "start_positions" in truth:
+                placed = {Ball(b): (x, y) for b, (x, y) in truth["start_positions"].items()}
+                state = replace(state, positions=placed, in_hand=frozenset(
+                    w for w in state.in_hand if w not in placed))
+            verdict = judge(state, facts)
+            state = advance(state, verdict)
+            out.append({**shot, "verdict": verdict.to_dict()})
+        except KaisaError as err:
+            out.append({**shot, "verdict": {"error": str(err)}})
+    return out
 
 
 # --- tracks -------------------------------------------------------------------------------------

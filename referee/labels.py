@@ -41,7 +41,11 @@ class Labels:
 
 def load_labels(path: Path) -> Labels:
     """Read and check a labels file; InputError naming the field when something does not hold."""
-    doc = read_json(path, f"a {FORMAT} document")
+    return labels_from_doc(read_json(path, f"a {FORMAT} document"), path)
+
+
+def labels_from_doc(doc: Any, path: Path = Path("labels.json")) -> Labels:
+    """Check a labels document already in memory (see :func:`load_labels`)."""
     where = str(path)
     if not isinstance(doc, Mapping) or doc.get("format") != FORMAT:
         raise InputError(f"expected \"format\": \"{FORMAT}\"", where)

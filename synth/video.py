@@ -72,6 +72,12 @@ def _positions_at(shots: tuple[PlayedShot, ...], k: int, t: float) -> dict[str, 
     return dict(s.shot.final_positions)
 
 
+def true_positions(clip: PlayedClip, frame: int) -> dict[str, tuple[float, float]]:
+    """Every ball on the table at the middle of ``frame``'s exposure (the labelled position)."""
+    t = frame / FPS
+    return _positions_at(clip.shots, _shot_at(clip.shots, t), t)
+
+
 def _cue_at(shots: tuple[PlayedShot, ...], t: float) -> CueState | None:
     for s in shots:
         t0 = s.shot.t0
@@ -126,8 +132,7 @@ def write_clip(clip: PlayedClip, out_dir: Path, name: str,
                     pose[b] = BallPose(xy[0], xy[1], rotations[b])
                 poses.append(pose)
             image, visible = renderer.render_frame(poses, state.cue, noise)
-            mid = _positions_at(clip.shots, _shot_at(clip.shots, frame_index / FPS),
-                                frame_index / FPS)
+            mid = true_positions(clip, frame_index)
             for b in BALL_IDS:
                 if b in mid:
                     rows.append((frame_index, b, mid[b][0], mid[b][1], int(visible.get(b, True))))

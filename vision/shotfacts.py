@@ -1,0 +1,410 @@
+"""Shot facts from tracks: strikes, ball-ball contacts, cushions, pots and balls leaving the table,
+inferred from the balls' motion (DESIGN.md shot facts, judged by the rules core).
+
+At 30 fps a ball at 5 m/s moves 170 mm between frames, so no event can be seen in one frame.
+Between events a ball moves on a straight line with a smooth speed, so each ball's track is cut
+into straight pieces; a piece's end is an event, timed where the straight motions before and
+after it meet (sub-frame), and classified by where it happened: one radius from a cushion nose is
+a cushion, one diameter from another ball is a contact with it. A ball at rest that starts moving
+was hit at the time its new motion extrapolates back to its resting place. A track that ends in a
+pocket's mouth, moving into it, is a pot; one that ends elsewhere at a cushion left the table.
+
+Every threshold is in millimetres or ball diameters.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from rules.table import Cushion, Pocket, TableSpec
+
+Point = tuple[float, float]
+
+STILL_MM_PER_FRAME = 1.5  # a ball moving less than this per frame is at rest
+STILL_FRAMES = 8  # all balls at rest this long: the shot is over
+PLACED_MM_PER_FRAME = 400.0  # faster than any shot (12 m/s): a ball put back by hand
+MIN_SHOT_FRAMES = 4  # motion over fewer frames is a ball being placed, not a shot
+MAX_GAP_FRAMES = 3  # a ball unseen for longer and then elsewhere was not rolling there
+LINE_TOLERANCE_MM = 6.0  # a sample this far off the straight motion starts a new piece
+CONTACT_TOLERANCE_MM = 22.0  # centres within 2R +- this at an event: a contact
+CUSHION_TOLERANCE_MM = 22.0  # centre within R +- this of a nose at an event: a cushion
+POCKET_REACH_DIAMETERS = 2.5  # a track ending this close to a pocket mouth may be a pot
+
+
+@dataclass(frozen=True)
+class Sample:
+    frame: int
+    t: float
+    xy: Point
+
+
+LOCAL_SAMPLES = 4  # a piece's motion near its ends is fitted on this many samples
+
+
+@dataclass
+class Piece:
+    """A straight stretch of one ball's motion. Positions inside it are interpolated between
+    samples; beyond its ends (where its events are) they are extrapolated from a quadratic fit of
+    the few samples at that end, since a long piece may curve (a ball with spin off a cushion)."""
+
+    samples: list[Sample]
+
+    def at(self, t: float) -> np.ndarray:
+        ts = [s.t for s in self.samples]
+        if ts[0] <= t <= ts[-1] and len(ts) >= 2:
+            k = min(int(np.searchsorted(ts, t, side="right")), len(ts) - 1)
+            a, b = self.samples[k - 1], self.samples[k]
+            w = (t - a.t) / (b.t - a.t) if b.t > a.t else 0.0
+            return np.array(a.xy) * (1 - w) + np.array(b.xy) * w
+        end = self.samples[:LOCAL_SAMPLES] if t < ts[0] else self.samples[-LOCAL_SAMPLES:]
+        return _fit(end)(t)
+
+    def velocity(self, t: float) -> np.ndarray:
+        h = 1e-3
+        return (self.at(t + h) - self.at(t - h)) / (2 * h)
+
+    @property
+    def start(self) -> Sample:
+        return self.samples[0]
+
+    @property
+    def end(self) -> Sample:
+        return self.samples[-1]
+
+
+def _fit(samples: Sequence[Sample]) -> Callable[[float], np.ndarray]:
+    """p(t) through a few samples: quadratic with 3 or more, linear with 2, constant with 1."""
+    t = np.array([s.t for s in samples])
+    p = np.array([s.xy for s in samples])
+    if len(samples) == 1:
+        return lambda _t: p[0].copy()
+    degree = 2 if len(samples) >= 3 else 1
+    coeffs = np.polyfit(t - t[0], p, degree)
+    return lambda when: sum(c * (when - t[0]) ** (degree - i) for i, c in enumerate(coeffs))
+
+
+@dataclass(frozen=True)
+class FoundEvent:
+    """An event with its time, frame, where it happened, and how sure the geometry is (0-1)."""
+
+    t: float
+    type: str
+    balls: tuple[str, ...]
+    xy: Point
+    cushion: str | None = None
+    pocket: str | None = None
+    confidence: float = 1.0
+
+    def to_fact(self, fps: float) -> dict[str, object]:
+        fact: dict[str, object] = {"t": round(self.t, 4), "frame": round(self.t * fps),
+                                   "type": self.type}
+        if self.type == "contact":
+            fact["balls"] = list(self.balls)
+        else:
+            fact["ball"] = self.balls[0]
+        if self.cushion:
+            fact["cushion"] = self.cushion
+        if self.pocket:
+            fact["pocket"] = self.pocket
+        fact["confidence"] = round(self.confidence, 3)
+        return fact
+
+
+@dataclass
+class ShotWindow:
+    """The frames of one shot: from the strike's frame to the frame everything is still."""
+
+    first: int
+    last: int
+    rest_before: dict[str, Point] = field(default_factory=dict)
+
+
+# --- cutting a match into shots -----------------------------------------------------------------
+def split_shots(tracks: Mapping[str, Sequence[Sample]]) -> list[ShotWindow]:
+    """Windows of motion separated by STILL_FRAMES of stillness; a jump faster than any shot
+    (a ball put back by hand) is not motion."""
+    moving: set[int] = set()
+    for samples in tracks.values():
+        for a, b in itertools.pairwise(samples):
+            if _placed(a, b):
+                continue
+            step = math.dist(a.xy, b.xy) / max(b.frame - a.frame, 1)
+            if step > STILL_MM_PER_FRAME:
+                moving.update(range(a.frame + 1, b.frame + 1))
+    windows: list[ShotWindow] = []
+    for frame in sorted(moving):
+        if windows and frame - windows[-1].last <= STILL_FRAMES:
+            windows[-1].last = frame
+        else:
+            windows.append(ShotWindow(frame, frame))
+    # A ball that moves and stops again within a few frames was put there by hand: no rolling
+    # ball stops that fast (it would decelerate at several g).
+    windows = [w for w in windows if w.last - w.first >= MIN_SHOT_FRAMES]
+    for w in windows:
+        for ball, samples in tracks.items():
+            before = [s for s in samples if w.first - STILL_FRAMES <= s.frame < w.first]
+            if before:
+                w.rest_before[ball] = before[-1].xy
+    return windows
+
+
+# --- pieces and events of one shot --------------------------------------------------------------
+def cut_into_pieces(samples: Sequence[Sample]) -> list[Piece]:
+    """Straight pieces of a moving ball's samples (the first sample may be its resting place)."""
+    pieces: list[Piece] = []
+    current: list[Sample] = []
+    for s in samples:
+        if len(current) < 2:
+            current.append(s)
+            continue
+        predicted = _predict(current, s.t)
+        if math.dist(predicted, s.xy) <= LINE_TOLERANCE_MM:
+            current.append(s)
+        else:
+            pieces.append(Piece(current))
+            current = [s]
+    if current:
+        pieces.append(Piece(current))
+    return pieces
+
+
+def _predict(samples: Sequence[Sample], t: float) -> Point:
+    """Where the straight motion of ``samples`` is at ``t`` (from the last two, with the speed
+    change seen over the last three when there are three)."""
+    a, b = samples[-2], samples[-1]
+    v = ((b.xy[0] - a.xy[0]) / (b.t - a.t), (b.xy[1] - a.xy[1]) / (b.t - a.t))
+    if len(samples) >= 3:
+        z = samples[-3]
+        v0 = ((a.xy[0] - z.xy[0]) / (a.t - z.t), (a.xy[1] - z.xy[1]) / (a.t - z.t))
+        acc = ((v[0] - v0[0]) / ((b.t - z.t) / 2), (v[1] - v0[1]) / ((b.t - z.t) / 2))
+    else:
+        acc = (0.0, 0.0)
+    dt = t - b.t
+    return (b.xy[0] + v[0] * dt + 0.5 * acc[0] * dt * dt,
+            b.xy[1] + v[1] * dt + 0.5 * acc[1] * dt * dt)
+
+
+def _meeting_time(before: Piece, after: Piece) -> tuple[float, Point]:
+    """When and where the motion before a kink and the motion after it meet: the time between the
+    two pieces' facing samples at which the two straight motions are closest."""
+    lo, hi = before.end.t, after.start.t
+    ts = np.linspace(lo, hi, 41)
+    pa = np.array([before.at(t) for t in ts])
+    pb = np.array([after.at(t) for t in ts])
+    k = int(np.argmin(np.hypot(*(pa - pb).T)))
+    xy = (pa[k] + pb[k]) / 2
+    return float(ts[k]), (float(xy[0]), float(xy[1]))
+
+
+def _start_time(rest: Point, piece: Piece) -> float:
+    """When a ball that was at ``rest`` left it: its first motion, extrapolated back."""
+    if len(piece.samples) < 2:
+        return piece.start.t
+    ts = np.linspace(piece.start.t - 2 / 30, piece.start.t, 61)
+    d = [math.dist(rest, tuple(piece.at(t))) for t in ts]
+    return float(ts[int(np.argmin(d))])
+
+
+def _placed(a: Sample, b: Sample) -> bool:
+    """Between samples ``a`` and ``b`` the ball was put somewhere by hand: it jumped faster than
+    any shot, or it was away for a while (pocketed, in hand, hidden) and is back elsewhere."""
+    gap = max(b.frame - a.frame, 1)
+    distance = math.dist(a.xy, b.xy)
+    return distance / gap >= PLACED_MM_PER_FRAME or (gap > MAX_GAP_FRAMES
+                                                     and distance > STILL_MM_PER_FRAME * gap)
+
+
+def _until_placed(samples: list[Sample]) -> list[Sample]:
+    """The samples before the ball was picked up and put back somewhere else by hand."""
+    for k in range(1, len(samples)):
+        if _placed(samples[k - 1], samples[k]):
+            return samples[:k]
+    return samples
+
+
+def _pushed_by(rest: Point, other: Point, first_piece: Piece, max_angle_deg: float = 12.0
+               ) -> bool:
+    """A ball at ``rest`` whose first motion goes straight away from a ball at ``other`` (within
+    ``max_angle_deg`` of their line of centres) was set moving by it."""
+    v = first_piece.velocity(first_piece.start.t)
+    away = np.subtract(rest, other)
+    norm = float(np.hypot(*v) * np.hypot(*away))
+    return norm > 0 and float(np.dot(v, away)) / norm > math.cos(math.radians(max_angle_deg))
+
+
+def nearest_cushion(table: TableSpec, xy: Point) -> tuple[Cushion, float]:
+    """The cushion whose nose is nearest to a ball centre, and |distance - R| (mm)."""
+    r = table.ball_radius_mm
+    gaps = {Cushion.HEAD: xy[0], Cushion.FOOT: table.length_mm - xy[0],
+            Cushion.RIGHT: xy[1], Cushion.LEFT: table.width_mm - xy[1]}
+    cushion = min(gaps, key=lambda c: gaps[c])
+    return cushion, abs(gaps[cushion] - r)
+
+
+def nearest_pocket(table: TableSpec, xy: Point) -> tuple[Pocket, float]:
+    pocket = min(Pocket, key=lambda p: math.dist(xy, table.pocket_xy(p)))
+    return pocket, math.dist(xy, table.pocket_xy(pocket))
+
+
+def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window: ShotWindow,
+                fps: float) -> tuple[list[FoundEvent], dict[str, Point]]:
+    """The events of one shot and the final positions of the balls still on the table."""
+    D, R = table.ball_diameter_mm, table.ball_radius_mm
+    pieces: dict[str, list[Piece]] = {}
+    rests: dict[str, Point] = dict(window.rest_before)
+    finals: dict[str, Point] = {}
+    last_seen: dict[str, Sample] = {}
+    for ball, samples in tracks.items():
+        # The shot, and the still frames after it (where a ball that stayed is seen again).
+        inside = _until_placed([s for s in samples if window.first - 1 <= s.frame
+                                <= window.last + STILL_FRAMES])
+        if not inside:
+            continue
+        last_seen[ball] = inside[-1]
+        moving = [s for s in inside if ball not in rests
+                  or math.dist(s.xy, rests[ball]) > STILL_MM_PER_FRAME]
+        if ball in rests and moving:
+            pieces[ball] = cut_into_pieces(moving)
+        if inside[-1].frame > window.last or ball not in pieces:
+            finals[ball] = inside[-1].xy
+
+    def position(ball: str, t: float) -> Point | None:
+        """Where ``ball`` was at ``t``: at rest, or on the piece covering t (extrapolated a
+        little past its ends, which is where events happen)."""
+        if ball not in pieces:
+            return rests.get(ball) or finals.get(ball)
+        ps = pieces[ball]
+        start = _start_time(rests[ball], ps[0]) if ball in rests else ps[0].start.t
+        if t <= start:
+            return rests.get(ball)
+        for k, p in enumerate(ps):
+            nxt = ps[k + 1].start.t if k + 1 < len(ps) else math.inf
+            if t < nxt:
+                xy = p.at(t)
+                return (float(xy[0]), float(xy[1]))
+        return finals.get(ball)
+
+    events: list[FoundEvent] = []
+    # 1. Balls that start moving: the first one is the strike, the others were hit.
+    starts = sorted((_start_time(rests[b], ps[0]), b) for b, ps in pieces.items() if b in rests)
+    if len(starts) > 1 and starts[1][0] - starts[0][0] < 1 / fps:
+        # Balls leaving together (touching or nearly): one that leaves straight away from another
+        # along their line of centres was hit by it; of the others the faster is the struck one.
+        first = [b for t, b in starts if t - starts[0][0] < 1 / fps]
+        hit = {b for b in first for o in first if o != b and _pushed_by(
+            rests[b], rests[o], pieces[b][0])}
+        striker = max([b for b in first if b not in hit] or first, key=lambda b: float(
+            np.hypot(*pieces[b][0].velocity(pieces[b][0].start.t))))
+        starts = [(starts[0][0], striker)] + [x for x in starts if x[1] != striker]
+    for k, (t, ball) in enumerate(starts):
+        if k == 0:
+            events.append(FoundEvent(t, "strike", (ball,), rests[ball]))
+            continue
+        hitter, gap = _partner(ball, rests[ball], t, position, D)
+        if hitter is not None:
+            events.append(FoundEvent(t, "contact", (hitter, ball), rests[ball],
+                                     confidence=_confidence(gap, CONTACT_TOLERANCE_MM)))
+    # 2. Kinks in moving balls: cushions, or contacts between moving balls.
+    for ball, ps in pieces.items():
+        for before, after in itertools.pairwise(ps):
+            t, xy = _meeting_time(before, after)
+            cushion, cushion_gap = nearest_cushion(table, xy)
+            partner, gap = _partner(ball, xy, t, position, D)
+            if partner is not None and gap <= cushion_gap:
+                if not any(e.type == "contact" and set(e.balls) == {ball, partner}
+                           and abs(e.t - t) < 1.5 / fps for e in events):
+                    events.append(FoundEvent(t, "contact", (ball, partner), xy,
+                                             confidence=_confidence(gap, CONTACT_TOLERANCE_MM)))
+            elif cushion_gap <= CUSHION_TOLERANCE_MM:
+                events.append(FoundEvent(t, "cushion", (ball,), xy, cushion=cushion.value,
+                                         confidence=_confidence(cushion_gap,
+                                                                CUSHION_TOLERANCE_MM)))
+    # 3. Balls that vanish: into a pocket, or off the table.
+    for ball, seen in last_seen.items():
+        if ball in finals:
+            continue
+        ps = pieces.get(ball)
+        velocity = ps[-1].velocity(seen.t) if ps and len(ps[-1].samples) >= 2 else None
+        pocket, distance = nearest_pocket(table, seen.xy)
+        mouth = table.pocket_mouth_mm(pocket)
+        if distance <= POCKET_REACH_DIAMETERS * D + mouth / 2:
+            # Vanished by a pocket: into it (after the jaws, if it rattled), timed by its speed.
+            speed = float(np.hypot(*velocity)) if velocity is not None else 0.0
+            travel = max(distance - mouth / 2 - R, 0.0)
+            t = seen.t + (min(travel / speed, 1 / fps) if speed > 0 else 1 / (2 * fps))
+            events.append(FoundEvent(t, "pocket", (ball,), seen.xy, pocket=pocket.value,
+                                     confidence=1.0 if speed > 0 else 0.7))
+            continue
+        events.append(FoundEvent(seen.t + 1 / (2 * fps), "off_table", (ball,), seen.xy,
+                                 confidence=0.5))
+    events.sort(key=lambda e: (e.t, e.type != "strike"))
+    return _after_the_strike(events), finals
+
+
+ALL_BALLS = ("W1", "W2", "R1", "R2", "Y")
+
+
+def _partner(ball: str, xy: Point, t: float, position: Callable[[str, float], Point | None],
+             diameter: float) -> tuple[str | None, float]:
+    """The other ball closest to one diameter from ``xy`` at ``t``, and |distance - D|; None
+    when no ball is within the contact tolerance."""
+    best: tuple[str | None, float] = (None, math.inf)
+    for other in ALL_BALLS:
+        where = position(other, t) if other != ball else None
+        if where is None:
+            continue
+        gap = abs(math.dist(where, xy) - diameter)
+        if gap < best[1]:
+            best = (other, gap)
+    return best if best[1] <= CONTACT_TOLERANCE_MM else (None, best[1])
+
+
+def _confidence(gap: float, tolerance: float) -> float:
+    return max(0.0, 1.0 - gap / (2 * tolerance))
+
+
+def _after_the_strike(events: list[FoundEvent]) -> list[FoundEvent]:
+    """Nothing happens before the strike; events of a ball after it left the table are dropped."""
+    strike = next((k for k, e in enumerate(events) if e.type == "strike"), None)
+    if strike is None:
+        return []
+    out = [events[strike]]
+    gone: set[str] = set()
+    for e in events[strike + 1:]:
+        if e.t < events[strike].t or any(b in gone for b in e.balls):
+            continue
+        out.append(e)
+        if e.type in ("pocket", "off_table"):
+            gone.add(e.balls[0])
+    return out
+
+
+def tracks_from_rows(rows: Sequence[tuple[int, str, float, float, bool]], fps: float,
+                     visible_only: bool = True) -> dict[str, list[Sample]]:
+    """Per-ball samples from tracks CSV rows (frame, ball, x, y, visible)."""
+    out: dict[str, list[Sample]] = {}
+    for frame, ball, x, y, visible in sorted(rows):
+        if visible or not visible_only:
+            out.setdefault(ball, []).append(Sample(frame, frame / fps, (x, y)))
+    return out
+
+
+def shots_from_tracks(table: TableSpec, tracks: Mapping[str, Sequence[Sample]],
+                      fps: float) -> list[dict[str, object]]:
+    """Every shot found in the tracks, as DESIGN.md shot facts (call unknown: null) with
+    ``strike_frame`` and ``rest_frame``."""
+    shots = []
+    for window in split_shots(tracks):
+        events, finals = shot_events(table, tracks, window, fps)
+        if not events:
+            continue
+        shots.append({"call": None, "events": [e.to_fact(fps) for e in events],
+                      "final_positions": {b: [round(x, 2), round(y, 2)]
+                                          for b, (x, y) in finals.items()},
+                      "strike_frame": round(events[0].t * fps), "rest_frame": window.last})
+    return shots
