@@ -9,6 +9,7 @@ import sys
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from referee.app import (
     match_report,
@@ -19,10 +20,10 @@ from referee.app import (
     write_text_atomically,
 )
 from referee.errors import InputError
-from referee.gamefile import load_game, read_rules_file
+from referee.gamefile import Game, load_game, read_json, read_rules_file
 from referee.html_report import render_html
 from referee.journal import Journal, default_journal_path
-from rules import KaisaError, ShotEntry
+from rules import GameState, KaisaError, RuleOptions, ShotEntry
 
 # Decoder chatter ("moov atom not found") would break the one-line error promise; errors are
 # reported by us instead.
@@ -57,21 +58,39 @@ def _report_path(base: Path | None, source: Path, many: bool) -> Path | None:
     return base.with_name(f"{source.stem}.{base.name}")
 
 
+def _load_source(source: Path, args: argparse.Namespace, options: RuleOptions | None
+                 ) -> tuple[Game, dict[str, Any]]:
+    """A GAME record, or a video turned into one (calibration, tracks, shot facts)."""
+    if source.suffix.lower() not in VIDEO_SUFFIXES:
+        return load_game(source, options), {}
+    from referee.pipeline import game_from_video, load_calibration, load_calls
+
+    opts = options or RuleOptions()
+    start = GameState(options=opts)
+    if args.start:
+        try:
+            start = GameState.from_dict(read_json(args.start, "a start state"), opts)
+        except KaisaError as err:
+            raise InputError(str(err), str(args.start)) from None
+    calibration = load_calibration(args.calibration) if args.calibration else None
+    calls = load_calls(args.calls) if args.calls else []
+    game, calibration, timings = game_from_video(source, opts, start, calibration, calls)
+    return game, {"calibration": calibration.to_dict(), "timings": timings,
+                  "detector": {"tracker": "vision.track", "shot_facts": "vision.shotfacts"}}
+
+
 def _cmd_referee(args: argparse.Namespace) -> int:
     options = read_rules_file(args.rules) if args.rules else None
     sources = args.inputs or [demo_game_path()]
-    for source in sources:
-        if source.suffix.lower() in VIDEO_SUFFIXES:
-            print(f"kaisa: {source}: refereeing video is not built yet (it needs calibration, "
-                  "tracking and shot facts); give a GAME.json of shot facts instead",
-                  file=sys.stderr)
-            return 1
     with Journal(args.journal or default_journal_path()) as journal:
         for source in sources:
             clock = timed()
-            game = load_game(source, options)
+            game, extra = _load_source(source, args, options)
             run = referee_game(game, journal, resume=args.resume, pace_s=args.pace)
-            report = match_report(run, {"total_s": clock()})
+            report = match_report(run, {**extra.pop("timings", {}), "total_s": clock()})
+            report.update(extra)
+            if source.suffix.lower() in VIDEO_SUFFIXES:
+                report["video"] = str(source)
             out = _report_path(args.output, source, len(sources) > 1)
             if out is not None:
                 write_report(out, report)
@@ -236,6 +255,9 @@ def build_parser() -> argparse.ArgumentParser:
     ref = sub.add_parser("referee", help="referee a match (with no input: the bundled demo)")
     ref.add_argument("inputs", nargs="*", type=Path, metavar="GAME_OR_VIDEO")
     ref.add_argument("--rules", type=Path, help="rules options file (TOML or JSON)")
+    ref.add_argument("--calibration", type=Path, help="calibration file (default: find the table)")
+    ref.add_argument("--calls", type=Path, help="calls file (default: calls assumed, flagged)")
+    ref.add_argument("--start", type=Path, help="start state JSON (default: the opening)")
     ref.add_argument("-o", "--output", type=Path, help="write the match report JSON here")
     ref.add_argument("--html", type=Path, help="write the HTML report here")
     ref.add_argument("--journal", type=Path, help=journal_help)

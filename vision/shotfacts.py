@@ -28,6 +28,7 @@ Point = tuple[float, float]
 STILL_MM_PER_FRAME = 1.5  # a ball moving less than this per frame is at rest
 STILL_FRAMES = 8  # all balls at rest this long: the shot is over
 PLACED_MM_PER_FRAME = 400.0  # faster than any shot (12 m/s): a ball put back by hand
+MIN_TRAVEL_MM = 34.0  # a shot moves some ball at least half a diameter (less is jitter)
 MIN_SHOT_FRAMES = 4  # motion over fewer frames is a ball being placed, not a shot
 MAX_GAP_FRAMES = 3  # a ball unseen for longer and then elsewhere was not rolling there
 LINE_TOLERANCE_MM = 6.0  # a sample this far off the straight motion starts a new piece
@@ -144,7 +145,8 @@ def split_shots(tracks: Mapping[str, Sequence[Sample]]) -> list[ShotWindow]:
             windows.append(ShotWindow(frame, frame))
     # A ball that moves and stops again within a few frames was put there by hand: no rolling
     # ball stops that fast (it would decelerate at several g).
-    windows = [w for w in windows if w.last - w.first >= MIN_SHOT_FRAMES]
+    windows = [w for w in windows if w.last - w.first >= MIN_SHOT_FRAMES
+               and _travel(tracks, w) >= MIN_TRAVEL_MM]
     for w in windows:
         for ball, samples in tracks.items():
             before = [s for s in samples if w.first - STILL_FRAMES <= s.frame < w.first]
@@ -208,6 +210,17 @@ def _start_time(rest: Point, piece: Piece) -> float:
     ts = np.linspace(piece.start.t - 2 / 30, piece.start.t, 61)
     d = [math.dist(rest, tuple(piece.at(t))) for t in ts]
     return float(ts[int(np.argmin(d))])
+
+
+def _travel(tracks: Mapping[str, Sequence[Sample]], w: ShotWindow) -> float:
+    """How far (mm) the ball that moved most in window ``w`` got from where it was before."""
+    most = 0.0
+    for samples in tracks.values():
+        before = [s for s in samples if s.frame < w.first]
+        inside = [s for s in samples if w.first <= s.frame <= w.last]
+        if before and inside:
+            most = max(most, max(math.dist(before[-1].xy, s.xy) for s in inside))
+    return most
 
 
 def _placed(a: Sample, b: Sample) -> bool:

@@ -1,0 +1,95 @@
+"""Video -> calibration -> tracks -> shot facts: the facts of a recorded match, for the same
+refereeing loop that judges a GAME record (journal, one line per shot, reports)."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from calibration import Calibration, detect_table_in_video
+from referee.errors import InputError
+from referee.gamefile import Game, read_json
+from rules import Call, GameState, KaisaError, RuleOptions, cue_ball_of
+from vision.shotfacts import shots_from_tracks, tracks_from_rows
+from vision.track import track_video, video_fps
+
+
+def load_calibration(path: Path) -> Calibration:
+    data = read_json(path, "a kaisa-calibration/1 file")
+    try:
+        return Calibration.from_dict(data)
+    except KaisaError as err:
+        raise InputError(str(err), str(path)) from None
+
+
+def load_calls(path: Path) -> list[dict[str, Any]]:
+    """A calls file: `{"calls": [{"shot": 3, "ball": "R", "pocket": "FL"}, {"t": 95.2, ...}]}`;
+    `shot` counts from 0; `t` (seconds) names the first shot struck at or after it."""
+    data = read_json(path, 'a calls file {"calls": [{"shot" or "t", "ball", "pocket"}, ...]}')
+    calls = data.get("calls") if isinstance(data, Mapping) else None
+    if not isinstance(calls, list):
+        raise InputError('expected {"calls": [...]}', str(path))
+    for i, c in enumerate(calls):
+        where = f"{path}: calls[{i}]"
+        if not isinstance(c, Mapping) or ("shot" in c) == ("t" in c):
+            raise InputError('expected "shot" (index) or "t" (seconds), and "ball", "pocket"',
+                             where)
+        try:
+            Call.from_dict(c)
+        except KaisaError as err:
+            raise InputError(str(err), where) from None
+    return calls
+
+
+def apply_calls(shots: Sequence[dict[str, Any]], calls: Sequence[Mapping[str, Any]]
+                ) -> list[dict[str, Any]]:
+    """The shots with their calls (shots without one stay uncalled)."""
+    out = [dict(s) for s in shots]
+    for c in calls:
+        call = {"ball": c["ball"], "pocket": c["pocket"]}
+        if "shot" in c:
+            if 0 <= int(c["shot"]) < len(out):
+                out[int(c["shot"])]["call"] = call
+            continue
+        for s in out:
+            if s["events"][0]["t"] >= float(c["t"]) - 0.5:
+                s["call"] = call
+                break
+    return out
+
+
+def facts_from_video(video: Path, calibration: Calibration, options: RuleOptions,
+                     cue_ball: str | None) -> tuple[list[dict[str, Any]], dict[str, float]]:
+    """Every shot of ``video`` as shot facts (no calls), and the time each stage took."""
+    clock = time.perf_counter()
+    fps = video_fps(video)
+    rows = []
+    for k, result in enumerate(track_video(video, calibration, options.table, cue_ball=cue_ball)):
+        for ball, (x, y, visible) in result.balls.items():
+            rows.append((result.frame, ball, x, y, visible))
+        if k % 150 == 0:
+            print(f"\r{video.name}: tracking, frame {k}", end="", file=sys.stderr, flush=True)
+    print(file=sys.stderr)
+    tracked = time.perf_counter()
+    shots = shots_from_tracks(options.table, tracks_from_rows(rows, fps), fps)
+    return shots, {"tracking_s": round(tracked - clock, 3),
+                   "shot_facts_s": round(time.perf_counter() - tracked, 3)}
+
+
+def game_from_video(video: Path, options: RuleOptions, start: GameState,
+                    calibration: Calibration | None, calls: Sequence[Mapping[str, Any]]
+                    ) -> tuple[Game, Calibration, dict[str, float]]:
+    """Calibrate (unless given), track, find the shots, attach the calls."""
+    clock = time.perf_counter()
+    if calibration is None:
+        calibration = detect_table_in_video(video, options.table).calibration
+    timings = {"calibration_s": round(time.perf_counter() - clock, 3)}
+    shots, more = facts_from_video(video, calibration, options,
+                                   cue_ball_of(start.shooter).value)
+    timings.update(more)
+    game = Game(video, options, start, tuple(apply_calls(shots, calls)),
+                f"{len(shots)} shots found in the video")
+    return game, calibration, timings
