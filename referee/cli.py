@@ -295,6 +295,10 @@ def build_parser() -> argparse.ArgumentParser:
     sy.add_argument("--list", action="store_true", help="list the scenarios")
     sy.set_defaults(run=_cmd_synth)
 
+    from vision.commands import add_vision_commands
+
+    add_vision_commands(sub)
+
     jr = sub.add_parser("journal", help="show matches; undo the last verdict; correct a score")
     jr.add_argument("action", choices=["list", "show", "undo", "correct"])
     jr.add_argument("match", nargs="?", type=int, help="match id (default: the latest)")

@@ -1,0 +1,127 @@
+"""Tracking accuracy and speed on labelled clips (issue 5 targets).
+
+For each clip: the tracker runs with the clip's TRUE calibration (from its labels) and its output
+is scored with ``referee.evaluate.score_tracks``: share of visible ball-frames found, mean error at
+rest and in motion (mm), white swap frames. The reds are alike, so the score is also given with
+R1/R2 exchanged for the whole clip when that matches the labels better ("reds aligned"). Speed:
+the tracker's wall time against merely decoding the same video, in the same run.
+
+    python benchmarks/bench_tracking.py [CLIPS_DIR_OR_MP4 ...] [--fresh DIR --scenario NAME ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import cv2
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from calibration import Calibration  # noqa: E402
+from referee.evaluate import Track, TrackScores, read_tracks, score_tracks  # noqa: E402
+from rules.table import TableSpec  # noqa: E402
+from vision.track import track_video  # noqa: E402
+
+
+def decode_seconds(video: Path) -> tuple[float, float, int]:
+    """Wall and CPU seconds to merely decode the video, and its frame count."""
+    t0, c0 = time.perf_counter(), time.process_time()
+    cap = cv2.VideoCapture(str(video))
+    n = 0
+    while cap.read()[0]:
+        n += 1
+    cap.release()
+    return time.perf_counter() - t0, time.process_time() - c0, n
+
+
+def swap_reds(track: Track) -> Track:
+    other = {"R1": "R2", "R2": "R1"}
+    return {(f, other.get(b, b)): v for (f, b), v in track.items()}
+
+
+def merge(total: TrackScores, s: TrackScores) -> None:
+    total.visible += s.visible
+    total.found += s.found
+    total.rest_errors_mm += s.rest_errors_mm
+    total.motion_errors_mm += s.motion_errors_mm
+    total.white_swaps += s.white_swaps
+
+
+def run_clip(video: Path, use_shooter: bool = True) -> dict[str, object]:
+    labels = json.loads(video.with_suffix(".labels.json").read_text())
+    cal = Calibration.from_dict(labels["calibration"])
+    table = TableSpec.from_value(labels["table"])
+    truth = read_tracks(video.with_suffix(".tracks.csv"))
+    dec_s, dec_cpu, n = decode_seconds(video)
+    t0, c0 = time.perf_counter(), time.process_time()
+    found: Track = {}
+    # the shooter's white is game state (not positions): it names the whites when dots cannot
+    shooter = labels.get("start", {}).get("shooter")
+    cue_ball = {1: "W1", 2: "W2"}.get(shooter) if use_shooter else None
+    for r in track_video(video, cal, table, cue_ball=cue_ball):
+        for b, (x, y, vis) in r.balls.items():
+            found[(r.frame, b)] = (x, y, vis)
+    trk_s = time.perf_counter() - t0
+    trk_cpu = time.process_time() - c0
+    raw = score_tracks(truth, found)
+    alt = score_tracks(truth, swap_reds(found))
+    aligned = alt if alt.found > raw.found else raw
+    fps = float(labels.get("fps", 30))
+    return {"clip": video.stem, "frames": n, "raw": raw, "aligned": aligned,
+            "reds_swapped": aligned is alt, "decode_s": dec_s, "track_s": trk_s,
+            "decode_cpu": dec_cpu, "track_cpu": trk_cpu,
+            "x_realtime": n / fps / trk_s if trk_s else 0.0}
+
+
+def fmt(s: TrackScores) -> str:
+    d = s.to_dict()
+    return (f"found {d['found_share']:.4f}  rest {d['mean_error_rest_mm']} mm  motion "
+            f"{d['mean_error_motion_mm']} mm  swaps {d['white_swap_frames']}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("inputs", nargs="*", type=Path, default=[ROOT / "sample_videos"])
+    ap.add_argument("--skip", nargs="*", default=["demo_match"], help="clip names to skip")
+    ap.add_argument("--no-shooter", action="store_true",
+                    help="do not tell the tracker whose white is struck first")
+    args = ap.parse_args(argv)
+    videos: list[Path] = []
+    for p in args.inputs:
+        videos += sorted(p.glob("*.mp4")) if p.is_dir() else [p]
+    videos = [v for v in videos if v.stem not in args.skip
+              and v.with_suffix(".labels.json").is_file()
+              and v.with_suffix(".tracks.csv").is_file()]
+    raw_total, aligned_total = TrackScores(), TrackScores()
+    dec_total = trk_total = dec_cpu = trk_cpu = 0.0
+    frames = 0
+    for v in videos:
+        r = run_clip(v, not args.no_shooter)
+        merge(raw_total, r["raw"])  # type: ignore[arg-type]
+        merge(aligned_total, r["aligned"])  # type: ignore[arg-type]
+        dec_total += r["decode_s"]  # type: ignore[operator]
+        trk_total += r["track_s"]  # type: ignore[operator]
+        dec_cpu += r["decode_cpu"]  # type: ignore[operator]
+        trk_cpu += r["track_cpu"]  # type: ignore[operator]
+        frames += r["frames"]  # type: ignore[operator]
+        print(f"{r['clip']:22s} {fmt(r['aligned'])}  | raw ids {r['raw'].found_share:.4f}"  # type: ignore[union-attr]
+              f"{' (reds swapped)' if r['reds_swapped'] else ''}  | {r['x_realtime']:.1f}x rt, "
+              f"{r['track_s'] / max(r['decode_s'], 1e-9):.2f}x decode", flush=True)  # type: ignore[operator]
+    print(f"OVERALL reds aligned: {fmt(aligned_total)}")
+    print(f"OVERALL raw ids:      {fmt(raw_total)}")
+    rt = frames / 30 / max(trk_total, 1e-9)
+    print(f"speed: {frames} frames, track {trk_total:.2f} s ({rt:.1f}x "
+          f"real time at 30 fps), decode only {dec_total:.2f} s, ratio "
+          f"{trk_total / max(dec_total, 1e-9):.2f}")
+    print(f"cpu: track {trk_cpu:.2f} s, decode only {dec_cpu:.2f} s, ratio "
+          f"{trk_cpu / max(dec_cpu, 1e-9):.2f} (both cores; wall times suffer from other load)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

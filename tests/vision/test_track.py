@@ -1,0 +1,89 @@
+"""Tracking: a short clip drawn here keeps its identities; committed clips; real footage."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration import Calibration
+from referee.evaluate import read_tracks, score_tracks
+from tests.vision.test_detect import calibration, cloth, draw_ball
+from vision.track import track_video, write_tracks_csv
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = ROOT / "sample_videos"
+REAL = Path("/work/shared/realdata/club-overhead")
+
+
+def test_short_clip_keeps_identities(tmp_path):
+    cal = calibration()
+    video = tmp_path / "clip.mp4"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"mp4v"), 30, (1280, 720))
+    background = cloth()
+    truth = {}
+    for f in range(60):
+        img = background.copy()
+        t = max(0, f - 15)
+        w1 = (800.0 + 25.0 * t, 900.0)  # W1 rolls toward W2's row, then past it
+        w2 = (1800.0, 700.0)
+        pos = {"W1": w1, "W2": w2, "R1": (1000.0, 300.0), "R2": (2500.0, 1400.0),
+               "Y": (3000.0, 900.0)}
+        draw_ball(img, cal, w1, "white", dots=1)
+        draw_ball(img, cal, w2, "white", dots=2)
+        draw_ball(img, cal, pos["R1"], "red")
+        draw_ball(img, cal, pos["R2"], "red")
+        draw_ball(img, cal, pos["Y"], "yellow")
+        writer.write(img)
+        truth.update({(f, b): (x, y, True) for b, (x, y) in pos.items()})
+    writer.release()
+    found = {}
+    for r in track_video(video, cal):
+        for b, v in r.balls.items():
+            found[(r.frame, b)] = v
+    scores = score_tracks(truth, found)
+    assert scores.found_share == 1.0
+    assert scores.white_swaps == 0
+    assert np.mean(scores.rest_errors_mm) < 2.0
+    out = tmp_path / "clip.tracks.csv"
+    assert write_tracks_csv(out, track_video(video, cal)) == 60
+    assert read_tracks(out)[(59, "W1")][0] == pytest.approx(800 + 25 * 44, abs=10)
+
+
+@pytest.mark.parametrize("name", ["pot_MR", "yellow_middle_twice"])
+def test_committed_clip_found_share(name):
+    video = SAMPLES / f"{name}.mp4"
+    if not video.is_file():
+        pytest.skip(f"{video} not present")
+    labels = json.loads(video.with_suffix(".labels.json").read_text())
+    cal = Calibration.from_dict(labels["calibration"])
+    truth = read_tracks(video.with_suffix(".tracks.csv"))
+    found = {}
+    for r in track_video(video, cal):
+        for b, v in r.balls.items():
+            found[(r.frame, b)] = v
+    swapped = {(f, {"R1": "R2", "R2": "R1"}.get(b, b)): v for (f, b), v in found.items()}
+    best = max(score_tracks(truth, found).found_share, score_tracks(truth, swapped).found_share)
+    assert best >= 0.98
+    assert score_tracks(truth, found).white_swaps == 0
+
+
+@pytest.mark.skipif(not (REAL / "video_9_0056_0101.mp4").is_file(), reason="no real footage")
+def test_real_clip_red_ball_found_in_most_frames():
+    from calibration import detect_table_in_video
+    from rules.table import TableSpec
+
+    video = REAL / "video_9_0056_0101.mp4"
+    pool = TableSpec(name="pool-9ft", length_mm=2540.0, width_mm=1270.0, ball_diameter_mm=57.2)
+    cal = detect_table_in_video(video, pool).calibration
+    frames = with_red = 0
+    for r in track_video(video, cal):
+        frames += 1
+        with_red += any(d.colour == "red" for d in r.detections)
+    assert frames > 100
+    assert with_red >= 0.8 * frames
+    assert math.isfinite(cal.rms_residual_mm)

@@ -1,0 +1,709 @@
+"""Ball detection in one frame: every ball, any colour, sub-pixel centre in pixels and table mm.
+
+The cloth is modelled from the video itself: a median filter much wider than a ball (2.5 ball
+diameters) of a frame at the working resolution gives the empty cloth's colour at every pixel
+(balls, being small, are voted out; straight edges such as the cushion noses are kept). A pixel
+belongs to a ball when its *chromaticity* (colour / brightness) differs from the cloth's, or when it
+is brighter than the cloth: shadows and the dark pocket holes keep the cloth's chromaticity or are
+too dark to count, so neither is a ball. Every size is derived from the calibration (a ball's radius
+in pixels where it lies), so thresholds are in ball diameters:
+
+* thin things (drawn or projected lines, the cue's shaft) are removed by an opening with a disc of
+  0.4 ball diameters;
+* blobs smaller than a third of a ball are noise; blobs wider than a ball (hands, arms) are not
+  balls, though round parts of them the size of a ball may be (the tracker gates those);
+* touching balls are split at the peaks of the distance transform (one per ball radius);
+* a motion-blur streak (a ridge of constant width one diameter) is one ball at the streak's centre.
+
+The centre is then refined at full resolution: the centroid of the ball's pixels above half its
+own contrast, inside 1.3 radii and inside its Voronoi cell among neighbouring balls, then a circle
+of the known radius fitted to that region's outline (ignoring outline points far inside it: the
+ball's shaded side; or far outside it: a cue or a neighbour). A ball that did not change since the
+previous frame (same blob at the working resolution) keeps its previous answer.
+
+Colour classes are fitted per video (:class:`ColourModel`): the detections' chromaticities are
+clustered and the clusters named by relative saturation (white is the least saturated) and hue. A
+colour far from every class (a blurred ball, partly see-through) is read as the nearest mixture of a
+class with the cloth under it, and marked as not sure.
+"""
+
+from __future__ import annotations
+
+import colorsys
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration import Calibration
+from rules.errors import KaisaError
+from rules.table import Pocket
+
+Frame = NDArray[np.uint8]
+F32 = NDArray[np.float32]
+
+COLOURS = ("white", "red", "yellow", "other")
+# Reference hues (degrees) of the named ball colours; a cluster takes the nearest name.
+_HUES = {"red": 0.0, "yellow": 60.0}
+
+
+class VisionError(KaisaError):
+    """Bad input for the vision stage (an unreadable image or video, a frame of the wrong size)."""
+
+
+@dataclass(frozen=True)
+class Detection:
+    """One ball seen in one frame.
+
+    ``x_px, y_px``: raw image pixels; ``x_mm, y_mm``: table frame on the plane of ball centres;
+    ``radius_px``: a ball's radius at that place (from the calibration); ``colour``: one of
+    :data:`COLOURS`; ``score``: 0..1, how ball-like the blob is (disc filled, nothing around);
+    ``bgr``: median colour of the ball's core; ``dots``: dark blobs inside the ball (W1 shows one,
+    W2 two, when they face the camera) and ``dot_spread_mm`` the spread of the dark pixels along
+    their longest axis (W2's pair, even merged into one blob, spreads several times as far as W1's
+    single dot); ``streak_mm``: length of a motion-blur streak, 0 when sharp; ``cloth_bgr``: the
+    empty cloth's colour there (a blurred ball's colour is a mixture of its own and the cloth's);
+    ``piece``: perhaps one of several pieces of a faint motion-blur streak (or a touching ball);
+    ``colour_sure``: the colour is close to one class (else it was read as a ball-cloth mixture).
+    """
+
+    x_px: float
+    y_px: float
+    x_mm: float
+    y_mm: float
+    radius_px: float
+    colour: str
+    score: float
+    bgr: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    dots: int = 0
+    streak_mm: float = 0.0
+    dot_spread_mm: float = 0.0
+    cloth_bgr: tuple[float, float, float] | None = None
+    piece: bool = False
+    colour_sure: bool = True
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``kaisa detect`` line (DESIGN.md fields first)."""
+        return {"x_px": round(self.x_px, 2), "y_px": round(self.y_px, 2),
+                "x_mm": round(self.x_mm, 1), "y_mm": round(self.y_mm, 1),
+                "radius_px": round(self.radius_px, 2), "colour": self.colour,
+                "score": round(self.score, 3), "dots": self.dots,
+                "streak_mm": round(self.streak_mm, 1)}
+
+
+# --- colour classes -----------------------------------------------------------------------------
+def chromaticity(bgr: NDArray[Any]) -> NDArray[np.float64]:
+    """(N, 3) BGR -> (N, 3) chromaticity (each row sums to 1): independent of brightness."""
+    a = np.asarray(bgr, dtype=np.float64).reshape(-1, 3) + 1.0
+    return np.asarray(a / a.sum(axis=1, keepdims=True), dtype=np.float64)
+
+
+def _hue_sat(chroma: NDArray[np.float64]) -> tuple[float, float]:
+    b, g, r = (float(v) for v in chroma)
+    h, s, _ = colorsys.rgb_to_hsv(r, g, b)
+    return h * 360.0, s
+
+
+@dataclass(frozen=True)
+class ColourModel:
+    """Ball colour classes fitted to one video: cluster centres in chromaticity and their names."""
+
+    centres: NDArray[np.float64]  # (k, 3) chromaticity (B, G, R order)
+    names: tuple[str, ...]
+
+    @classmethod
+    def fit(cls, bgr: NDArray[Any] | Sequence[Sequence[float]]) -> ColourModel:
+        """Cluster the detections' core colours (k-means, k <= 4) and name the clusters.
+
+        White is the least saturated class (below half the most saturated cluster's saturation,
+        or below the mid-saturation when every cluster is alike); the others take the nearest
+        reference hue (red 0°, yellow 60°) within 30°, else "other".
+        """
+        chroma = chromaticity(np.asarray(bgr, dtype=np.float64))
+        n = len(chroma)
+        if n == 0:
+            raise VisionError("expected at least one ball to fit colour classes, found none")
+        k = min(4, n)
+        if k == 1:
+            centres = chroma.copy()
+        else:
+            criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 50, 1e-5)
+            _, labels, c = cv2.kmeans(chroma.astype(np.float32), k, None, criteria, 4,
+                                      cv2.KMEANS_PP_CENTERS)
+            centres = np.asarray(c, dtype=np.float64)
+            used = np.unique(labels.ravel())
+            centres = centres[used]
+        hs = [_hue_sat(c) for c in centres]
+        sats = np.array([s for _, s in hs])
+        smax = float(sats.max())
+        alike = float(sats.min()) > 0.5 * smax
+        names = []
+        for (hue, sat) in hs:
+            white = sat < 0.5 if alike else sat < 0.5 * smax
+            if white:
+                names.append("white")
+                continue
+            best, dist = "other", 30.0
+            for name, ref in _HUES.items():
+                d = abs((hue - ref + 180.0) % 360.0 - 180.0)
+                if d <= dist:
+                    best, dist = name, d
+            names.append(best)
+        return cls(centres=centres, names=tuple(names))
+
+    def is_sure(self, bgr: Sequence[float]) -> bool:
+        """True when the colour is close to one class (within 0.3 of the way to the next)."""
+        c = chromaticity(np.asarray(bgr, dtype=np.float64))[0]
+        dist = np.linalg.norm(self.centres - c, axis=1)
+        i = int(np.argmin(dist))
+        if len(self.centres) == 1:
+            return True
+        gap = np.linalg.norm(self.centres - self.centres[i], axis=1)
+        return bool(dist[i] < 0.3 * float(np.min(gap[np.arange(len(gap)) != i])))
+
+    def classify(self, bgr: Sequence[float], cloth_bgr: Sequence[float] | None = None) -> str:
+        """The name of the nearest class. With the cloth's colour there, the nearest *mixture*
+        of a class and the cloth (a motion-blurred ball is partly see-through)."""
+        c = chromaticity(np.asarray(bgr, dtype=np.float64))[0]
+        dist = np.linalg.norm(self.centres - c, axis=1)
+        i = int(np.argmin(dist))
+        if cloth_bgr is None or len(self.centres) == 1:
+            return self.names[i]
+        # close to a class (within 0.3 of the way to the next class): that class
+        gap = np.linalg.norm(self.centres - self.centres[i], axis=1)
+        if dist[i] < 0.3 * float(np.min(gap[np.arange(len(gap)) != i])):
+            return self.names[i]
+        m = chromaticity(np.asarray(cloth_bgr, dtype=np.float64))[0]
+        seg = self.centres - m  # (k, 3) from the cloth to each class
+        alpha = np.clip(((c - m) @ seg.T) / np.maximum((seg * seg).sum(1), 1e-12), 0.0, 1.0)
+        resid = np.linalg.norm(m + alpha[:, None] * seg - c, axis=1)
+        return self.names[int(np.argmin(resid))]
+
+
+# --- the detector -------------------------------------------------------------------------------
+@dataclass
+class _Blob:
+    """A ball candidate at the working resolution (coordinates in work pixels)."""
+
+    x: float
+    y: float
+    label: int
+    streak: bool = False
+    length: float = 0.0  # work pixels along the streak
+    key: tuple[int, ...] = ()  # identical work-resolution blob in two frames -> same detection
+    piece: bool = False  # perhaps a piece of a faint motion-blur streak
+
+
+def _odd(v: float, low: int = 3) -> int:
+    n = max(low, round(v))
+    return n if n % 2 else n + 1
+
+
+class BallDetector:
+    """Finds balls in frames of one camera placement (one calibration).
+
+    ``work_diameter_px``: the ball diameter, in pixels, at which the search runs (frames are
+    shrunk to it; the centre is refined at full resolution). Call :meth:`learn_cloth` with a frame
+    of the video before :meth:`detect`; :meth:`detect` keeps the cloth model up to date slowly.
+    """
+
+    def __init__(self, calibration: Calibration, *, work_diameter_px: float = 10.0,
+                 cloth_update_every: int = 30, cloth_update_rate: float = 0.25) -> None:
+        if not (4.0 <= work_diameter_px <= 64.0):
+            raise VisionError(f"expected work_diameter_px in [4, 64], got {work_diameter_px}")
+        self.calibration = calibration
+        self.table = calibration.table
+        self.colours: ColourModel | None = None
+        self.cloth_update_every = cloth_update_every
+        self.cloth_update_rate = cloth_update_rate
+        self._frames_seen = 0
+        w, h = calibration.image_size
+        t = self.table
+        self.r_mm = t.ball_radius_mm
+        margin = t.ball_diameter_mm
+        # the playing field and a margin, as a bounding rectangle in the image
+        n = 40
+        xs = np.linspace(-margin, t.length_mm + margin, n)
+        ys = np.linspace(-margin, t.width_mm + margin, n)
+        edge = np.concatenate([
+            np.stack([xs, np.full(n, -margin)], 1),
+            np.stack([xs, np.full(n, t.width_mm + margin)], 1),
+            np.stack([np.full(n, -margin), ys], 1),
+            np.stack([np.full(n, t.length_mm + margin), ys], 1)])
+        px = calibration.table_to_image(edge)
+        x0 = int(max(0, math.floor(px[:, 0].min())))
+        y0 = int(max(0, math.floor(px[:, 1].min())))
+        x1 = int(min(w, math.ceil(px[:, 0].max()) + 1))
+        y1 = int(min(h, math.ceil(px[:, 1].max()) + 1))
+        if x1 - x0 < 16 or y1 - y0 < 16:
+            raise VisionError(f"expected the table inside the {w}x{h} image, the calibration puts "
+                              f"it at x {x0}..{x1}, y {y0}..{y1}")
+        self.roi = (x0, y0, x1, y1)
+        self.diameter_px = 2 * self.r_mm / calibration.mm_per_px()
+        # an integer shrink factor (fast and exact pixel averaging)
+        k = max(1, round(self.diameter_px / work_diameter_px))
+        x1 = min(w, x0 + (x1 - x0) // k * k + (k if (x1 - x0) % k else 0))
+        y1 = min(h, y0 + (y1 - y0) // k * k + (k if (y1 - y0) % k else 0))
+        x1, y1 = x0 + (x1 - x0) // k * k, y0 + (y1 - y0) // k * k
+        self.roi = (x0, y0, x1, y1)
+        self.scale = 1.0 / k
+        self.work_size = ((x1 - x0) // k, (y1 - y0) // k)
+        ww, wh = self.work_size
+        self._sx = (x1 - x0) / ww  # full pixels per work pixel
+        self._sy = (y1 - y0) / wh
+        # table coordinates and ball radius of every work pixel
+        u, v = np.meshgrid(np.arange(ww), np.arange(wh))
+        full = np.stack([x0 + (u.ravel() + 0.5) * self._sx - 0.5,
+                         y0 + (v.ravel() + 0.5) * self._sy - 0.5], 1)
+        mm = calibration.image_to_table(full)
+        tx, ty = mm[:, 0].reshape(wh, ww), mm[:, 1].reshape(wh, ww)
+        m = 0.25 * self.r_mm
+        self.field = ((tx > -m) & (tx < t.length_mm + m) & (ty > -m) & (ty < t.width_mm + m))
+        self._field_u8 = self.field.astype(np.uint8)
+        # where a ball centre can be: on the cloth (>= 0.75 radius inside the noses, allowing for
+        # error) or in a pocket's mouth (within 1.5 diameters of the pocket's point)
+        inside = 0.75 * self.r_mm
+        self._on_cloth = ((tx > inside) & (tx < t.length_mm - inside) & (ty > inside)
+                          & (ty < t.width_mm - inside))
+        mouth = np.zeros_like(self._on_cloth)
+        for pocket in Pocket:
+            px_, py_ = t.pocket_xy(pocket)
+            mouth |= np.hypot(tx - px_, ty - py_) < 1.5 * t.ball_diameter_mm
+        self._centre_ok = self._on_cloth | mouth
+        self.radius_work = self._radius_map(ww, wh).astype(np.float32)
+        d_work = 2 * float(np.median(self.radius_work))
+        self._d_work = d_work
+        self._open_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE,
+                                                      (_odd(0.4 * d_work),) * 2)
+        self._close_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
+        self._median_k = _odd(2.5 * d_work, 5)
+        self.cloth: F32 | None = None
+        self.threshold = 0.0
+        self._mm_per_px = calibration.mm_per_px()
+        self._cache: dict[tuple[int, ...], Detection] = {}
+        self._model_cache: tuple[F32, F32, F32, F32, F32] | None = None
+        self._labels = np.zeros((wh, ww), np.int32)
+
+    # --- geometry ------------------------------------------------------------------------------
+    def _radius_map(self, ww: int, wh: int) -> F32:
+        """A ball's radius in work pixels at every work pixel (coarse grid, interpolated)."""
+        gx, gy = 24, 14
+        x0, y0, x1, y1 = self.roi
+        u, v = np.meshgrid(np.linspace(x0, x1 - 1, gx), np.linspace(y0, y1 - 1, gy))
+        p = np.stack([u.ravel(), v.ravel()], 1)
+        r = self.radius_px_at(p) * self.scale
+        grid = r.reshape(gy, gx).astype(np.float32)
+        return np.asarray(cv2.resize(grid, (ww, wh), interpolation=cv2.INTER_LINEAR), np.float32)
+
+    def radius_px_at(self, points_px: NDArray[Any]) -> NDArray[np.float64]:
+        """A 68 mm ball's radius in full-resolution pixels at image points (N, 2)."""
+        cal = self.calibration
+        mm = cal.image_to_table(points_px)
+        r = self.r_mm
+        out = np.zeros(len(mm))
+        for d in ((r, 0.0), (0.0, r), (-r, 0.0), (0.0, -r)):
+            q = cal.table_to_image(mm + np.array(d))
+            out += np.hypot(*(q - np.asarray(points_px, dtype=np.float64)).T)
+        return out / 4
+
+    def _work(self, frame: Frame) -> Frame:
+        x0, y0, x1, y1 = self.roi
+        w, h = self.calibration.image_size
+        if frame.ndim != 3 or frame.shape[2] != 3 or (frame.shape[1], frame.shape[0]) != (w, h):
+            raise VisionError(f"expected a {w}x{h} BGR frame (the calibration's image size), got "
+                              f"shape {list(frame.shape)}")
+        # a factor of 2 with linear interpolation averages exactly 2x2 pixels (and is fast)
+        mode = cv2.INTER_LINEAR if round(1 / self.scale) == 2 else cv2.INTER_AREA
+        return np.asarray(cv2.resize(frame[y0:y1, x0:x1], self.work_size, interpolation=mode),
+                          np.uint8)
+
+    # --- cloth model ---------------------------------------------------------------------------
+    def learn_cloth(self, frame: Frame) -> None:
+        """Model the empty cloth from one frame of the video and set the ball threshold from the
+        cloth's own noise.
+
+        The model is the frame itself (so thin static things stay in it: the shadow under the
+        cushion noses, spots, drawn lines), except around the ball-like blobs found against a
+        median 2.5 ball diameters wide, which are painted over with that median.
+        """
+        small = self._work(frame)
+        smooth = self._cloth_from(small)
+        self.cloth = smooth
+        f = self._foreground(small)
+        self.threshold = self._noise_threshold(f)
+        model = small.astype(np.float32) + np.float32(1.0)
+        paint = np.zeros(small.shape[:2], np.uint8)
+        for b in self._blobs(f):
+            if not self._on_cloth[int(b.y), int(b.x)]:
+                continue  # no ball rests there: a piece of the shadow under the cushion noses
+            r = float(self.radius_work[int(b.y), int(b.x)])
+            cv2.circle(paint, (round(b.x), round(b.y)), max(2, round(2.2 * r)), 1, -1)
+        self.cloth = np.where(paint[..., None] > 0, smooth, model).astype(np.float32)
+        self.threshold = self._noise_threshold(self._foreground(small))
+
+    def _noise_threshold(self, f: F32) -> float:
+        """8 sigma of the cloth's noise, and never below a quarter of a white ball's contrast on
+        this cloth (the chromaticity distance from grey to the cloth)."""
+        vals = f[self.field]
+        med = float(np.median(vals))
+        mad = float(np.median(np.abs(vals - med))) * 1.4826
+        white_contrast = float(np.median(np.abs(1 / 3 - self._cloth_chroma[self.field]).sum(-1)))
+        return max(med + 8 * mad, 0.25 * white_contrast)
+
+    def _cloth_like(self, small: Frame, smooth: F32) -> NDArray[np.bool_]:
+        """Pixels that are not part of a foreground blob against a smooth cloth model."""
+        blob = (self._foreground(small, smooth) > self.threshold).astype(np.uint8)
+        blob = cv2.dilate(blob, cv2.getStructuringElement(
+            cv2.MORPH_ELLIPSE, (_odd(0.6 * self._d_work),) * 2))
+        return np.asarray(blob == 0)
+
+    def _cloth_from(self, small: Frame) -> F32:
+        med = cv2.medianBlur(small, self._median_k)
+        return np.asarray(med, np.float32) + np.float32(1.0)
+
+    @property
+    def _cloth_chroma(self) -> F32:
+        assert self.cloth is not None
+        return np.asarray(self.cloth / self.cloth.sum(axis=2, keepdims=True), np.float32)
+
+    def _foreground(self, small: Frame, cloth: F32 | None = None, weighted: bool = True) -> F32:
+        """How unlike the cloth each pixel is: chromaticity distance (L1), weighted down for
+        pixels much darker than the cloth (shadows, holes). Unweighted (for the edge of a ball
+        whose shaded side is dark), plus half the relative brightening instead."""
+        m = self.cloth if cloth is None else cloth
+        assert m is not None
+        if cloth is None:
+            if self._model_cache is None or self._model_cache[0] is not m:
+                self._model_cache = (m, *_chroma_planes(m))
+            _, mb, mg, mr, inv_sm = self._model_cache
+        else:
+            mb, mg, mr, inv_sm = _chroma_planes(m)
+        b, g, r = (c.astype(np.float32) for c in cv2.split(small))
+        si = b + g + r + np.float32(3.0)
+        inv = np.float32(1.0) / si
+        d = (np.abs((b + 1) * inv - mb) + np.abs((g + 1) * inv - mg)
+             + np.abs((r + 1) * inv - mr))
+        ratio = si * inv_sm
+        if not weighted:
+            return np.asarray(d + np.float32(0.5) * np.maximum(ratio - 1, 0), np.float32)
+        # zero weight at half the cloth's brightness and below: shadows, holes, dark wood
+        weight = np.clip(np.float32(2.0) * ratio - 1, 0, 1)
+        return np.asarray(d * weight, np.float32)
+
+    def _update_cloth(self, small: Frame, ball_mask: NDArray[np.uint8]) -> None:
+        """Blend a fresh cloth estimate into the model where no ball (or hand) is."""
+        assert self.cloth is not None
+        smooth = self._cloth_from(small)
+        keep = self._cloth_like(small, smooth) & (cv2.dilate(ball_mask, self._open_kernel) == 0)
+        a = np.float32(self.cloth_update_rate)
+        blended = self.cloth * (1 - a) + (small.astype(np.float32) + 1) * a
+        self.cloth = np.where(keep[..., None], blended, self.cloth).astype(np.float32)
+
+    # --- detection -----------------------------------------------------------------------------
+    def detect(self, frame: Frame, *, update: bool = True) -> list[Detection]:
+        """Every ball in ``frame``. The first call learns the cloth from this frame."""
+        small = self._work(frame)
+        if self.cloth is None:
+            self.learn_cloth(frame)
+        self._frames_seen += 1
+        f = self._foreground(small)
+        blobs = self._blobs(f)
+        if update and self.cloth_update_every and self._frames_seen % self.cloth_update_every == 0:
+            self._update_cloth(small, self._raw)
+        return self._refine(frame, f, self._labels, blobs) if blobs else []
+
+    def _blobs(self, f: F32) -> list[_Blob]:
+        """Ball candidates at the working resolution from the foreground map."""
+        raw = ((f > self.threshold).astype(np.uint8)) & self._field_u8
+        closed = cv2.morphologyEx(raw, cv2.MORPH_CLOSE, self._close_kernel)
+        self._raw = closed
+        mask = cv2.morphologyEx(closed, cv2.MORPH_OPEN, self._open_kernel)
+        n, labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        self._labels = labels
+        if n <= 1:
+            return []
+        # distances on the unclosed mask, so that the gaps between touching balls stay open (a
+        # dot's hole inside a white ball makes no peak of its own at 1.5 radii apart)
+        dist = cv2.distanceTransform(cv2.morphologyEx(raw, cv2.MORPH_OPEN, self._open_kernel),
+                                     cv2.DIST_L2, 3)
+        blobs: list[_Blob] = []
+        for i in range(1, n):
+            x, y, w, h, area = (int(v) for v in stats[i])
+            cx, cy = float(cents[i, 0]), float(cents[i, 1])
+            r = float(self.radius_work[min(int(cy), self.work_size[1] - 1),
+                                       min(int(cx), self.work_size[0] - 1)])
+            ball_area = math.pi * r * r
+            if area < 0.45 * ball_area:
+                continue
+            sub = dist[y:y + h, x:x + w] * (labels[y:y + h, x:x + w] == i)
+            peak = float(sub.max())
+            key = (x, y, w, h, area, round(cx * 1000), round(cy * 1000))
+            if area <= 1.5 * ball_area and peak <= 1.4 * r:
+                blobs.append(_Blob(cx, cy, i, key=key))
+                continue
+            for b in self._split(sub, x, y, i, r, area):
+                b.key = (*key, round(b.x * 10), round(b.y * 10))
+                blobs.append(b)
+        hw, hh = self.work_size
+        return [b for b in blobs
+                if self._centre_ok[min(int(b.y), hh - 1), min(int(b.x), hw - 1)]]
+
+    def _split(self, sub: F32, x: int, y: int, label: int, r: float, area: int) -> list[_Blob]:
+        """Ball centres inside a blob bigger than one ball: distance-transform peaks about one
+        radius high, at least 1.5 radii apart; a chain of peaks joined by a ridge as high as a
+        radius is a motion-blur streak (one ball)."""
+        dil = cv2.dilate(sub, np.ones((3, 3), np.uint8))
+        ys, xs = np.nonzero((sub >= dil) & (sub >= 0.55 * r) & (sub <= 1.4 * r))
+        if len(xs) == 0:
+            return []
+        order = np.argsort(-sub[ys, xs])
+        peaks: list[tuple[float, float]] = []
+        for j in order:
+            px, py = float(xs[j]), float(ys[j])
+            if all(math.hypot(px - qx, py - qy) >= 1.5 * r for qx, qy in peaks):
+                peaks.append((px, py))
+        wide = float(sub.max()) > 1.4 * r
+        pieces = False
+        if len(peaks) >= 2 and not wide:
+            # streak test: the ridge between consecutive peaks (along the main axis) stays high
+            pts = np.array(peaks)
+            c = pts.mean(0)
+            axis = np.linalg.svd(pts - c)[2][0]
+            pts = pts[np.argsort((pts - c) @ axis)]
+            normal = np.array([-axis[1], axis[0]])
+            straight = bool(np.abs((pts - c) @ normal).max() < 0.5 * r)  # a streak is
+            ridge = min((float(sub[round(0.5 * (a[1] + b[1])), round(0.5 * (a[0] + b[0]))])
+                         for a, b in itertools.pairwise(pts)), default=0.0)
+            # a ridge as high as 0.7 radii between the peaks: one streak; a neck lower than
+            # 0.45 radii: touching balls; between: perhaps the pieces of a faint streak
+            pieces = straight and ridge >= 0.45 * r
+            if straight and ridge >= 0.7 * r:
+                mask = sub > 0
+                yy, xx = np.nonzero(mask)
+                length = float(np.linalg.norm(pts[-1] - pts[0])) + 2 * r
+                return [_Blob(x + float(xx.mean()), y + float(yy.mean()), label, streak=True,
+                              length=length)]
+        n_area = int(area / (math.pi * r * r))
+        if not wide and n_area > len(peaks) and n_area <= 6:
+            # a tight cluster: its distance transform has one summit; split the pixels into as
+            # many balls as its area holds (k-means; the full-resolution step refines them)
+            yy, xx = np.nonzero(sub > 0)
+            pts = np.stack([xx, yy], 1).astype(np.float32)
+            criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.01)
+            _, _, centres = cv2.kmeans(pts, n_area, None, criteria, 3, cv2.KMEANS_PP_CENTERS)
+            peaks = [(float(cx), float(cy)) for cx, cy in centres]
+        if wide:
+            # a hand or an arm: keep only round parts with little of the blob around them
+            mask = sub > 0
+            hh, ww = mask.shape
+            yy, xx = np.mgrid[0:hh, 0:ww]
+            kept = []
+            for px, py in peaks:
+                d2 = (xx - px) ** 2 + (yy - py) ** 2
+                ring = (d2 > (1.3 * r) ** 2) & (d2 <= (1.8 * r) ** 2)
+                if ring.any() and float(mask[ring].mean()) < 0.5:
+                    kept.append((px, py))
+            peaks = kept
+        return [_Blob(x + px, y + py, label, piece=pieces and len(peaks) >= 2)
+                for px, py in peaks]
+
+    def _refine(self, frame: Frame, f: F32, labels: NDArray[np.int32],
+                blobs: list[_Blob]) -> list[Detection]:
+        """Full-resolution centres; a blob identical to one of the previous frame (a ball at
+        rest) reuses that frame's answer."""
+        cache = self._cache
+        self._cache = {}
+        out: list[Detection] = []
+        todo: list[_Blob] = []
+        for b in blobs:
+            hit = None
+            for key, det in cache.items():  # same place (0.1 work px) and size (3 %)
+                if (len(key) == len(b.key) and abs(key[5] - b.key[5]) <= 100
+                        and abs(key[6] - b.key[6]) <= 100
+                        and abs(key[4] - b.key[4]) <= 0.03 * b.key[4] + 1
+                        and all(abs(u - v) <= 1 for u, v in zip(key[7:], b.key[7:],
+                                                                 strict=True))):
+                    hit = det
+                    break
+            if hit is not None:
+                self._cache[b.key] = hit
+                out.append(hit)
+            else:
+                todo.append(b)
+        if not todo:
+            return self.classify(out)
+        fresh = self._refine_new(frame, todo, blobs)
+        for b, det in fresh:
+            self._cache[b.key] = det
+            out.append(det)
+        return self.classify(out)
+
+    def _refine_new(self, frame: Frame, blobs: list[_Blob],
+                    neighbours: list[_Blob]) -> list[tuple[_Blob, Detection]]:
+        labels = self._labels
+        x0, y0, _, _ = self.roi
+        sx, sy = self._sx, self._sy
+        hw, hh = self.work_size
+        centres = np.array([[x0 + (b.x + 0.5) * sx - 0.5, y0 + (b.y + 0.5) * sy - 0.5]
+                            for b in blobs])
+        others = np.array([[x0 + (b.x + 0.5) * sx - 0.5, y0 + (b.y + 0.5) * sy - 0.5]
+                           for b in neighbours])
+        radii = [float(self.radius_work[min(int(b.y), hh - 1), min(int(b.x), hw - 1)]) / self.scale
+                 for b in blobs]
+        found: list[tuple[_Blob, NDArray[np.float64], float, float, tuple[float, float, float],
+                          int, float, tuple[float, float, float]]] = []
+        fh, fw = frame.shape[:2]
+        for k, b in enumerate(blobs):
+            r = radii[k]
+            c = centres[k].copy()
+            half = 1.6 * r + (0.5 * b.length * sx if b.streak else 0.0)
+            ix0, iy0 = max(0, int(c[0] - half)), max(0, int(c[1] - half))
+            ix1, iy1 = min(fw, int(c[0] + half) + 2), min(fh, int(c[1] + half) + 2)
+            if ix1 - ix0 < 3 or iy1 - iy0 < 3:
+                continue
+            patch = frame[iy0:iy1, ix0:ix1]
+            # cloth model and component labels for the patch, from the work resolution
+            gx = (np.arange(ix0, ix1) - x0 + 0.5) / sx - 0.5
+            gy = (np.arange(iy0, iy1) - y0 + 0.5) / sy - 0.5
+            gxi = np.clip(np.round(gx).astype(int), 0, self.work_size[0] - 1)
+            gyi = np.clip(np.round(gy).astype(int), 0, self.work_size[1] - 1)
+            assert self.cloth is not None
+            cloth = self.cloth[gyi[:, None], gxi[None, :]]
+            fp = self._foreground(patch, cloth, weighted=False)
+            lab = labels[gyi[:, None], gxi[None, :]]
+            own = cv2.dilate((lab == b.label).astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
+            yy = np.arange(iy0, iy1, dtype=np.float32)[:, None]
+            xx = np.arange(ix0, ix1, dtype=np.float32)[None, :]
+            # Voronoi cell among the other candidates close by
+            cell = np.ones_like(own)
+            for o in others:
+                d_o = float(np.hypot(*(o - c)))
+                if 1e-6 < d_o < 4 * r:
+                    cell &= ((xx - c[0]) ** 2 + (yy - c[1]) ** 2) <= ((xx - o[0]) ** 2
+                                                                     + (yy - o[1]) ** 2)
+            core = ((xx - c[0]) ** 2 + (yy - c[1]) ** 2) <= (0.5 * r) ** 2
+            level = float(np.median(fp[core & own])) if np.any(core & own) else self.threshold
+            t = max(self.threshold, 0.5 * level)
+            sel = (fp > t) & own & cell
+            for _ in range(3 if not b.streak else 1):
+                region = sel if b.streak else sel & (
+                    ((xx - c[0]) ** 2 + (yy - c[1]) ** 2) <= (1.3 * r) ** 2)
+                n_px = float(region.sum())
+                if n_px < 3:
+                    break
+                c = np.array([float((region * xx).sum()) / n_px, float((region * yy).sum()) / n_px])
+            if not b.streak:
+                c = _fit_outline(sel & (((xx - c[0]) ** 2 + (yy - c[1]) ** 2) <= (1.3 * r) ** 2),
+                                 c, r, ix0, iy0)
+            disc = ((xx - c[0]) ** 2 + (yy - c[1]) ** 2) <= r * r
+            fill = float((sel & disc).sum()) / max(1.0, float(disc.sum()))
+            ring = (((xx - c[0]) ** 2 + (yy - c[1]) ** 2) <= (1.5 * r) ** 2) & ~disc & cell
+            outside = float(((fp > t) & ring).sum()) / max(1.0, float(ring.sum()))
+            score = max(0.0, min(1.0, fill)) * max(0.0, 1.0 - outside)
+            inner = disc & sel & (((xx - c[0]) ** 2 + (yy - c[1]) ** 2) <= (0.6 * r) ** 2)
+            bgr = (np.median(patch[inner], axis=0) if inner.sum() >= 3
+                   else patch[int(c[1]) - iy0, int(c[0]) - ix0]).astype(np.float64)
+            maybe_white = self.colours is None or self.colours.classify(bgr, None) == "white"
+            dots, dark_px = ((0, 0.0) if b.streak or not maybe_white
+                             else _count_dots(patch, xx, yy, c, r, inner))
+            cb = cloth[min(max(int(c[1]) - iy0, 0), cloth.shape[0] - 1),
+                       min(max(int(c[0]) - ix0, 0), cloth.shape[1] - 1)] - 1
+            found.append((b, c, r, score, (float(bgr[0]), float(bgr[1]), float(bgr[2])), dots,
+                          dark_px, (float(cb[0]), float(cb[1]), float(cb[2]))))
+        if not found:
+            return []
+        mm = self.calibration.image_to_table(np.array([q[1] for q in found]))
+        mpp = self._mm_per_px
+        return [(b, Detection(float(c[0]), float(c[1]), float(m[0]), float(m[1]), r, "other",
+                              score, bgr, dots, b.length * sx * mpp if b.streak else 0.0,
+                              dark * mpp, cb, b.piece))
+                for (b, c, r, score, bgr, dots, dark, cb), m in zip(found, mm, strict=True)]
+
+    def fit_colours(self, detections: Sequence[Detection]) -> ColourModel:
+        """Fit this video's colour classes to detections (of a few frames) and use them."""
+        good = [d.bgr for d in detections if d.score > 0.5 and d.streak_mm == 0.0]
+        if not good:
+            good = [d.bgr for d in detections]
+        self.colours = ColourModel.fit(np.array(good))
+        return self.colours
+
+    def classify(self, detections: Sequence[Detection]) -> list[Detection]:
+        """The detections with their colour from the current colour model."""
+        if self.colours is None:
+            return list(detections)
+        from dataclasses import replace
+        model = self.colours
+        out = []
+        for d in detections:
+            sure = model.is_sure(d.bgr)
+            out.append(replace(d, colour=model.classify(d.bgr, None if sure else d.cloth_bgr),
+                               colour_sure=sure))
+        return out
+
+
+def _fit_outline(region: NDArray[np.bool_], c: NDArray[np.float64], r: float, ix0: int,
+                 iy0: int) -> NDArray[np.float64]:
+    """The centre of a circle of the known radius through the region's outline, ignoring the
+    outline points well inside it (the ball's own shaded side, cut off by the threshold) and
+    well outside it (a cue or a neighbour touching it)."""
+    u8 = region.astype(np.uint8)
+    edge = u8 & ~cv2.erode(u8, np.ones((3, 3), np.uint8))
+    ys, xs = np.nonzero(edge)
+    if len(xs) < 8:
+        return c
+    # outline pixels' outer edges are half a pixel further out than their centres
+    pts = np.stack([xs + ix0, ys + iy0], 1).astype(np.float64)
+    for _ in range(6):
+        v = pts - c
+        d = np.hypot(v[:, 0], v[:, 1])
+        e = d + 0.5 - r
+        keep = (e > -0.25 * r) & (e < 0.25 * r) & (d > 1e-6)
+        if keep.sum() < 8:
+            return c
+        step = ((e[keep, None]) * v[keep] / d[keep, None]).mean(0)
+        c = c + step
+        if float(np.hypot(*step)) < 0.01:
+            break
+    return c
+
+
+def _chroma_planes(m: F32) -> tuple[F32, F32, F32, F32]:
+    """A cloth model's chromaticity planes (B, G, R) and its inverse brightness."""
+    b, g, r = cv2.split(np.ascontiguousarray(m, dtype=np.float32))
+    inv = np.float32(1.0) / (b + g + r)
+    return b * inv, g * inv, r * inv, inv
+
+
+def _count_dots(patch: Frame, xx: F32, yy: F32, c: NDArray[np.float64], r: float,
+                inner: NDArray[np.bool_]) -> tuple[int, float]:
+    """Dark blobs inside the ball (within 0.8 radii; darker than 0.6 of the ball's core): how
+    many, and the spread of their pixels (standard deviation along the longest axis, pixels)."""
+    if inner.sum() < 3:
+        return 0, 0.0
+    bright = patch.astype(np.float32).sum(axis=2)
+    ref = float(np.median(bright[inner]))
+    zone = ((xx - c[0]) ** 2 + (yy - c[1]) ** 2) <= (0.8 * r) ** 2
+    dark = ((bright < 0.6 * ref) & zone).astype(np.uint8)
+    n, _, stats, _ = cv2.connectedComponentsWithStats(dark, connectivity=8)
+    count = sum(1 for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= 2)
+    if count == 0:
+        return 0, 0.0
+    ys, xs = np.nonzero(dark)
+    cov = np.cov(np.stack([xs, ys]).astype(np.float64)) if len(xs) > 1 else np.zeros((2, 2))
+    return count, float(math.sqrt(max(0.0, float(np.linalg.eigvalsh(cov)[-1]))))
+
+
+def detect_frame(frame: Frame, calibration: Calibration) -> list[Detection]:
+    """Every ball in one still image: cloth and colour classes learned from the image itself."""
+    detector = BallDetector(calibration)
+    detector.learn_cloth(frame)
+    found = detector.detect(frame, update=False)
+    if found:
+        detector.fit_colours(found)
+        found = detector.classify(found)
+    return found
