@@ -31,7 +31,8 @@ PLACED_MM_PER_FRAME = 400.0  # faster than any shot (12 m/s): a ball put back by
 MIN_TRAVEL_MM = 34.0  # a shot moves some ball at least half a diameter (less is jitter)
 MIN_SHOT_FRAMES = 4  # motion over fewer frames is a ball being placed, not a shot
 MAX_GAP_FRAMES = 3  # a ball unseen for longer and then elsewhere was not rolling there
-LINE_TOLERANCE_MM = 6.0  # a sample this far off the straight motion starts a new piece
+LINE_TOLERANCE_MM = 8.0  # a sample this far off the straight motion starts a new piece
+MIN_KINK_MM_S = 150.0  # a smaller change of velocity at a piece's end is noise, not an event
 CONTACT_TOLERANCE_MM = 22.0  # centres within 2R +- this at an event: a contact
 CUSHION_TOLERANCE_MM = 22.0  # centre within R +- this of a nose at an event: a cushion
 POCKET_REACH_DIAMETERS = 2.5  # a track ending this close to a pocket mouth may be a pot
@@ -212,6 +213,39 @@ def _start_time(rest: Point, piece: Piece) -> float:
     return float(ts[int(np.argmin(d))])
 
 
+PAST_MOUTH_MM = 3.0  # a centre this far past a pocket's mouth line has dropped
+
+
+def past_mouth(table: TableSpec, xy: Point) -> Pocket | None:
+    """The pocket whose mouth line the ball centre ``xy`` has crossed (it has dropped), if any.
+    Corner mouths run between the jaws across the corner; middle mouths along the nose line."""
+    for pocket in Pocket:
+        px, py = table.pocket_xy(pocket)
+        mouth = table.pocket_mouth_mm(pocket)
+        if pocket.is_middle:
+            inward = 1.0 if py == 0 else -1.0
+            depth = (xy[1] - py) * inward
+            if depth < -PAST_MOUTH_MM and abs(xy[0] - px) < mouth / 2 + table.ball_radius_mm:
+                return pocket
+        else:
+            nx = 1.0 if px == 0 else -1.0
+            ny = 1.0 if py == 0 else -1.0
+            # Signed distance from the mouth line (through the mouth's middle, across the corner).
+            depth = ((xy[0] - px) * nx + (xy[1] - py) * ny) / math.sqrt(2) - mouth / 2
+            if depth < -PAST_MOUTH_MM:
+                return pocket
+    return None
+
+
+def _until_dropped(table: TableSpec, samples: list[Sample]) -> list[Sample]:
+    """The samples before the ball's centre crossed a pocket's mouth (a tracker may go on
+    reporting a ball it sees in the pocket's shadow)."""
+    for k, s in enumerate(samples):
+        if past_mouth(table, s.xy) is not None:
+            return samples[: k + 1] if k == 0 else samples[:k]
+    return samples
+
+
 def _travel(tracks: Mapping[str, Sequence[Sample]], w: ShotWindow) -> float:
     """How far (mm) the ball that moved most in window ``w`` got from where it was before."""
     most = 0.0
@@ -250,6 +284,16 @@ def _pushed_by(rest: Point, other: Point, first_piece: Piece, max_angle_deg: flo
     return norm > 0 and float(np.dot(v, away)) / norm > math.cos(math.radians(max_angle_deg))
 
 
+_INWARD = {Cushion.HEAD: (1.0, 0.0), Cushion.FOOT: (-1.0, 0.0), Cushion.RIGHT: (0.0, 1.0),
+           Cushion.LEFT: (0.0, -1.0)}
+
+
+def _bounced(cushion: Cushion, v_in: np.ndarray, v_out: np.ndarray) -> bool:
+    """The motion went into the cushion and came back off it."""
+    n = _INWARD[cushion]
+    return float(np.dot(v_in, n)) < 0 < float(np.dot(v_out, n))
+
+
 def nearest_cushion(table: TableSpec, xy: Point) -> tuple[Cushion, float]:
     """The cushion whose nose is nearest to a ball centre, and |distance - R| (mm)."""
     r = table.ball_radius_mm
@@ -274,8 +318,8 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
     last_seen: dict[str, Sample] = {}
     for ball, samples in tracks.items():
         # The shot, and the still frames after it (where a ball that stayed is seen again).
-        inside = _until_placed([s for s in samples if window.first - 1 <= s.frame
-                                <= window.last + STILL_FRAMES])
+        inside = _until_dropped(table, _until_placed(
+            [s for s in samples if window.first - 1 <= s.frame <= window.last + STILL_FRAMES]))
         if not inside:
             continue
         last_seen[ball] = inside[-1]
@@ -326,7 +370,12 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
     for ball, ps in pieces.items():
         for before, after in itertools.pairwise(ps):
             t, xy = _meeting_time(before, after)
+            v_in, v_out = before.velocity(t), after.velocity(t)
+            if float(np.hypot(*(v_out - v_in))) < MIN_KINK_MM_S:
+                continue  # the track wobbles (detection noise); the motion did not change
             cushion, cushion_gap = nearest_cushion(table, xy)
+            if not _bounced(cushion, v_in, v_out):
+                cushion_gap = math.inf  # not off that cushion: into it, or along it
             partner, gap = _partner(ball, xy, t, position, D)
             if partner is not None and gap <= cushion_gap:
                 if not any(e.type == "contact" and set(e.balls) == {ball, partner}
