@@ -1,5 +1,6 @@
-"""Image <-> table: find the table in video frames, the homography image -> table mm (with a
-one-parameter lens model), its residual, the ``kaisa-calibration/1`` file, and a drift check.
+"""Image <-> table: find the table in video frames, the homography image -> table mm on the plane
+of ball centres (with a radial lens model, and the cushion noses' height above that plane taken
+into account), its residual, the ``kaisa-calibration/1`` file, and a drift check.
 
 Imports ``rules`` (geometry) only. Typical use::
 

@@ -1,4 +1,14 @@
-"""Find the table in a frame: cloth region -> cushion-nose lines -> lens k1 -> homography.
+"""Find the table in a frame: cloth region -> cushion-nose lines -> lens k1, k2 -> homography.
+
+Heights: the cushion noses are not on the calibrated plane (the plane of ball centres) but
+``nose_height_mm`` above it (by default a nose 0.65 ball diameters above the cloth, the usual
+cushion height, is 0.15 diameters = ~10 mm above the ball centres). The nose lines give the mapping
+from pixels to the *nose plane*; every ray then meets the ball-centre plane a little further from
+the point under the camera, by ``nose_height / (camera_height - nose_height)`` of its distance from
+it (~4 mm at the corners of a 12-ft table seen from 3 m). The camera's height cannot be told
+reliably from one near-overhead view (it trades off against the focal length), so it is a
+parameter, ``camera_height_mm`` (default 3 m, a club webcam; a 15 % error in it moves the corners
+by ~0.6 mm); the point under the camera comes from the homography.
 
 Orientation (RULES.md §1 table frame): the table's long axis becomes x, from the head cushion to
 the foot cushion. Which short cushion is the head cannot be seen reliably, so by default the head
@@ -11,13 +21,13 @@ left head: the bottom long cushion of the image).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.optimize import minimize_scalar
+from scipy.optimize import least_squares, minimize_scalar
 
 from calibration.cloth import ClothModel, find_cloth, to_lab
 from calibration.edges import nose_points_from_boundary
@@ -26,6 +36,7 @@ from calibration.lines import Line, fit_line, irls_line, ransac_line, robust_lin
 from calibration.model import (
     CORNER_POCKETS,
     Calibration,
+    apply_homography,
     guess_camera_matrix,
     homography_from_corners,
     undistort_points,
@@ -40,7 +51,13 @@ HEADS: tuple[str, ...] = ("left", "right", "top", "bottom")
 MIN_AREA_FRACTION = 0.20  # the cloth must cover at least this share of the frame
 MAX_BORDER_FRACTION = 0.05  # ... and lie inside it (rails in view)
 MAX_RESIDUAL_MM = 10.0  # default refusal threshold for the cushion-line fit
-MAX_K1 = 0.6  # |k1| search range (normalised by a focal length of one image width)
+CLASSIC_TRUSTED_MM = 4.0  # a classic reading fitting this well is kept without trying the other
+CLASSIC_MAX_K1 = 0.6  # |k1| search range of the classic one-parameter lens
+MAX_K1 = 0.8  # |k1| search range (normalised by a focal length of one image width)
+MAX_K2 = 0.8  # |k2| search range (same normalisation)
+WIDTH_CONSISTENCY = 1.25  # a cushion's width seen agrees with the others' within this ratio
+NOSE_HEIGHT_FRACTION = 0.65  # cushion nose height above the cloth, in ball diameters
+CAMERA_HEIGHT_MM = 3000.0  # assumed camera height above the table (see the module doc)
 MIN_SIDE_COVERAGE = 0.25  # share of a cushion's samples that must give a nose point
 CUSHION_BAND = 0.10  # search for the nose up to this share of the table's short side inward
 POCKET_MARGIN = 0.10  # skip this share of the short side around every pocket
@@ -188,10 +205,13 @@ def _side_samples(a: FloatArray, b: FloatArray, normal: FloatArray, short_px: fl
     return origins, np.repeat(normal[None, :], len(u), axis=0)
 
 
-def _edge_points(lab: NDArray[np.float32], mask: BoolArray, lines: list[Line],
-                 corners: FloatArray, image_size: tuple[int, int]
-                 ) -> tuple[list[FloatArray], list[float]]:
-    """Nose points for each coarse side (NaN rows removed) and each side's cushion width."""
+def _edge_points(lab: NDArray[np.float32], chroma: NDArray[np.float32], mask: BoolArray,
+                 lines: list[Line], corners: FloatArray, image_size: tuple[int, int],
+                 invariant: bool = False
+                 ) -> tuple[list[FloatArray], list[float], list[FloatArray | None], list[float]]:
+    """For each coarse side: nose points (NaN rows removed), the cushion width seen (px), the
+    rail-edge points (None where the rail was not told from the cloth along enough of the
+    side) and the nose's contrast."""
     lengths = [float(np.hypot(*(corners[i] - corners[i - 1]))) for i in range(4)]
     # side i runs from corner i-1 to corner i
     pair0 = (lengths[0] + lengths[2]) / 2
@@ -200,12 +220,21 @@ def _edge_points(lab: NDArray[np.float32], mask: BoolArray, lines: list[Line],
     long_is_0 = pair0 >= pair1
     outside = max(4.0, 0.02 * float(np.hypot(*image_size)))
     band = CUSHION_BAND * short_px
-    points, widths = [], []
+    points: list[FloatArray] = []
+    widths: list[float] = []
+    rails: list[FloatArray | None] = []
+    contrasts: list[float] = []
     for i, line in enumerate(lines):
         origins, normals = _side_samples(corners[i - 1], corners[i], np.asarray(line.normal),
                                          short_px, long_side=(i % 2 == 0) == long_is_0)
-        pts, width = nose_points_from_boundary(lab, mask, origins, normals, outside, band)
+        found = nose_points_from_boundary(lab, chroma, mask, origins, normals, outside, band,
+                                          invariant=invariant)
+        pts, width = found.nose, found.width_px
         pts = pts[np.all(np.isfinite(pts), axis=1)]
+        rail = found.rail[np.all(np.isfinite(found.rail), axis=1)]
+        rail_ok = len(rail) >= max(10, MIN_SIDE_COVERAGE * len(origins))
+        rails.append(rail if rail_ok else None)
+        contrasts.append(found.contrast)
         coverage = len(pts) / max(len(origins), 1)
         if coverage < MIN_SIDE_COVERAGE or len(pts) < 10:
             raise CalibrationError(
@@ -213,10 +242,56 @@ def _edge_points(lab: NDArray[np.float32], mask: BoolArray, lines: list[Line],
                 f"(expected > {MIN_SIDE_COVERAGE:.0%})")
         points.append(pts)
         widths.append(width)
-    return points, widths
+    return points, widths, rails, contrasts
 
 
 # --- lens distortion ---------------------------------------------------------------------------
+def _line_residuals(k: FloatArray, sides: list[FloatArray], camera_matrix: FloatArray
+                    ) -> FloatArray:
+    """Distances (px) of the undistorted points of each side to their own best line."""
+    dist = np.array([k[0], k[1], 0.0, 0.0, 0.0])
+    out = []
+    for pts in sides:
+        u = undistort_points(pts, camera_matrix, dist)
+        out.append(fit_line(u).distance(u))
+    return np.concatenate(out) if out else np.zeros(0)
+
+
+def _k1_residuals(k1: FloatArray, sides: list[FloatArray], camera_matrix: FloatArray
+                  ) -> FloatArray:
+    return _line_residuals(np.array([k1[0], 0.0]), sides, camera_matrix)
+
+
+def _estimate_distortion(sides: list[FloatArray], camera_matrix: FloatArray,
+                        rng: np.random.Generator) -> tuple[FloatArray, list[BoolArray]]:
+    """Radial ``(k1, k2)`` that make the four cushion lines straightest, and each side's inliers.
+
+    Two rounds: inliers chosen with a tolerance loose enough for a bent line, the lens fitted on
+    them (k1 alone first, then k1 and k2 from there); then inliers re-chosen tightly on the
+    undistorted points and the lens refitted. Four lines at different distances from the image
+    centre tell k1 from k2 (a webcam's lens needs both to be straight to a fraction of a pixel
+    across the frame)."""
+    k = np.zeros(2)
+    inliers = [np.ones(len(p), bool) for p in sides]
+    width = float(camera_matrix[0, 2] * 2 + 1)
+    for tol, floor in ((0.01, 1.0), (0.002, 0.3)):
+        dist = np.array([k[0], k[1], 0.0, 0.0, 0.0])
+        inliers = []
+        for pts in sides:
+            u = undistort_points(pts, camera_matrix, dist)
+            _, inl = robust_line(u, max(1.5, tol * width), rng, min_scale=floor)
+            inliers.append(inl)
+        kept = [p[m] for p, m in zip(sides, inliers, strict=True)]
+        k1_only = least_squares(_k1_residuals, [k[0]], args=(kept, camera_matrix),
+                                bounds=([-MAX_K1], [MAX_K1]), loss="soft_l1", f_scale=1.0)
+        both = least_squares(_line_residuals, [float(k1_only.x[0]), 0.0],
+                             args=(kept, camera_matrix), bounds=([-MAX_K1, -MAX_K2],
+                                                                 [MAX_K1, MAX_K2]),
+                             loss="soft_l1", f_scale=1.0)
+        k = np.asarray(both.x, dtype=np.float64)
+    return k, inliers
+
+
 def _straightness(k1: float, sides: list[FloatArray], k: FloatArray) -> float:
     """Mean squared distance of the undistorted points of each side to their own best line."""
     total, count = 0.0, 0
@@ -230,13 +305,12 @@ def _straightness(k1: float, sides: list[FloatArray], k: FloatArray) -> float:
 
 
 def estimate_k1(sides: list[FloatArray], camera_matrix: FloatArray,
-                rng: np.random.Generator) -> tuple[float, list[BoolArray]]:
-    """k1 that makes the four cushion lines straightest, and each side's inliers at that k1.
+                rng: np.random.Generator) -> float:
+    """The classic one-parameter lens: the k1 that makes the four nose lines straightest.
 
     Two rounds: inliers chosen with a tolerance loose enough for a bent line, k1 fitted on them;
     then inliers re-chosen tightly on the undistorted points and k1 refitted."""
     k1 = 0.0
-    inliers = [np.ones(len(p), bool) for p in sides]
     for tol, floor in ((0.01, 1.0), (0.002, 0.3)):
         dist = np.array([k1, 0.0, 0.0, 0.0, 0.0])
         inliers = []
@@ -246,10 +320,59 @@ def estimate_k1(sides: list[FloatArray], camera_matrix: FloatArray,
             _, inl = robust_line(u, max(1.5, tol * width), rng, min_scale=floor)
             inliers.append(inl)
         kept = [p[m] for p, m in zip(sides, inliers, strict=True)]
-        res = minimize_scalar(_straightness, bounds=(-MAX_K1, MAX_K1), method="bounded",
-                              args=(kept, camera_matrix), options={"xatol": 1e-5})
+        res = minimize_scalar(_straightness, bounds=(-CLASSIC_MAX_K1, CLASSIC_MAX_K1),
+                              method="bounded", args=(kept, camera_matrix),
+                              options={"xatol": 1e-5})
         k1 = float(res.x)
-    return k1, inliers
+    return k1
+
+
+# --- heights -----------------------------------------------------------------------------------
+def default_nose_height_mm(table: TableSpec) -> float:
+    """Height of the cushion noses above the plane of ball centres (mm)."""
+    return (NOSE_HEIGHT_FRACTION - 0.5) * table.ball_diameter_mm
+
+
+def camera_nadir(h_image_to_plane: FloatArray, camera_matrix: FloatArray,
+                 height_mm: float) -> tuple[FloatArray, float]:
+    """The point of a plane under the camera (mm) and the camera's height above that plane
+    (mm), from the homography undistorted pixels -> plane mm and a camera matrix whose focal
+    length is rescaled until the height is ``height_mm`` (principal point kept)."""
+    k = np.array(camera_matrix, dtype=np.float64)
+    h_inv = np.linalg.inv(h_image_to_plane)
+    nadir, height = np.zeros(2), float(height_mm)
+    for _ in range(3):
+        m = np.linalg.inv(k) @ h_inv
+        m = m / np.sqrt(np.linalg.norm(m[:, 0]) * np.linalg.norm(m[:, 1]))
+        r1, r2, t = m[:, 0], m[:, 1], m[:, 2]
+        rot = np.column_stack([r1, r2, np.cross(r1, r2)])
+        centre = -rot.T @ t  # rot is near orthonormal; this is the camera centre in plane mm
+        nadir, height = centre[:2], abs(float(centre[2]))
+        if height <= 0:
+            break
+        k[0, 0] *= height_mm / height
+        k[1, 1] *= height_mm / height
+    return nadir, height
+
+
+def lift_homography(h_image_to_nose: FloatArray, camera_matrix: FloatArray,
+                    nose_height_mm: float, camera_height_mm: float) -> FloatArray:
+    """The homography undistorted pixels -> the plane of ball centres, from the one to the nose
+    plane ``nose_height_mm`` above it, for a camera ``camera_height_mm`` above the ball centres:
+    every ray's point moves away from the point under the camera by the ratio of the heights."""
+    if nose_height_mm == 0:
+        return np.asarray(h_image_to_nose, dtype=np.float64)
+    above_nose = camera_height_mm - nose_height_mm
+    if above_nose <= 0:
+        raise CalibrationError(f"expected the camera above the cushion noses, got camera height "
+                               f"{camera_height_mm:g} mm and nose height {nose_height_mm:g} mm",
+                               "camera_height_mm")
+    nadir, _ = camera_nadir(h_image_to_nose, camera_matrix, above_nose)
+    s = camera_height_mm / above_nose
+    scale = np.array([[s, 0.0, (1 - s) * nadir[0]], [0.0, s, (1 - s) * nadir[1]],
+                      [0.0, 0.0, 1.0]])
+    h = scale @ h_image_to_nose
+    return np.asarray(h / h[2, 2], dtype=np.float64)
 
 
 # --- orientation -------------------------------------------------------------------------------
@@ -295,30 +418,110 @@ def corners_from_lines(lines: dict[Cushion, Line]) -> FloatArray:
                      for p in CORNER_POCKETS])
 
 
-def residuals_mm(calibration: Calibration, points_px: dict[Cushion, FloatArray]) -> FloatArray:
+def residuals_mm(calibration: Calibration, points_px: Mapping[Cushion, FloatArray | None],
+                 outside_mm: float = 0.0) -> FloatArray:
     """Distances (mm) of raw-pixel cushion points to their ideal cushion line x=0, x=L, y=0,
-    y=W on the calibrated plane, all sides concatenated."""
+    y=W on the calibrated plane (moved ``outside_mm`` outward), all sides concatenated."""
     t = calibration.table
     out = []
+    e = outside_mm
     for cushion, pts in points_px.items():
-        if len(pts) == 0:
+        if pts is None or len(pts) == 0:
             continue
         mm = calibration.image_to_table(pts)
-        out.append({Cushion.HEAD: mm[:, 0], Cushion.FOOT: mm[:, 0] - t.length_mm,
-                    Cushion.RIGHT: mm[:, 1], Cushion.LEFT: mm[:, 1] - t.width_mm}[cushion])
+        out.append({Cushion.HEAD: mm[:, 0] + e, Cushion.FOOT: mm[:, 0] - t.length_mm - e,
+                    Cushion.RIGHT: mm[:, 1] + e, Cushion.LEFT: mm[:, 1] - t.width_mm - e}[cushion])
     return np.concatenate(out) if out else np.zeros(0)
+
+
+def _weighted_median(values: FloatArray, weights: FloatArray) -> float:
+    order = np.argsort(values)
+    cum = np.cumsum(weights[order])
+    return float(values[order][int(np.searchsorted(cum, 0.5 * cum[-1]))])
+
+
+def _from_rail_edges(rails_und: list[FloatArray], noses_und: list[FloatArray],
+                     contrasts: list[float], index: dict[Cushion, int], table: TableSpec,
+                     rng: np.random.Generator, tolerance_px: float, rounds: int = 3
+                     ) -> tuple[FloatArray, float, list[Cushion], dict[Cushion, BoolArray]] | None:
+    """The homography undistorted px -> nose plane mm from the rail edges, the cushion width
+    (mm), the cushions whose noses agreed on it and each rail edge's inliers; or None.
+
+    The rail's inner edge (the cushion's outer edge) is a colour edge that shading and video
+    compression barely move, while a dim, low-contrast nose is easily moved a pixel or two, and
+    unevenly along its length. Every cushion is equally wide (one cushion profile around the
+    table), so the four rail-edge lines are the table's outline widened by that width on each
+    side, and the noses only have to give the width: each side's inward offset of its nose
+    points from where the width puts the nose, averaged over the sides weighted by the noses'
+    contrast squared, corrects the width until the offsets balance. A side whose width seen is
+    off the (weighted) median by more than ``WIDTH_CONSISTENCY`` is left out of the average;
+    with fewer than two sides agreeing the rail edges are not used (None)."""
+    lines: dict[Cushion, Line] = {}
+    kept: dict[Cushion, BoolArray] = {}
+    for c, i in index.items():
+        line, _ = robust_line(rails_und[i], tolerance_px, rng, min_scale=0.3)
+        if line is None:
+            return None
+        lines[c], wts = irls_line(rails_und[i], line, min_scale=0.3)
+        kept[c] = wts > 0
+    corners = corners_from_lines(lines)
+    L, W = table.length_mm, table.width_mm
+    weights = {c: max(contrasts[i], 1e-6) ** 2 for c, i in index.items()}
+    width = 0.0
+    h = None
+    agree: list[Cushion] = []
+    for _ in range(rounds):
+        targets = np.array([[-width, -width], [-width, W + width], [L + width, -width],
+                            [L + width, W + width]])  # HR, HL, FR, FL
+        h = homography_from_corners(corners, targets)
+        inward = {}
+        for c, i in index.items():
+            mm = apply_homography(h, noses_und[i])
+            inward[c] = float(np.median({Cushion.HEAD: mm[:, 0], Cushion.FOOT: L - mm[:, 0],
+                                         Cushion.RIGHT: mm[:, 1],
+                                         Cushion.LEFT: W - mm[:, 1]}[c]))
+        # one width all round: the sides' widths must agree, but for a side whose "nose" was
+        # another edge (the shadow's far side, say), which is left out
+        seen = {c: width + inward[c] for c in inward}
+        typical = _weighted_median(np.array(list(seen.values())),
+                                   np.array([weights[c] for c in seen]))
+        agree = [c for c in seen if abs(seen[c] - typical) <= (WIDTH_CONSISTENCY - 1) * typical]
+        if typical <= 0 or len(agree) < 2:
+            return None
+        step = sum(weights[c] * inward[c] for c in agree) / sum(weights[c] for c in agree)
+        if not np.isfinite(step):
+            return None
+        width += step
+    if h is None or width <= 0:
+        return None
+    # the nose plane's table frame: the rail edges at -width, L + width, ...
+    targets = np.array([[-width, -width], [-width, W + width], [L + width, -width],
+                        [L + width, W + width]])
+    return homography_from_corners(corners, targets), width, agree, kept
 
 
 # --- the whole detection -----------------------------------------------------------------------
 def detect_table(image: NDArray[np.uint8] | Sequence[NDArray[np.uint8]],
                  table: TableSpec | None = None, *, head: str | None = None,
                  max_residual_mm: float = MAX_RESIDUAL_MM, frame: int = 0,
-                 estimate_distortion: bool = True, seed: int = 0) -> TableDetection:
+                 estimate_distortion: bool = True, seed: int = 0,
+                 nose_height_mm: float | None = None,
+                 camera_height_mm: float = CAMERA_HEIGHT_MM) -> TableDetection:
     """Find the table in a BGR frame (or the per-pixel median of several) and calibrate.
 
     ``head``: which image side the head cushion is at (default: left, or top for a table whose
-    long sides run down the image). Raises :class:`CalibrationError` when no table is found or
-    the cushion lines fit worse than ``max_residual_mm`` RMS.
+    long sides run down the image). ``nose_height_mm``: the cushion noses' height above the
+    plane of ball centres (default :func:`default_nose_height_mm`; 0 calibrates the nose plane
+    itself); ``camera_height_mm``: the camera's height above that plane (see the module doc).
+    Raises :class:`CalibrationError` when no table is found or the cushion lines fit worse than
+    ``max_residual_mm`` RMS.
+
+    Two readings of the picture are tried. The classic one (cloth model in Lab a*, b*, nose = the
+    first colour edge inward of the rail, lens k1) suits an evenly lit picture and is kept when
+    its cushion lines fit within ``CLASSIC_TRUSTED_MM``; otherwise the illumination-invariant one
+    (see :func:`_detect`), made for strong vignetting, lighting gradients and dim, compressed
+    cushions, is tried too and the better-fitting of the two kept. The classic reading's error is
+    raised when neither finds the table.
     """
     table = table or TableSpec()
     if head is not None and head not in HEADS:
@@ -328,11 +531,45 @@ def detect_table(image: NDArray[np.uint8] | Sequence[NDArray[np.uint8]],
         img = as_bgr_image(image)
     else:  # several frames: a list, or an (N, H, W, 3) array
         img = median_frame(list(image))
+    lab = to_lab(img)
+    nose_h = default_nose_height_mm(table) if nose_height_mm is None else float(nose_height_mm)
+    args = (img, lab, table, head, max_residual_mm, frame, estimate_distortion, seed, nose_h,
+            float(camera_height_mm))
+    classic: TableDetection | None = None
+    first: CalibrationError | None = None
+    try:
+        classic = _detect(*args, invariant=False)
+    except CalibrationError as err:
+        first = err
+    if classic is not None and classic.calibration.rms_residual_mm <= CLASSIC_TRUSTED_MM:
+        return classic
+    try:
+        other = _detect(*args, invariant=True)
+    except CalibrationError:
+        if classic is not None:
+            return classic
+        assert first is not None
+        raise first from None
+    if classic is not None and \
+            classic.calibration.rms_residual_mm <= other.calibration.rms_residual_mm:
+        return classic
+    return other
+
+
+def _detect(img: NDArray[np.uint8], lab: NDArray[np.float32], table: TableSpec,
+            head: str | None, max_residual_mm: float, frame: int, estimate_distortion: bool,
+            seed: int, nose_height_mm: float, camera_height_mm: float, *,
+            invariant: bool) -> TableDetection:
+    """One reading of the picture (see :func:`detect_table`). ``invariant``: the cloth model in
+    brightness-independent chromaticity (:class:`calibration.cloth.ClothFeatures`), the nose as
+    the darkening step into its shadow, and the table's outline from the rail edges (the
+    cushions' outer edges: colour edges that shading and compression barely move) with one
+    cushion width all round set by the noses (:func:`_from_rail_edges`); the lens as k1 and k2
+    from the nose and rail-edge lines."""
     h, w = img.shape[:2]
     size = (w, h)
     rng = np.random.default_rng(seed)
-    lab = to_lab(img)
-    region = find_cloth(lab)
+    region = find_cloth(img, lab, invariant=invariant)
     if region.area_fraction < MIN_AREA_FRACTION:
         raise CalibrationError(
             f"no table found: the largest cloth-coloured region covers "
@@ -343,13 +580,18 @@ def detect_table(image: NDArray[np.uint8] | Sequence[NDArray[np.uint8]],
             f"{region.border_fraction:.0%} of its outline (expected the table and its rails fully "
             f"in view, <= {MAX_BORDER_FRACTION:.0%})")
     coarse, corners = _coarse_quad(region.contour, size, rng)
-    sides_px, widths = _edge_points(lab, region.mask, coarse, corners, size)
+    chroma = region.features.chroma if invariant else np.ascontiguousarray(lab[..., 1:])
+    sides_px, widths, rails_px, contrasts = _edge_points(
+        lab, chroma, region.mask, coarse, corners, size, invariant)
 
     k = guess_camera_matrix(size)
-    k1 = 0.0
-    if estimate_distortion:
-        k1, _ = estimate_k1(sides_px, k, rng)
-    dist = np.array([k1, 0.0, 0.0, 0.0, 0.0])
+    lens = np.zeros(2)
+    if estimate_distortion and invariant:
+        # the rail edges are straight lines too: more of them, and sharper, pin the lens down
+        lens, _ = _estimate_distortion(sides_px + [r for r in rails_px if r is not None], k, rng)
+    elif estimate_distortion:
+        lens[0] = estimate_k1(sides_px, k, rng)
+    dist = np.array([lens[0], lens[1], 0.0, 0.0, 0.0])
     lines: list[Line] = []
     inliers: list[BoolArray] = []
     for pts in sides_px:
@@ -362,20 +604,39 @@ def detect_table(image: NDArray[np.uint8] | Sequence[NDArray[np.uint8]],
         inliers.append(wts > 0)
     index = _assign_cushions(lines, head)
     corners_und = corners_from_lines({c: lines[i] for c, i in index.items()})
-    hmat = homography_from_corners(corners_und, [table.pocket_xy(p) for p in CORNER_POCKETS])
-    cal = Calibration(image_size=size, table=table, homography_image_to_table=hmat,
-                      camera_matrix=k if estimate_distortion else None,
-                      distortion=dist if estimate_distortion else None,
-                      rms_residual_mm=0.0, source="auto", frame=frame)
-    kept = {c: sides_px[i][inliers[i]] for c, i in index.items()}
-    res = residuals_mm(cal, kept)
+    h_nose = homography_from_corners(corners_und, [table.pocket_xy(p) for p in CORNER_POCKETS])
+    if invariant and all(r is not None for r in rails_px):
+        rails_und = [undistort_points(r, k, dist) if estimate_distortion else r
+                     for r in rails_px if r is not None]
+        noses_und = [undistort_points(p[m], k, dist) if estimate_distortion else p[m]
+                     for p, m in zip(sides_px, inliers, strict=True)]
+        from_rails = _from_rail_edges(rails_und, noses_und, contrasts, index, table, rng,
+                                      max(1.5, 0.002 * w))
+    else:
+        from_rails = None
+    if from_rails is not None:
+        h_nose, cushion_mm, agree, rail_kept = from_rails
+    nose_cal = Calibration(image_size=size, table=table, homography_image_to_table=h_nose,
+                           camera_matrix=k if estimate_distortion else None,
+                           distortion=dist if estimate_distortion else None,
+                           rms_residual_mm=0.0, source="auto", frame=frame)
+    # the residual, on the nose plane: the nose points to their lines, and with the rail edges
+    # those to the outline widened by the cushion (a nose left out of the width, left out here)
+    kept = {c: sides_px[i][inliers[i]] for c, i in index.items()
+            if from_rails is None or c in agree}
+    res = residuals_mm(nose_cal, kept)
+    if from_rails is not None:
+        rail_pts = {c: r[rail_kept[c]] for c, i in index.items()
+                    if (r := rails_px[i]) is not None}
+        res = np.concatenate([res, residuals_mm(nose_cal, rail_pts, cushion_mm)])
     rms = float(np.sqrt(np.mean(res * res))) if len(res) else float("inf")
     if not rms <= max_residual_mm:
         raise CalibrationError(
             f"cushion lines fit poorly: RMS residual {rms:.1f} mm (expected <= "
             f"{max_residual_mm:g} mm); check that the whole table and its rails are in view")
+    hmat = lift_homography(h_nose, k, nose_height_mm, camera_height_mm)
     cal = Calibration(image_size=size, table=table, homography_image_to_table=hmat,
-                      camera_matrix=cal.camera_matrix, distortion=cal.distortion,
+                      camera_matrix=nose_cal.camera_matrix, distortion=nose_cal.distortion,
                       rms_residual_mm=rms, source="auto", frame=frame)
     sides = tuple(
         SideFit(cushion=c, points_px=sides_px[index[c]], inliers=inliers[index[c]],
@@ -388,7 +649,9 @@ def detect_table(image: NDArray[np.uint8] | Sequence[NDArray[np.uint8]],
 def find_table(image: NDArray[np.uint8] | Sequence[NDArray[np.uint8]],
                table: TableSpec | None = None, *, head: str | None = None,
                max_residual_mm: float = MAX_RESIDUAL_MM, frame: int = 0,
-               estimate_distortion: bool = True) -> Calibration:
-    """The calibration of :func:`detect_table` (image -> table mm, lens k1, RMS residual)."""
+               estimate_distortion: bool = True, nose_height_mm: float | None = None,
+               camera_height_mm: float = CAMERA_HEIGHT_MM) -> Calibration:
+    """The calibration of :func:`detect_table` (image -> table mm, lens, RMS residual)."""
     return detect_table(image, table, head=head, max_residual_mm=max_residual_mm, frame=frame,
-                        estimate_distortion=estimate_distortion).calibration
+                        estimate_distortion=estimate_distortion, nose_height_mm=nose_height_mm,
+                        camera_height_mm=camera_height_mm).calibration

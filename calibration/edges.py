@@ -1,21 +1,29 @@
-"""Cushion-nose edge points along a cushion: colour-edge search on profiles across the cushion.
+"""Cushion-nose edge points along a cushion: edge search on profiles across the cushion.
 
 Seen from above, a cushion is a band of cloth between the wooden rail and the nose; the nose is the
-inner edge of that band, where the flat cushion top ends and the bed (often in the nose's shadow)
-begins. Along each cushion we take short profiles across it and find that colour edge to
-sub-pixel precision. Everything is in raw image pixels.
+inner edge of that band, where the flat, lit cushion top ends and the bed, in the shadow of the
+overhanging nose, begins: going inward across the nose the picture gets *darker*. Further in, the
+bed brightens again as the shadow fades -- often a stronger edge than the nose itself when the
+picture is dim or compressed -- so the nose is searched as the strongest darkening step inward of
+the rail, not as the first or strongest colour edge. Along each cushion we take short profiles
+across it and find that step to sub-pixel precision. Everything is in raw image pixels.
 """
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import cv2
 import numpy as np
 from numpy.typing import NDArray
+from scipy.ndimage import uniform_filter1d
 
 FloatArray = NDArray[np.float64]
 BoolArray = NDArray[np.bool_]
 
 STEP_PX = 0.5  # profile sampling step
+ALONG_PX = 8.0  # the nose position is read from profiles averaged over this length of cushion
+CENTROID_PX = 1.5  # ... as the centroid of the darkening within this distance of its peak
 RAIL_CONTRAST = 4.0  # Lab chroma units: below this the rail is not told from the cloth by colour
 
 
@@ -40,6 +48,16 @@ def colour_gradient(profiles: NDArray[np.float32], half_px: float = 1.0,
     g = np.zeros(p.shape[:2])
     diff = p[:, 2 * k:] - p[:, :-2 * k]
     g[:, k:-k] = np.sqrt(np.sum(diff * diff, axis=-1)) / (2 * k * STEP_PX)
+    return g
+
+
+def darkening(profiles: NDArray[np.float32], half_px: float = 1.0) -> FloatArray:
+    """-dL/dt along each profile (Lab lightness units per pixel; positive where the picture gets
+    darker with t), same shape as the profile axis; the ends are zero."""
+    k = max(1, round(half_px / STEP_PX))
+    light = profiles[..., 0].astype(np.float64)
+    g = np.zeros(light.shape)
+    g[:, k:-k] = (light[:, :-2 * k] - light[:, 2 * k:]) / (2 * k * STEP_PX)
     return g
 
 
@@ -71,27 +89,67 @@ def first_prominent_peak(curve: FloatArray, start: int, rel: float = 0.35,
     return None
 
 
-def nose_points_from_boundary(lab: NDArray[np.float32], mask: BoolArray, origins: FloatArray,
-                              normals: FloatArray, outside_px: float, band_px: float,
-                              min_offset_px: float = 3.0) -> tuple[FloatArray, float]:
+def strongest_peak(curve: FloatArray, start: int, stop: int,
+                   noise_factor: float = 3.0) -> int | None:
+    """Index of the largest local maximum in ``curve[start:stop]`` (positive, and at least
+    ``noise_factor`` times the median absolute level there); None if none."""
+    c = np.nan_to_num(curve, nan=0.0)
+    lo, hi = max(start, 1), min(stop, len(c) - 1)
+    if hi - lo < 2:
+        return None
+    seg = c[lo:hi]
+    local = (seg >= c[lo - 1:hi - 1]) & (seg > c[lo + 1:hi + 1]) & (seg > 0)
+    if not local.any():
+        return None
+    i = int(np.argmax(np.where(local, seg, -np.inf)))
+    if seg[i] < noise_factor * float(np.median(np.abs(seg))):
+        return None
+    return lo + i
+
+
+class CushionEdges(NamedTuple):
+    """What one cushion's profiles show: nose points and rail-edge points ((N, 2) px, NaN where
+    none was found), the cushion width seen (px) and the nose's contrast (the median darkening
+    across it, Lab L units per px)."""
+
+    nose: FloatArray
+    rail: FloatArray
+    width_px: float
+    contrast: float
+
+
+def nose_points_from_boundary(lab: NDArray[np.float32], chroma: NDArray[np.float32],
+                              mask: BoolArray, origins: FloatArray, normals: FloatArray,
+                              outside_px: float, band_px: float, min_offset_px: float = 3.0,
+                              spacing_px: float = 2.0, invariant: bool = False) -> CushionEdges:
     """Nose points along one cushion, found from the cloth region's outer boundary.
 
-    ``origins`` lie within ``outside_px`` of the cloth boundary, ``normals`` point into the table,
-    and the cushion is at most ``band_px`` wide. All profiles are aligned on the boundary and
-    their median read: the rail is where the colour is far from the bed's (more than half the
-    way to the rail's colour) -- the cushion top may or may not have passed as cloth -- and the
-    nose is the first clear colour edge at least ``min_offset_px`` inward of the rail. Each
-    profile then places that edge to sub-pixel precision near the median's position.
-    Returns (N, 2) points (NaN where none was found) and the cushion width seen, in pixels.
+    ``lab`` is the frame in Lab and ``chroma`` the chromaticity the rail is told by (Lab a*, b*,
+    or the brightness-independent one of :class:`calibration.cloth.ClothFeatures`). ``origins``
+    lie within ``outside_px`` of the cloth boundary, ``spacing_px`` apart in order along the
+    cushion, ``normals`` point into the table, and the cushion is at most ``band_px`` wide. All
+    profiles are aligned on the boundary and their median read: the rail is where the colour is
+    far from the bed's (more than half the way to the rail's colour) -- the cushion top may or
+    may not have passed as cloth -- and the nose is the first clear colour edge at least
+    ``min_offset_px`` inward of the rail. Each profile then places that edge to sub-pixel
+    precision near the median's position.
+
+    ``invariant`` (for dim, strongly shaded, compressed pictures): the nose is the strongest
+    *darkening* step (lightness falling inward, from the lit cushion top into the nose's shadow;
+    the shadow's fading further in is often the stronger edge there), each profile's position
+    the centroid of that step on profiles averaged along the cushion, and the rail's inner edge
+    (the cushion's outer edge, a colour edge shading and compression barely move) is found on
+    every profile too.
     """
     n = len(origins)
     if n == 0:
-        return np.zeros((0, 2)), 0.0
+        return CushionEdges(np.zeros((0, 2)), np.zeros((0, 2)), 0.0, 0.0)
     reach = outside_px + band_px
     ts = np.arange(-reach, reach + STEP_PX, STEP_PX)
     m = sample_profiles(mask.astype(np.uint8), origins, normals, ts, cv2.INTER_NEAREST) > 0
     prof = sample_profiles(lab, origins, normals, ts)
-    g = colour_gradient(prof)
+    chroma_prof = sample_profiles(chroma, origins, normals, ts)
+    g = darkening(prof) if invariant else colour_gradient(prof)
     run = max(2, round(3 / STEP_PX))
     # the boundary: first index after which the profile stays on the cloth for `run` samples
     win = np.lib.stride_tricks.sliding_window_view(m, run, axis=1).all(axis=2)
@@ -99,27 +157,36 @@ def nose_points_from_boundary(lab: NDArray[np.float32], mask: BoolArray, origins
     t0 = np.where(has, np.argmax(win, axis=1), -1)
     out = np.full((n, 2), np.nan)
     if not has.any():
-        return out, 0.0
+        return CushionEdges(out, out.copy(), 0.0, 0.0)
     b = round(band_px / STEP_PX)
     rows = np.flatnonzero(has)
     idx = t0[rows, None] + np.arange(-b, b + 1)[None, :]
     inside = (idx >= 0) & (idx < len(ts))
     idx_c = np.clip(idx, 0, len(ts) - 1)
     al_g = np.where(inside, g[rows[:, None], idx_c], np.nan)
-    al_lab = np.where(inside[..., None], prof[rows[:, None], idx_c].astype(np.float64), np.nan)
+    al_ab = np.where(inside[..., None], chroma_prof[rows[:, None], idx_c].astype(np.float64),
+                     np.nan)
     med_g = np.nanmedian(al_g, axis=0)
-    med_ab = np.nanmedian(al_lab[..., 1:], axis=0)
+    med_ab = np.nanmedian(al_ab, axis=0)
     bed = np.nanmedian(med_ab[b + (3 * b) // 4:], axis=0)
     dist = np.hypot(*(med_ab - bed).T)
     rail = b  # index of the rail's inner edge in the aligned window (b = the boundary)
     d_out = float(np.nanmax(dist[: b + 1]))
-    if np.isfinite(d_out) and d_out > RAIL_CONTRAST:
+    rail_seen = bool(np.isfinite(d_out) and d_out > RAIL_CONTRAST)
+    if rail_seen:
         for k in range(min(b + round(2 / STEP_PX), len(dist) - 1), -1, -1):
             if dist[k] > d_out / 2:
                 rail = k + 1
                 break
     start = rail + round(min_offset_px / STEP_PX)
-    peak = first_prominent_peak(med_g, start)
+    peak = strongest_peak(med_g, start, min(len(med_g) - 1, rail + b)) if invariant else None
+    if peak is None:
+        # no darkening step across this cushion (lit from the side, the strip under the nose
+        # can be the brighter one): the first clear colour edge inward of the rail instead
+        g = colour_gradient(prof)
+        al_g = np.where(inside, g[rows[:, None], idx_c], np.nan)
+        med_g = np.nanmedian(al_g, axis=0)
+        peak = first_prominent_peak(med_g, start)
     if peak is None:
         peak, half, width = rail, round(2 / STEP_PX), 0.0
     else:
@@ -129,22 +196,77 @@ def nose_points_from_boundary(lab: NDArray[np.float32], mask: BoolArray, origins
     centre = t0 + (peak - b)
     lo = np.clip(centre - half, 1, len(ts) - 2)
     hi = np.clip(centre + half + 1, 2, len(ts) - 1)
-    best = np.zeros(n, np.int64)
+    if invariant:
+        pos, ok = _centroids(g, rows, has, lo, hi, ref, max(1, round(ALONG_PX / spacing_px)))
+    else:
+        best = np.zeros(n, np.int64)
+        ok = has.copy()
+        for i in rows:
+            seg = g[i, lo[i]: hi[i]]
+            if len(seg) < 3:
+                ok[i] = False
+                continue
+            j = int(np.argmax(seg))
+            best[i] = lo[i] + j
+            # a real edge: an interior maximum, at least half as strong as the typical nose edge
+            if j == 0 or j == len(seg) - 1 or seg[j] < 0.5 * ref:
+                ok[i] = False
+        pos = subpixel_peak(g, best)
+    t = ts[0] + pos * STEP_PX
+    pts = origins + normals * t[:, None]
+    out[ok] = pts[ok]
+    rail_out = np.full((n, 2), np.nan)
+    if rail_seen and invariant:
+        rail_out = _rail_points(chroma_prof, bed, d_out / 2, t0 + (rail - b), has, origins,
+                                normals, ts, max(1, round(ALONG_PX / spacing_px)))
+    return CushionEdges(nose=out, rail=rail_out, width_px=width, contrast=ref)
+
+
+def _centroids(g: FloatArray, rows: NDArray[np.int64], has: BoolArray, lo: NDArray[np.int64],
+               hi: NDArray[np.int64], ref: float, along: int) -> tuple[FloatArray, BoolArray]:
+    """Each profile's edge position (sample index): the centroid of ``g`` around its peak in
+    ``[lo, hi)``, profiles averaged over ``along`` neighbours (the same stretch of nose), and
+    whether a clear edge (an interior peak at least half ``ref``) was there."""
+    gs = np.asarray(uniform_filter1d(g, size=along, axis=0, mode="nearest"), dtype=np.float64)
+    pos = np.zeros(len(g))
     ok = has.copy()
+    c = round(CENTROID_PX / STEP_PX)
     for i in rows:
-        seg = g[i, lo[i]: hi[i]]
+        seg = gs[i, lo[i]: hi[i]]
         if len(seg) < 3:
             ok[i] = False
             continue
         j = int(np.argmax(seg))
-        best[i] = lo[i] + j
-        # a real edge: an interior maximum, at least half as strong as the typical nose edge
         if j == 0 or j == len(seg) - 1 or seg[j] < 0.5 * ref:
             ok[i] = False
-    t = ts[0] + subpixel_peak(g, best) * STEP_PX
-    pts = origins + normals * t[:, None]
-    out[ok] = pts[ok]
-    return out, width
+            continue
+        a, e = max(0, lo[i] + j - c), min(g.shape[1], lo[i] + j + c + 1)
+        wts = np.clip(gs[i, a:e] - 0.25 * seg[j], 0, None)
+        pos[i] = float(np.sum(wts * np.arange(a, e)) / max(float(wts.sum()), 1e-12))
+    return pos, ok
+
+
+def _rail_points(chroma_prof: NDArray[np.float32], bed: FloatArray, level: float,
+                 centre: NDArray[np.int64], has: BoolArray, origins: FloatArray,
+                 normals: FloatArray, ts: FloatArray, along: int) -> FloatArray:
+    """Where each profile's chromaticity, going outward, first gets further than ``level`` from
+    the bed's (the rail's inner edge, linearly interpolated), within 3 px of ``centre``."""
+    d = np.hypot(*(chroma_prof.astype(np.float64) - bed).transpose(2, 0, 1))
+    d = np.asarray(uniform_filter1d(d, size=along, axis=0, mode="nearest"), dtype=np.float64)
+    out = np.full((len(d), 2), np.nan)
+    w = round(3 / STEP_PX)
+    for i in np.flatnonzero(has):
+        hi = min(int(centre[i]) + w, d.shape[1] - 1)
+        lo = max(int(centre[i]) - w, 0)
+        if hi - lo < 2 or d[i, hi] > level:
+            continue
+        for k in range(hi - 1, lo - 1, -1):
+            if d[i, k] > level:  # the crossing lies between k and k + 1
+                f = (d[i, k] - level) / max(d[i, k] - d[i, k + 1], 1e-12)
+                t = ts[0] + (k + f) * STEP_PX
+                out[i] = origins[i] + normals[i] * t
+                break
+    return out
 
 
 def profile_shifts(lab_ref: NDArray[np.float32], lab_new: NDArray[np.float32],

@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration.detect import MAX_RESIDUAL_MM, TableDetection, detect_table
+from calibration.detect import CAMERA_HEIGHT_MM, MAX_RESIDUAL_MM, TableDetection, detect_table
 from calibration.errors import CalibrationError
 from rules.table import TableSpec
 
@@ -85,9 +85,13 @@ def sample_frames(path: str | Path, n: int = 9) -> list[tuple[int, Frame]]:
 
 def detect_table_in_video(path: str | Path, table: TableSpec | None = None, *,
                           frames: int = 9, head: str | None = None,
-                          max_residual_mm: float = MAX_RESIDUAL_MM) -> TableDetection:
+                          max_residual_mm: float = MAX_RESIDUAL_MM,
+                          nose_height_mm: float | None = None,
+                          camera_height_mm: float = CAMERA_HEIGHT_MM) -> TableDetection:
     """Calibrate from a video file: the median of ``frames`` frames spread over it (so players
-    and balls in motion vanish), ``frame`` set to the first of them."""
+    and balls in motion vanish), ``frame`` set to the first of them. The other arguments are
+    :func:`~calibration.detect.detect_table`'s."""
     sample = sample_frames(path, frames)
     return detect_table([f for _, f in sample], table, head=head,
-                        max_residual_mm=max_residual_mm, frame=sample[0][0])
+                        max_residual_mm=max_residual_mm, frame=sample[0][0],
+                        nose_height_mm=nose_height_mm, camera_height_mm=camera_height_mm)

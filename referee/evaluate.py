@@ -233,3 +233,94 @@ def score_tracks(truth: Track, found: Track, ball_diameter_mm: float = 68.0,
         crossed = math.dist(t1[:2], f2[:2]) + math.dist(t2[:2], f1[:2])
         scores.white_swaps += crossed + ball_diameter_mm < straight
     return scores
+
+
+# --- whole clips --------------------------------------------------------------------------------
+@dataclass
+class ClipsScore:
+    """Event, pocket and verdict scores summed over clips, with one line per clip."""
+
+    events: dict[EventType, Counts] = field(default_factory=lambda: {t: Counts()
+                                                                      for t in EventType})
+    shots: int = 0
+    shots_found: int = 0
+    verdicts_equal: int = 0
+    pockets_right: int = 0
+    pockets_compared: int = 0
+    lines: list[str] = field(default_factory=list)
+
+    @property
+    def verdict_share(self) -> float:
+        return self.verdicts_equal / self.shots if self.shots else 1.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"events": {t.value: c.to_dict() for t, c in self.events.items()},
+                "shots": self.shots, "shots_found": self.shots_found,
+                "verdicts_equal": self.verdicts_equal,
+                "verdict_share": round(self.verdict_share, 4),
+                "pocket_ids_right": self.pockets_right,
+                "pocket_ids_compared": self.pockets_compared}
+
+
+def score_clips(cases: Sequence[tuple[str, Any, list[Any]]]) -> ClipsScore:
+    """Shot facts found in each case's track rows (name, Labels, rows), judged and compared with
+    the labels."""
+    from vision.shotfacts import shots_from_tracks, tracks_from_rows
+
+    total = ClipsScore()
+    for name, labels, rows in cases:
+        found = shots_from_tracks(labels.table, tracks_from_rows(rows, labels.fps), labels.fps)
+        scores = score_shots(labels.doc["shots"], judge_found_shots(labels, found))
+        for t, c in scores.events.items():
+            total.events[t].add(c)
+        total.shots += scores.shots
+        total.shots_found += scores.shots_matched
+        total.verdicts_equal += scores.verdicts_equal
+        total.pockets_right += scores.pockets_right
+        total.pockets_compared += scores.pockets_compared
+        misses = {t.value: (c.fn, c.fp) for t, c in scores.events.items() if c.fn or c.fp}
+        total.lines.append(
+            f"{name:26s} shots {scores.shots_matched}/{scores.shots} verdicts "
+            f"{scores.verdicts_equal}/{scores.shots} (missed, false) {misses or '-'}"
+            + (f" differ: {scores.verdict_diffs}" if scores.verdict_diffs else ""))
+    return total
+
+
+def print_evaluation(cases: Sequence[tuple[str, Any, list[Any]]]) -> ClipsScore:
+    total = score_clips(cases)
+    print("\n".join(total.lines) + "\n")
+    for t, c in total.events.items():
+        d = c.to_dict()
+        print(f"{t.value:10s} precision {d['precision']:.3f} recall {d['recall']:.3f} "
+              f"(tp {c.tp}, fp {c.fp}, fn {c.fn}) timing {d['timing_mean_abs_s']} s")
+    print(f"pocket ids right {total.pockets_right}/{total.pockets_compared}; shots found "
+          f"{total.shots_found}/{total.shots}; verdicts equal to the label "
+          f"{total.verdicts_equal}/{total.shots} ({total.verdict_share:.1%})")
+    return total
+
+
+def true_track_rows(labels: Any) -> list[tuple[int, str, float, float, bool]]:
+    """A labelled clip's true tracks as rows (hidden frames marked, so they can be left out)."""
+    return [(f, b, x, y, v) for (f, b), (x, y, v) in read_tracks(labels.tracks_path).items()]
+
+
+def tracker_rows(labels: Any, calibration: Any = None) -> list[tuple[int, str, float, float,
+                                                                        bool]]:
+    """The tracker's rows for a labelled clip (the true calibration unless one is given; the
+    shooter's white as hint); the two reds, which no camera tells apart, named as the labels
+    name them at the start."""
+    from calibration import Calibration
+    from rules import cue_ball_of
+    from vision.track import track_video
+
+    calibration = calibration or Calibration.from_dict(labels.doc["calibration"])
+    rows = [(r.frame, b, x, y, v) for r in track_video(
+        labels.video_path, calibration, labels.table,
+        cue_ball=cue_ball_of(labels.start.shooter).value) for b, (x, y, v) in r.balls.items()]
+    start = labels.doc["start"]["positions"]
+    first = {b: (x, y) for f, b, x, y, _ in rows if f == rows[0][0]} if rows else {}
+    if "R1" in first and "R1" in start and "R2" in start and (
+            math.dist(first["R1"], start["R2"]) < math.dist(first["R1"], start["R1"])):
+        swap = {"R1": "R2", "R2": "R1"}
+        rows = [(f, swap.get(b, b), x, y, v) for f, b, x, y, v in rows]
+    return rows

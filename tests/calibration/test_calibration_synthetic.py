@@ -23,6 +23,9 @@ from rules.table import PRESETS, TableSpec
 
 TABLE = TableSpec()
 QUALITY_MM = 3.0  # DESIGN.md quality bar: mean table-point error at 1280x720
+# calib_synth paints the cushion noses on the plane of ball centres (a flat scene), so the
+# detector is told so where its accuracy is measured; real noses stand ~10 mm above that plane
+FLAT = {"nose_height_mm": 0.0}
 
 CASES = [
     Scene(cloth="green", seed=1, tilt_deg=(6.0, -4.0), roll_deg=2.0, k1=-0.08),
@@ -35,7 +38,7 @@ CASES = [
 @pytest.mark.parametrize("scene", CASES, ids=lambda s: f"{s.cloth}-k1={s.k1}-seed{s.seed}")
 def test_table_points_within_quality_bar(scene):
     frame, true = render(scene, TABLE)
-    found = detect_table(frame, TABLE).calibration
+    found = detect_table(frame, TABLE, **FLAT).calibration
     err = grid_error_mm(true, found)
     assert err.mean() <= QUALITY_MM, f"mean {err.mean():.2f} mm, max {err.max():.2f} mm"
     assert err.max() <= 3 * QUALITY_MM
@@ -58,14 +61,14 @@ def test_lens_k1_is_recovered():
 def test_other_table_size():
     table = PRESETS["kaisa-10ft"]
     frame, true = render(Scene(cloth="blue", seed=5), table)
-    found = find_table(frame, table)
+    found = find_table(frame, table, **FLAT)
     assert grid_error_mm(true, found).mean() <= QUALITY_MM
     assert found.table == table
 
 
 def test_head_override_turns_the_table_frame_around():
     frame, true = render(CASES[0], TABLE)
-    found = find_table(frame, TABLE, head="right")
+    found = find_table(frame, TABLE, head="right", **FLAT)
     g = np.array([[500.0, 300.0], [3000.0, 1500.0], [1775.0, 887.5]])
     back = found.image_to_table(true.table_to_image(g))
     assert np.allclose(back, np.array([TABLE.length_mm, TABLE.width_mm]) - g, atol=5.0)
@@ -82,7 +85,7 @@ def test_head_must_be_at_a_short_cushion():
 def test_table_along_the_image_height_has_its_head_at_the_top():
     scene = Scene(cloth="green", seed=6, roll_deg=90.0, tilt_deg=(2.0, 3.0), k1=-0.05)
     frame, true = render(scene, TABLE)
-    found = find_table(frame, TABLE)
+    found = find_table(frame, TABLE, **FLAT)
     hr, hl, fr, fl = found.corners_px()
     assert max(hr[1], hl[1]) < min(fr[1], fl[1])  # head corners above the foot corners
     # seen from the head (top) looking down the image, the right cushion is at the image's left
@@ -95,7 +98,7 @@ def test_median_of_frames_removes_the_moving_player():
     for seed in range(5):
         f, true = render(Scene(cloth="green", seed=10 + seed), TABLE)
         frames.append(f)
-    found = find_table(frames, TABLE)
+    found = find_table(frames, TABLE, **FLAT)
     assert grid_error_mm(true, found).mean() <= QUALITY_MM
     assert median_frame(frames).shape == frames[0].shape
 
