@@ -239,6 +239,76 @@ def _cmd_synth(args: argparse.Namespace) -> int:
     return 0
 
 
+def _labels_paths(inputs: list[Path]) -> list[Path]:
+    paths: list[Path] = []
+    for item in inputs or [Path("sample_videos")]:
+        if item.is_dir():
+            paths += sorted(item.glob("*.labels.json"))
+        elif item.name.endswith(".labels.json"):
+            paths.append(item)
+        else:
+            paths.append(item.with_name(item.stem + ".labels.json"))
+    if not paths:
+        raise InputError("no labelled clips (*.labels.json) found", " ".join(map(str, inputs)))
+    return paths
+
+
+def _cmd_eval(args: argparse.Namespace) -> int:
+    from referee.evaluate import (
+        print_evaluation,
+        read_tracks,
+        score_tracks,
+        tracker_rows,
+        true_track_rows,
+    )
+    from referee.labels import load_labels
+
+    cases = []
+    tracking = []
+    for path in _labels_paths(args.clips):
+        labels = load_labels(path)
+        name = path.name.removesuffix(".labels.json")
+        if args.source == "tracks":
+            rows = true_track_rows(labels)
+        else:
+            calibration = None
+            if args.calibrate:
+                from calibration import detect_table_in_video
+
+                calibration = detect_table_in_video(labels.video_path, labels.table).calibration
+            rows = tracker_rows(labels, calibration)
+            found = {(f, b): (x, y, v) for f, b, x, y, v in rows}
+            tracking.append(score_tracks(read_tracks(labels.tracks_path), found,
+                                         labels.table.ball_diameter_mm))
+        cases.append((name, labels, rows))
+    total = print_evaluation(cases)
+    if tracking:
+        visible = sum(t.visible for t in tracking)
+        found_n = sum(t.found for t in tracking)
+        rest = [e for t in tracking for e in t.rest_errors_mm]
+        motion = [e for t in tracking for e in t.motion_errors_mm]
+        print(f"tracking: found {found_n}/{visible} visible ball-frames "
+              f"({found_n / max(visible, 1):.2%}), mean error at rest "
+              f"{sum(rest) / max(len(rest), 1):.2f} mm, in motion "
+              f"{sum(motion) / max(len(motion), 1):.2f} mm, white swap frames "
+              f"{sum(t.white_swaps for t in tracking)}")
+    if args.json:
+        write_text_atomically(args.json, json.dumps(total.to_dict(), indent=1) + "\n")
+    failed = []
+    checks = [("verdicts", total.verdict_share, args.min_verdicts)]
+    for kind in ("contact", "pocket"):
+        counts = next(c for t, c in total.events.items() if t.value == kind)
+        checks += [(f"{kind} precision", counts.precision, args.min_event_precision),
+                   (f"{kind} recall", counts.recall, args.min_event_recall)]
+    for what, value, floor in checks:
+        if floor is not None and value < floor:
+            failed.append(f"{what} {value:.3f} < {floor}")
+    if failed:
+        print("kaisa eval: below the thresholds: " + "; ".join(failed), file=sys.stderr)
+        return 1
+    return 0
+
+
 def _score_arg(text: str) -> tuple[int, int]:
     try:
         a, b = text.split(":")
@@ -294,6 +364,20 @@ def build_parser() -> argparse.ArgumentParser:
     sy.add_argument("--manifest", action="store_true", help="write OUTPUT/manifest.json")
     sy.add_argument("--list", action="store_true", help="list the scenarios")
     sy.set_defaults(run=_cmd_synth)
+
+    ev = sub.add_parser("eval", help="accuracy on labelled clips (events, pockets, verdicts)")
+    ev.add_argument("clips", nargs="*", type=Path, metavar="CLIP_OR_DIR",
+                    help="labelled clips or folders (default: sample_videos)")
+    ev.add_argument("--source", choices=["tracks", "video"], default="video",
+                    help="facts from the video through the tracker (default), or from the "
+                         "clips' true tracks (the event inference alone)")
+    ev.add_argument("--calibrate", action="store_true",
+                    help="with --source video: find the table instead of the true calibration")
+    ev.add_argument("--min-verdicts", type=float, help="least share of verdicts equal to labels")
+    ev.add_argument("--min-event-precision", type=float, help="for contacts and pockets")
+    ev.add_argument("--min-event-recall", type=float, help="for contacts and pockets")
+    ev.add_argument("--json", type=Path, help="write the metrics as JSON")
+    ev.set_defaults(run=_cmd_eval)
 
     from vision.commands import add_vision_commands
 

@@ -1,0 +1,48 @@
+"""`kaisa eval` against the committed accuracy baseline: a change that makes any event,
+pocket or verdict number worse on the sample clips fails here.
+
+Remake the baseline after an improvement:
+    kaisa eval --source tracks --json /tmp/t.json
+    kaisa eval --source video sample_videos/{pot_MR,yellow_middle_twice,touching_whites,
+        bank_red_middle}.mp4 --json /tmp/v.json
+and copy the numbers into tests/metrics_baseline.json.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from referee.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+BASELINE = json.loads((ROOT / "tests" / "metrics_baseline.json").read_text())
+SAMPLES = ROOT / "sample_videos"
+SLACK = 1e-3
+
+
+def compare(now: dict, then: dict) -> list[str]:
+    worse = []
+    for kind, counts in then["events"].items():
+        for key in ("precision", "recall"):
+            if now["events"][kind][key] < counts[key] - SLACK:
+                worse.append(f"{kind} {key} {now['events'][kind][key]} < {counts[key]}")
+    if now["verdict_share"] < then["verdict_share"] - SLACK:
+        worse.append(f"verdicts {now['verdict_share']} < {then['verdict_share']}")
+    if now["pocket_ids_right"] < then["pocket_ids_right"]:
+        worse.append("pocket ids")
+    return worse
+
+
+@pytest.mark.skipif(not (SAMPLES / "manifest.json").exists(), reason="sample clips not made")
+@pytest.mark.parametrize("source", ["tracks", "video"])
+def test_no_accuracy_regression(source: str, tmp_path: Path, capsys):
+    then = BASELINE[source]
+    clips = [str(SAMPLES)] if source == "tracks" else [
+        str(SAMPLES / f"{name}.mp4") for name in then["clips"]]
+    out = tmp_path / "metrics.json"
+    assert main(["eval", "--source", source, *clips, "--json", str(out)]) == 0
+    capsys.readouterr()
+    assert compare(json.loads(out.read_text()), then) == []
