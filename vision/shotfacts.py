@@ -103,7 +103,8 @@ class FoundEvent:
     confidence: float = 1.0
 
     def to_fact(self, fps: float) -> dict[str, object]:
-        fact: dict[str, object] = {"t": round(self.t, 4), "frame": round(self.t * fps),
+        t = max(self.t, 0.0)  # a strike in the first frame can extrapolate to before it
+        fact: dict[str, object] = {"t": round(t, 4), "frame": round(t * fps),
                                    "type": self.type}
         if self.type == "contact":
             fact["balls"] = list(self.balls)
