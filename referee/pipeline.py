@@ -61,9 +61,42 @@ def apply_calls(shots: Sequence[dict[str, Any]], calls: Sequence[Mapping[str, An
     return out
 
 
+def illustrate(video: Path, shots: list[dict[str, Any]], rows: Sequence[tuple[int, str, float,
+                                                                          float, bool]]) -> None:
+    """Add to each shot what a person checks a verdict with: the balls' paths during the shot
+    (mm, every other frame) and a still of the table just before the strike."""
+    import base64
+
+    import cv2
+
+    by_frame: dict[int, list[tuple[str, float, float]]] = {}
+    for frame, ball, x, y, visible in rows:
+        if visible:
+            by_frame.setdefault(frame, []).append((ball, x, y))
+    capture = cv2.VideoCapture(str(video))
+    try:
+        for shot in shots:
+            first, last = int(shot["strike_frame"]), int(shot["rest_frame"])
+            paths: dict[str, list[list[float]]] = {}
+            for frame in range(first, last + 1, 2):
+                for ball, x, y in by_frame.get(frame, []):
+                    paths.setdefault(ball, []).append([round(x), round(y)])
+            shot["paths"] = paths
+            capture.set(cv2.CAP_PROP_POS_FRAMES, max(first - 3, 0))
+            ok, image = capture.read()
+            if ok:
+                small = cv2.resize(image, (640, image.shape[0] * 640 // image.shape[1]))
+                ok, jpeg = cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, 70])
+                if ok:
+                    shot["still_jpeg_b64"] = base64.b64encode(jpeg.tobytes()).decode("ascii")
+    finally:
+        capture.release()
+
+
 def facts_from_video(video: Path, calibration: Calibration, options: RuleOptions,
                      cue_ball: str | None) -> tuple[list[dict[str, Any]], dict[str, float]]:
-    """Every shot of ``video`` as shot facts (no calls), and the time each stage took."""
+    """Every shot of ``video`` as shot facts (no calls) with their paths and a still, and the
+    time each stage took."""
     clock = time.perf_counter()
     fps = video_fps(video)
     rows = []
@@ -75,8 +108,11 @@ def facts_from_video(video: Path, calibration: Calibration, options: RuleOptions
     print(file=sys.stderr)
     tracked = time.perf_counter()
     shots = shots_from_tracks(options.table, tracks_from_rows(rows, fps), fps)
+    found = time.perf_counter()
+    illustrate(video, shots, rows)
     return shots, {"tracking_s": round(tracked - clock, 3),
-                   "shot_facts_s": round(time.perf_counter() - tracked, 3)}
+                   "shot_facts_s": round(found - tracked, 3),
+                   "pictures_s": round(time.perf_counter() - found, 3)}
 
 
 def game_from_video(video: Path, options: RuleOptions, start: GameState,
