@@ -867,8 +867,14 @@ class Shot:
         return self._t.copy()
 
     def facts(self) -> list[dict[str, object]]:
-        """The events as DESIGN.md shot-fact dicts, without ``frame`` (the caller adds it)."""
-        return [e.to_fact() for e in self.events]
+        """The events as DESIGN.md shot-fact dicts, without ``frame`` (the caller adds it).
+
+        [decision] A ball rattling on the jaws of the pocket it then drops into has not banked:
+        those jaw touches are not cushion contacts in the facts (a bank is a rebound off a
+        cushion before the pocket). A jaw touch of a ball that stays out is a cushion contact.
+        """
+        return [e.to_fact() for e in self.events
+                if e.jaw is None or self.pocketed.get(e.ball or "") is not e.jaw]
 
 
 # --------------------------------------------------------------------------------------------
