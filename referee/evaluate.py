@@ -310,13 +310,12 @@ def tracker_rows(labels: Any, calibration: Any = None) -> list[tuple[int, str, f
     shooter's white as hint); the two reds, which no camera tells apart, named as the labels
     name them at the start."""
     from calibration import Calibration
+    from referee.pipeline import track_rows
     from rules import cue_ball_of
-    from vision.track import track_video
 
     calibration = calibration or Calibration.from_dict(labels.doc["calibration"])
-    rows = [(r.frame, b, x, y, v) for r in track_video(
-        labels.video_path, calibration, labels.table,
-        cue_ball=cue_ball_of(labels.start.shooter).value) for b, (x, y, v) in r.balls.items()]
+    rows = track_rows(labels.video_path, calibration, labels.table,
+                      cue_ball_of(labels.start.shooter).value)
     start = labels.doc["start"]["positions"]
     first = {b: (x, y) for f, b, x, y, _ in rows if f == rows[0][0]} if rows else {}
     if "R1" in first and "R1" in start and "R2" in start and (

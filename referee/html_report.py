@@ -56,7 +56,7 @@ def table_svg(table: TableSpec, shot: Mapping[str, Any], verdict: Verdict) -> st
         parts.append(f'<circle cx="{cx}" cy="{cy}" r="1.5" fill="#ffffff88"/>')
     for pocket in Pocket:
         cx, cy = xy(table.pocket_xy(pocket))
-        hit = verdict.pocket == pocket.value
+        hit = verdict.pocket is pocket
         parts.append(
             f'<circle cx="{cx}" cy="{cy}" r="{table.pocket_mouth_mm(pocket) * SCALE * 0.7}"'
             f' fill="{"#ffcc00" if hit else "#111"}"/>'

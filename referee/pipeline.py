@@ -12,7 +12,7 @@ from typing import Any
 from calibration import Calibration, detect_table_in_video
 from referee.errors import InputError
 from referee.gamefile import Game, read_json
-from rules import Call, GameState, KaisaError, RuleOptions, cue_ball_of
+from rules import Call, GameState, KaisaError, RuleOptions, TableSpec, cue_ball_of
 from vision.shotfacts import shots_from_tracks, tracks_from_rows
 from vision.track import track_video, video_fps
 
@@ -93,19 +93,30 @@ def illustrate(video: Path, shots: list[dict[str, Any]], rows: Sequence[tuple[in
         capture.release()
 
 
+Row = tuple[int, str, float, float, bool]
+
+
+def track_rows(video: Path, calibration: Calibration, table: TableSpec, cue_ball: str | None,
+               progress: bool = False) -> list[Row]:
+    """The tracker's answer for every frame as rows (frame, ball, x_mm, y_mm, visible)."""
+    rows: list[Row] = []
+    for k, result in enumerate(track_video(video, calibration, table, cue_ball=cue_ball)):
+        for ball, (x, y, visible) in result.balls.items():
+            rows.append((result.frame, ball, x, y, visible))
+        if progress and k % 150 == 0:
+            print(f"\r{video.name}: tracking, frame {k}", end="", file=sys.stderr, flush=True)
+    if progress:
+        print(file=sys.stderr)
+    return rows
+
+
 def facts_from_video(video: Path, calibration: Calibration, options: RuleOptions,
                      cue_ball: str | None) -> tuple[list[dict[str, Any]], dict[str, float]]:
     """Every shot of ``video`` as shot facts (no calls) with their paths and a still, and the
     time each stage took."""
     clock = time.perf_counter()
     fps = video_fps(video)
-    rows = []
-    for k, result in enumerate(track_video(video, calibration, options.table, cue_ball=cue_ball)):
-        for ball, (x, y, visible) in result.balls.items():
-            rows.append((result.frame, ball, x, y, visible))
-        if k % 150 == 0:
-            print(f"\r{video.name}: tracking, frame {k}", end="", file=sys.stderr, flush=True)
-    print(file=sys.stderr)
+    rows = track_rows(video, calibration, options.table, cue_ball, progress=True)
     tracked = time.perf_counter()
     shots = shots_from_tracks(options.table, tracks_from_rows(rows, fps), fps)
     found = time.perf_counter()

@@ -172,7 +172,7 @@ def judge(state: GameState, facts: ShotFacts) -> Verdict:
         winner=winner,
         flags=tuple(flags),
         positions_after={b: after[b] for b in Ball if b in after},
-        pocket=pot.pocket.value if points and pot else None,
+        pocket=pot.pocket if points and pot else None,
     )
 
 

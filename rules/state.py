@@ -13,7 +13,7 @@ from rules.errors import StateError
 from rules.events import Call
 from rules.options import RuleOptions
 from rules.respot import Respot
-from rules.table import Point, Spot, TableSpec
+from rules.table import Pocket, Point, Spot, TableSpec
 
 
 class Foul(StrEnum):
@@ -263,7 +263,7 @@ class Verdict:
     # Balls on the table once the respots are made (whites in hand absent): the next start.
     positions_after: Mapping[Ball, Point]
     # Where the scored ball went (None when nothing scored).
-    pocket: str | None = None
+    pocket: Pocket | None = None
 
     @property
     def yellow_middle(self) -> bool:
@@ -272,7 +272,7 @@ class Verdict:
             self.scored_ball is Ball.Y
             and not self.turn_passes
             and self.pocket is not None
-            and self.pocket.startswith("M")
+            and self.pocket.is_middle
         )
 
     @property
@@ -298,7 +298,7 @@ class Verdict:
             "score": _score_dict(self.score),
             "winner": self.winner,
             "flags": [f.value for f in self.flags],
-            "pocket": self.pocket,
+            "pocket": self.pocket.value if self.pocket else None,
             "positions_after": {b.value: [xy[0], xy[1]] for b, xy in self.positions_after.items()},
         }
 
@@ -329,7 +329,7 @@ class Verdict:
                     Ball(b): (float(xy[0]), float(xy[1]))
                     for b, xy in data.get("positions_after", {}).items()
                 },
-                pocket=data.get("pocket"),
+                pocket=Pocket(data["pocket"]) if data.get("pocket") else None,
             )
         except (KeyError, ValueError, TypeError) as err:
             raise StateError(f"not a verdict: {err}", where) from None

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from rules.balls import Ball
 from rules.table import Cushion, Pocket, TableSpec
 
 Point = tuple[float, float]
@@ -205,11 +206,11 @@ def _meeting_time(before: Piece, after: Piece) -> tuple[float, Point]:
     return float(ts[k]), (float(xy[0]), float(xy[1]))
 
 
-def _start_time(rest: Point, piece: Piece) -> float:
+def _start_time(rest: Point, piece: Piece, fps: float) -> float:
     """When a ball that was at ``rest`` left it: its first motion, extrapolated back."""
     if len(piece.samples) < 2:
         return piece.start.t
-    ts = np.linspace(piece.start.t - 2 / 30, piece.start.t, 61)
+    ts = np.linspace(piece.start.t - 2 / fps, piece.start.t, 61)
     d = [math.dist(rest, tuple(piece.at(t))) for t in ts]
     return float(ts[int(np.argmin(d))])
 
@@ -337,7 +338,7 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
         if ball not in pieces:
             return rests.get(ball) or finals.get(ball)
         ps = pieces[ball]
-        start = _start_time(rests[ball], ps[0]) if ball in rests else ps[0].start.t
+        start = _start_time(rests[ball], ps[0], fps) if ball in rests else ps[0].start.t
         if t <= start:
             return rests.get(ball)
         for k, p in enumerate(ps):
@@ -349,7 +350,8 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
 
     events: list[FoundEvent] = []
     # 1. Balls that start moving: the first one is the strike, the others were hit.
-    starts = sorted((_start_time(rests[b], ps[0]), b) for b, ps in pieces.items() if b in rests)
+    starts = sorted((_start_time(rests[b], ps[0], fps), b)
+                    for b, ps in pieces.items() if b in rests)
     if len(starts) > 1 and starts[1][0] - starts[0][0] < 1 / fps:
         # Balls leaving together (touching or nearly): one that leaves straight away from another
         # along their line of centres was hit by it; of the others the faster is the struck one.
@@ -409,7 +411,7 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
     return _after_the_strike(events), finals
 
 
-ALL_BALLS = ("W1", "W2", "R1", "R2", "Y")
+ALL_BALLS = tuple(b.value for b in Ball)
 
 
 def _partner(ball: str, xy: Point, t: float, position: Callable[[str, float], Point | None],
