@@ -11,7 +11,7 @@ Imports ``rules`` (geometry) only. Typical use::
 """
 
 from calibration.detect import TableDetection, detect_table, find_table, median_frame
-from calibration.drift import Drift, measure_drift
+from calibration.drift import Drift, DriftEvent, DriftMonitor, measure_drift
 from calibration.errors import CalibrationError
 from calibration.model import Calibration
 from calibration.preview import draw_calibration, save_preview
@@ -21,6 +21,8 @@ __all__ = [
     "Calibration",
     "CalibrationError",
     "Drift",
+    "DriftEvent",
+    "DriftMonitor",
     "TableDetection",
     "detect_table",
     "detect_table_in_video",

@@ -11,10 +11,11 @@ parameter, ``camera_height_mm`` (default 3 m, a club webcam; a 15 % error in it 
 by ~0.6 mm); the point under the camera comes from the homography.
 
 Orientation (RULES.md §1 table frame): the table's long axis becomes x, from the head cushion to
-the foot cushion. Which short cushion is the head cannot be seen reliably, so by default the head
-is the short cushion at the **left** of the image when the long sides run across the image, and
-the one at the **top** when they run down it; ``head="left"|"right"|"top"|"bottom"`` overrides
-it. y = 0 is then the right cushion as seen from the head looking to the foot (for the default
+the foot cushion. Which short cushion is the head can be seen only when the house line is drawn
+on the cloth (:mod:`calibration.house`); when it is not seen, the head is by default the short
+cushion at the **left** of the image when the long sides run across the image, and the one at
+the **top** when they run down it; ``head="left"|"right"|"top"|"bottom"`` overrides both.
+y = 0 is then the right cushion as seen from the head looking to the foot (for the default
 left head: the bottom long cushion of the image).
 """
 
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
@@ -32,6 +33,7 @@ from scipy.optimize import least_squares, minimize_scalar
 from calibration.cloth import ClothModel, find_cloth, to_lab
 from calibration.edges import nose_points_from_boundary
 from calibration.errors import CalibrationError
+from calibration.house import find_house_line, turned_around
 from calibration.lines import Line, fit_line, irls_line, ransac_line, robust_line
 from calibration.model import (
     CORNER_POCKETS,
@@ -40,6 +42,13 @@ from calibration.model import (
     guess_camera_matrix,
     homography_from_corners,
     undistort_points,
+)
+from calibration.plausibility import (
+    DOUBTFUL_VIOLATION,
+    REFUSE_VIOLATION,
+    aspect_width_mm,
+    outline_homography,
+    pinhole_consistency,
 )
 from rules.table import Cushion, TableSpec
 
@@ -61,6 +70,10 @@ CAMERA_HEIGHT_MM = 3000.0  # assumed camera height above the table (see the modu
 MIN_SIDE_COVERAGE = 0.25  # share of a cushion's samples that must give a nose point
 CUSHION_BAND = 0.10  # search for the nose up to this share of the table's short side inward
 POCKET_MARGIN = 0.10  # skip this share of the short side around every pocket
+ASPECT_TRUSTED = 0.002  # the rail outline's pinhole violation below which its width is trusted
+WIDTH_TOLERANCE_MM = 8.0  # the noses' cushion width may differ from the aspect's by this much
+NOSE_WIDTH_TRUSTED = 0.0035  # ... or any amount, while its outline's pinhole violation is below
+MIN_CUSHION_MM = 10.0  # a cushion narrower than this is not a cushion width
 
 
 @dataclass(frozen=True, eq=False)
@@ -440,12 +453,30 @@ def _weighted_median(values: FloatArray, weights: FloatArray) -> float:
     return float(values[order][int(np.searchsorted(cum, 0.5 * cum[-1]))])
 
 
-def _from_rail_edges(rails_und: list[FloatArray], noses_und: list[FloatArray],
+def _rail_outline(rails_und: list[FloatArray], index: dict[Cushion, int],
+                  rng: np.random.Generator, tolerance_px: float
+                  ) -> tuple[FloatArray, dict[Cushion, BoolArray]] | None:
+    """The rail edges' corners HR, HL, FR, FL (undistorted px, robust line intersections) and
+    each rail edge's inliers; None when a line cannot be fitted."""
+    lines: dict[Cushion, Line] = {}
+    kept: dict[Cushion, BoolArray] = {}
+    for c, i in index.items():
+        line, _ = robust_line(rails_und[i], tolerance_px, rng, min_scale=0.3)
+        if line is None:
+            return None
+        lines[c], wts = irls_line(rails_und[i], line, min_scale=0.3)
+        kept[c] = wts > 0
+    try:
+        return corners_from_lines(lines), kept
+    except np.linalg.LinAlgError:
+        return None
+
+
+def _from_rail_edges(corners: FloatArray, noses_und: list[FloatArray],
                      contrasts: list[float], index: dict[Cushion, int], table: TableSpec,
-                     rng: np.random.Generator, tolerance_px: float, rounds: int = 3
-                     ) -> tuple[FloatArray, float, list[Cushion], dict[Cushion, BoolArray]] | None:
-    """The homography undistorted px -> nose plane mm from the rail edges, the cushion width
-    (mm), the cushions whose noses agreed on it and each rail edge's inliers; or None.
+                     rounds: int = 3) -> tuple[FloatArray, float, list[Cushion]] | None:
+    """The homography undistorted px -> nose plane mm from the rail edges' corners, the cushion
+    width (mm) and the cushions whose noses agreed on it; or None.
 
     The rail's inner edge (the cushion's outer edge) is a colour edge that shading and video
     compression barely move, while a dim, low-contrast nose is easily moved a pixel or two, and
@@ -455,25 +486,14 @@ def _from_rail_edges(rails_und: list[FloatArray], noses_und: list[FloatArray],
     points from where the width puts the nose, averaged over the sides weighted by the noses'
     contrast squared, corrects the width until the offsets balance. A side whose width seen is
     off the (weighted) median by more than ``WIDTH_CONSISTENCY`` is left out of the average;
-    with fewer than two sides agreeing the rail edges are not used (None)."""
-    lines: dict[Cushion, Line] = {}
-    kept: dict[Cushion, BoolArray] = {}
-    for c, i in index.items():
-        line, _ = robust_line(rails_und[i], tolerance_px, rng, min_scale=0.3)
-        if line is None:
-            return None
-        lines[c], wts = irls_line(rails_und[i], line, min_scale=0.3)
-        kept[c] = wts > 0
-    corners = corners_from_lines(lines)
+    with fewer than two sides agreeing the noses give no width (None)."""
     L, W = table.length_mm, table.width_mm
     weights = {c: max(contrasts[i], 1e-6) ** 2 for c, i in index.items()}
     width = 0.0
     h = None
     agree: list[Cushion] = []
     for _ in range(rounds):
-        targets = np.array([[-width, -width], [-width, W + width], [L + width, -width],
-                            [L + width, W + width]])  # HR, HL, FR, FL
-        h = homography_from_corners(corners, targets)
+        h = outline_homography(corners, table, width)
         inward = {}
         for c, i in index.items():
             mm = apply_homography(h, noses_und[i])
@@ -495,9 +515,7 @@ def _from_rail_edges(rails_und: list[FloatArray], noses_und: list[FloatArray],
     if h is None or width <= 0:
         return None
     # the nose plane's table frame: the rail edges at -width, L + width, ...
-    targets = np.array([[-width, -width], [-width, W + width], [L + width, -width],
-                        [L + width, W + width]])
-    return homography_from_corners(corners, targets), width, agree, kept
+    return outline_homography(corners, table, width), width, agree
 
 
 # --- the whole detection -----------------------------------------------------------------------
@@ -509,8 +527,11 @@ def detect_table(image: NDArray[np.uint8] | Sequence[NDArray[np.uint8]],
                  camera_height_mm: float = CAMERA_HEIGHT_MM) -> TableDetection:
     """Find the table in a BGR frame (or the per-pixel median of several) and calibrate.
 
-    ``head``: which image side the head cushion is at (default: left, or top for a table whose
-    long sides run down the image). ``nose_height_mm``: the cushion noses' height above the
+    ``head``: which image side the head cushion is at. Without it the drawn house line decides
+    where it is seen (:mod:`calibration.house`: seen near one short end only, that end is the
+    head), else the default: left, or top for a table whose long sides run down the image. The
+    calibration's ``head_from`` records which ("user", "house_line", "default").
+    ``nose_height_mm``: the cushion noses' height above the
     plane of ball centres (default :func:`default_nose_height_mm`; 0 calibrates the nose plane
     itself); ``camera_height_mm``: the camera's height above that plane (see the module doc).
     Raises :class:`CalibrationError` when no table is found or the cushion lines fit worse than
@@ -537,23 +558,95 @@ def detect_table(image: NDArray[np.uint8] | Sequence[NDArray[np.uint8]],
             float(camera_height_mm))
     classic: TableDetection | None = None
     first: CalibrationError | None = None
+    implausible: list[TableDetection] = []
     try:
-        classic = _detect(*args, invariant=False)
+        classic = _checked(_detect(*args, invariant=False))
     except CalibrationError as err:
         first = err
+    if classic is not None and _violation(classic) > REFUSE_VIOLATION:
+        implausible.append(classic)
+        classic = None
     if classic is not None and classic.calibration.rms_residual_mm <= CLASSIC_TRUSTED_MM:
-        return classic
+        return _oriented(classic, img, head)
+    other: TableDetection | None = None
     try:
-        other = _detect(*args, invariant=True)
-    except CalibrationError:
+        other = _checked(_detect(*args, invariant=True))
+    except CalibrationError as err:
+        first = first or err
+    if other is not None and _violation(other) > REFUSE_VIOLATION:
+        implausible.append(other)
+        other = None
+    if other is None or (classic is not None and
+                         classic.calibration.rms_residual_mm <=
+                         other.calibration.rms_residual_mm):
         if classic is not None:
-            return classic
+            return _oriented(classic, img, head)
+        if implausible:
+            worst = min(implausible, key=_violation)
+            fit = pinhole_consistency(worst.calibration.homography_image_to_table,
+                                      worst.calibration.image_size)
+            raise CalibrationError(
+                f"table found but implausible: no camera with square pixels sees a "
+                f"{table.length_mm:g} x {table.width_mm:g} mm field this way (aspect off by "
+                f"{100 * fit.aspect:+.1f} %, skew {100 * fit.skew:+.1f} %, expected under "
+                f"{100 * REFUSE_VIOLATION:.1f} %); check the table preset or give --corners")
         assert first is not None
         raise first from None
-    if classic is not None and \
-            classic.calibration.rms_residual_mm <= other.calibration.rms_residual_mm:
-        return classic
-    return other
+    return _oriented(other, img, head)
+
+
+_TURNED = {Cushion.HEAD: Cushion.FOOT, Cushion.FOOT: Cushion.HEAD, Cushion.RIGHT: Cushion.LEFT,
+           Cushion.LEFT: Cushion.RIGHT}
+
+
+def _oriented(detection: TableDetection, image: NDArray[np.uint8], head: str | None
+              ) -> TableDetection:
+    """The detection with its head end decided by the house line when ``head`` was not given
+    (turned around when the line is seen at the default foot end only)."""
+    if head is not None:
+        return detection
+    cal = detection.calibration
+    seen = find_house_line(image, cal)
+    checks = dict(cal.checks or {})
+    checks["house_line_votes"] = [seen.near_votes, seen.far_votes]
+    if seen.head is None:
+        return replace(detection, calibration=replace(cal, head_from="default", checks=checks))
+    if seen.head == "near":
+        return replace(detection, calibration=replace(cal, head_from="house_line",
+                                                      checks=checks))
+    turned = replace(cal, homography_image_to_table=turned_around(cal), head_from="house_line",
+                     checks=checks)
+    sides = {_TURNED[s.cushion]: replace(s, cushion=_TURNED[s.cushion])
+             for s in detection.sides}
+    return replace(detection, calibration=turned,
+                   sides=tuple(sides[c] for c in (Cushion.HEAD, Cushion.FOOT, Cushion.RIGHT,
+                                                  Cushion.LEFT)))
+
+
+def _violation(detection: TableDetection) -> float:
+    checks = detection.calibration.checks or {}
+    return float(checks.get("pinhole_violation", 0.0))
+
+
+def _checked(detection: TableDetection) -> TableDetection:
+    """The detection with the plausibility evidence (calibration.plausibility) in its
+    calibration's ``checks``: the pinhole consistency of the homography, and ``doubtful`` with
+    a warning when it is poor or the lens model ran to the edge of its search range."""
+    cal = detection.calibration
+    fit = pinhole_consistency(cal.homography_image_to_table, cal.image_size)
+    checks = dict(cal.checks or {})
+    warnings: list[str] = []
+    if fit.violation > DOUBTFUL_VIOLATION:
+        warnings.append(f"the table's aspect is hardly one a camera can see (pinhole violation "
+                        f"{100 * fit.violation:.2f} %, expected < "
+                        f"{100 * DOUBTFUL_VIOLATION:.2f} %): check the preview")
+    if checks.get("lens_at_bound"):
+        warnings.append("the lens model reached the limit of its range: check the preview")
+    checks.update({"pinhole_violation": round(fit.violation, 5),
+                   "pinhole_aspect": round(fit.aspect, 5), "pinhole_skew": round(fit.skew, 5),
+                   "focal_px": round(fit.focal_px, 1), "doubtful": bool(warnings),
+                   "warnings": warnings})
+    return replace(detection, calibration=replace(cal, checks=checks))
 
 
 def _detect(img: NDArray[np.uint8], lab: NDArray[np.float32], table: TableSpec,
@@ -605,27 +698,49 @@ def _detect(img: NDArray[np.uint8], lab: NDArray[np.float32], table: TableSpec,
     index = _assign_cushions(lines, head)
     corners_und = corners_from_lines({c: lines[i] for c, i in index.items()})
     h_nose = homography_from_corners(corners_und, [table.pocket_xy(p) for p in CORNER_POCKETS])
+    # with the rail edges (the invariant reading): the outline is the rail edges, the noses
+    # only give the cushion width; checked against the width that makes the outline's aspect
+    # one a pinhole camera can see (calibration.plausibility), which wins where the noses'
+    # width disagrees with it and makes an outline no camera could see (a nose too faint to
+    # see, and another edge taken for it). The aspect's width alone is less precise (the lens
+    # and the focal length trade off against it), so a plausible nose width is kept.
+    rails: tuple[FloatArray, dict[Cushion, BoolArray]] | None = None
     if invariant and all(r is not None for r in rails_px):
         rails_und = [undistort_points(r, k, dist) if estimate_distortion else r
                      for r in rails_px if r is not None]
+        rails = _rail_outline(rails_und, index, rng, max(1.5, 0.002 * w))
+    cushion_mm = 0.0
+    width_from = "none"
+    agree: list[Cushion] = list(index)
+    if rails is not None:
         noses_und = [undistort_points(p[m], k, dist) if estimate_distortion else p[m]
                      for p, m in zip(sides_px, inliers, strict=True)]
-        from_rails = _from_rail_edges(rails_und, noses_und, contrasts, index, table, rng,
-                                      max(1.5, 0.002 * w))
-    else:
-        from_rails = None
-    if from_rails is not None:
-        h_nose, cushion_mm, agree, rail_kept = from_rails
+        from_noses = _from_rail_edges(rails[0], noses_und, contrasts, index, table)
+        aspect_mm, aspect_v = aspect_width_mm(rails[0], table, size)
+        aspect_ok = aspect_v <= ASPECT_TRUSTED and \
+            MIN_CUSHION_MM <= aspect_mm <= 0.1 * table.width_mm - 1
+        noses_ok = from_noses is not None and pinhole_consistency(
+            from_noses[0], size).violation <= NOSE_WIDTH_TRUSTED
+        if from_noses is not None and (noses_ok or not aspect_ok or
+                                       abs(from_noses[1] - aspect_mm) <= WIDTH_TOLERANCE_MM):
+            h_nose, cushion_mm, agree = from_noses
+            width_from = "noses"
+        elif aspect_ok:
+            h_nose, cushion_mm, agree = outline_homography(rails[0], table, aspect_mm), \
+                aspect_mm, []
+            width_from = "aspect"
+        else:
+            rails = None
     nose_cal = Calibration(image_size=size, table=table, homography_image_to_table=h_nose,
                            camera_matrix=k if estimate_distortion else None,
                            distortion=dist if estimate_distortion else None,
                            rms_residual_mm=0.0, source="auto", frame=frame)
     # the residual, on the nose plane: the nose points to their lines, and with the rail edges
     # those to the outline widened by the cushion (a nose left out of the width, left out here)
-    kept = {c: sides_px[i][inliers[i]] for c, i in index.items()
-            if from_rails is None or c in agree}
+    kept = {c: sides_px[i][inliers[i]] for c, i in index.items() if rails is None or c in agree}
     res = residuals_mm(nose_cal, kept)
-    if from_rails is not None:
+    if rails is not None:
+        rail_kept = rails[1]
         rail_pts = {c: r[rail_kept[c]] for c, i in index.items()
                     if (r := rails_px[i]) is not None}
         res = np.concatenate([res, residuals_mm(nose_cal, rail_pts, cushion_mm)])
@@ -635,9 +750,17 @@ def _detect(img: NDArray[np.uint8], lab: NDArray[np.float32], table: TableSpec,
             f"cushion lines fit poorly: RMS residual {rms:.1f} mm (expected <= "
             f"{max_residual_mm:g} mm); check that the whole table and its rails are in view")
     hmat = lift_homography(h_nose, k, nose_height_mm, camera_height_mm)
+    lens_at_bound = bool(estimate_distortion and (
+        np.any(np.abs(lens) >= 0.99 * np.array([MAX_K1, MAX_K2])) if invariant
+        else abs(lens[0]) >= 0.99 * CLASSIC_MAX_K1))
+    checks = {"reading": "invariant" if invariant else "classic",
+              "cushion_width_mm": round(cushion_mm, 2) if rails is not None else None,
+              "cushion_width_from": width_from if rails is not None else "none",
+              "lens_at_bound": lens_at_bound}
     cal = Calibration(image_size=size, table=table, homography_image_to_table=hmat,
                       camera_matrix=nose_cal.camera_matrix, distortion=nose_cal.distortion,
-                      rms_residual_mm=rms, source="auto", frame=frame)
+                      rms_residual_mm=rms, source="auto", frame=frame,
+                      head_from="default" if head is None else "user", checks=checks)
     sides = tuple(
         SideFit(cushion=c, points_px=sides_px[index[c]], inliers=inliers[index[c]],
                 line=lines[index[c]], cushion_width_px=widths[index[c]])

@@ -24,6 +24,8 @@ from rules.table import Pocket, Spot, TableSpec
 
 FORMAT = "kaisa-calibration/1"
 Source = Literal["auto", "manual"]
+HeadFrom = Literal["house_line", "default", "user"]
+HEAD_FROM: tuple[str, ...] = ("house_line", "default", "user")
 CORNER_POCKETS: tuple[Pocket, ...] = (Pocket.HR, Pocket.HL, Pocket.FR, Pocket.FL)
 
 FloatArray = NDArray[np.float64]
@@ -119,6 +121,13 @@ class Calibration:
     centres; ``camera_matrix``/``distortion`` are both set or both None (no lens model);
     ``rms_residual_mm`` is the RMS distance of the detected cushion-nose points to their ideal
     cushion lines; ``frame`` is the first video frame the calibration was made from.
+
+    Extra fields (DESIGN.md allows added fields; files without them read as the defaults):
+    ``head_from`` says how the head end was decided ("user": given; "house_line": the drawn
+    house line seen near one short end; "default": the documented default, RULES.md §1 cannot
+    be told from the picture); ``checks`` holds the plausibility evidence of an automatic
+    calibration (``calibration.plausibility``): ``pinhole_violation``, ``focal_px``,
+    ``cushion_width_mm`` and how it was found, and ``doubtful`` with one-line ``warnings``.
     """
 
     image_size: tuple[int, int]
@@ -129,6 +138,18 @@ class Calibration:
     rms_residual_mm: float = 0.0
     source: Source = "auto"
     frame: int = 0
+    head_from: HeadFrom = "default"
+    checks: Mapping[str, Any] | None = None
+
+    @property
+    def doubtful(self) -> bool:
+        """True when an independent plausibility check found the calibration suspect."""
+        return bool(self.checks and self.checks.get("doubtful"))
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """One-line warnings of the plausibility checks (empty when none)."""
+        return tuple(str(w) for w in (self.checks or {}).get("warnings", ()))
 
     def __post_init__(self) -> None:
         size = tuple(int(v) for v in self.image_size)
@@ -158,6 +179,14 @@ class Calibration:
                                    "rms_residual_mm")
         if isinstance(self.frame, bool) or not isinstance(self.frame, int) or self.frame < 0:
             raise CalibrationError(f"expected a frame index >= 0, got {self.frame!r}", "frame")
+        if self.head_from not in HEAD_FROM:
+            raise CalibrationError(f"expected one of {', '.join(HEAD_FROM)}, got "
+                                   f"{self.head_from!r}", "head_from")
+        if self.checks is not None:
+            if not isinstance(self.checks, Mapping):
+                raise CalibrationError(f"expected a mapping, got {type(self.checks).__name__}",
+                                       "checks")
+            object.__setattr__(self, "checks", dict(self.checks))
 
     # --- mapping ---------------------------------------------------------------------------
     @property
@@ -229,7 +258,7 @@ class Calibration:
         h = homography_from_corners(und, dst)
         return cls(image_size=image_size, table=table, homography_image_to_table=h,
                    camera_matrix=k, distortion=d, rms_residual_mm=0.0, source="manual",
-                   frame=frame)
+                   frame=frame, head_from="user")
 
     # --- file format -----------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
@@ -244,6 +273,8 @@ class Calibration:
             "rms_residual_mm": float(self.rms_residual_mm),
             "source": self.source,
             "frame": int(self.frame),
+            "head_from": self.head_from,
+            "checks": None if self.checks is None else dict(self.checks),
         }
 
     @classmethod
@@ -272,7 +303,8 @@ class Calibration:
         return cls(image_size=(size[0], size[1]), table=table,
                    homography_image_to_table=data["homography_image_to_table"],
                    camera_matrix=data.get("camera_matrix"), distortion=data.get("distortion"),
-                   rms_residual_mm=rms, source=data["source"], frame=data["frame"])
+                   rms_residual_mm=rms, source=data["source"], frame=data["frame"],
+                   head_from=data.get("head_from", "default"), checks=data.get("checks"))
 
 
 def _normaliser(p: FloatArray) -> FloatArray:

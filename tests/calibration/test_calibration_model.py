@@ -66,7 +66,9 @@ def test_dict_round_trip_is_the_documented_format():
     cal = manual()
     data = json.loads(json.dumps(cal.to_dict()))
     assert set(data) == {"format", "image_size", "table", "homography_image_to_table",
-                         "camera_matrix", "distortion", "rms_residual_mm", "source", "frame"}
+                         "camera_matrix", "distortion", "rms_residual_mm", "source", "frame",
+                         "head_from", "checks"}
+    assert data["head_from"] == "user" and data["checks"] is None
     assert data["format"] == "kaisa-calibration/1"
     assert data["image_size"] == [1280, 720]
     assert len(data["distortion"]) == 5
