@@ -1,21 +1,42 @@
-"""Refereeing a match from a record of shot facts: judge each shot, journal it at once, print a
-line, write the report. (Video sources will feed the same loop with facts from the camera.)"""
+"""Refereeing a match: judge each shot (from a record of shot facts, or found in a video), journal
+it at once, print a line, write the reports and, on request, the annotated video; several inputs
+in parallel processes."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+import multiprocessing
+import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from referee.describe import describe
 from referee.errors import InputError
-from referee.gamefile import Game
+from referee.gamefile import Game, load_game, read_json
+from referee.html_report import render_html
 from referee.journal import Journal, source_key
-from rules import KaisaError, Match, ShotEntry, ShotFacts, Verdict
+from rules import (
+    GameState,
+    KaisaError,
+    Match,
+    RuleOptions,
+    ShotEntry,
+    ShotFacts,
+    Verdict,
+)
+
+if TYPE_CHECKING:  # cv2 is imported only when a video is refereed
+    from calibration import Calibration
+    from referee.annotate import Annotated
+    from referee.pipeline import Row
 
 
 @dataclass
@@ -124,3 +145,207 @@ def write_report(path: Path, report: dict[str, Any]) -> None:
 def timed() -> Callable[[], float]:
     start = time.perf_counter()
     return lambda: round(time.perf_counter() - start, 4)
+
+
+# --- one input, start to finish (also the unit of work of `--jobs`) ---------------------------
+VIDEO_SUFFIXES = frozenset({".mp4", ".avi", ".mov", ".mkv", ".webm", ".m4v"})
+
+
+def is_video(path: Path) -> bool:
+    return path.suffix.lower() in VIDEO_SUFFIXES
+
+
+@dataclass(frozen=True)
+class RefereeJob:
+    """One input to referee and where its outputs go. Plain data, so it can be sent to a worker
+    process (``kaisa referee --jobs N``)."""
+
+    source: Path
+    journal: Path
+    options: RuleOptions | None = None  # from --rules; None: the GAME file's own, or defaults
+    calibration: Path | None = None
+    calls: Path | None = None
+    start: Path | None = None
+    output: Path | None = None
+    html: Path | None = None
+    annotated: Path | None = None
+    resume: bool = False
+    pace_s: float = 0.0
+
+
+@dataclass(frozen=True)
+class JobOutcome:
+    """How a job ended: ``error`` is one line, ``internal`` says it was not the input's fault."""
+
+    source: Path
+    error: str | None = None
+    internal: bool = False
+    written: tuple[Path, ...] = ()
+
+
+@dataclass(frozen=True)
+class VideoRun:
+    """What the second pass over a video (the annotated video) needs from the first."""
+
+    calibration: Calibration
+    rows: list[Row]  # the tracker's (frame, ball, x_mm, y_mm, visible); empty if not kept
+    start: GameState
+
+
+def load_source(job: RefereeJob) -> tuple[Game, dict[str, Any], VideoRun | None]:
+    """A GAME record, or a video turned into one (calibration, tracks, shot facts); the extra
+    report fields; for a video, what the annotated video needs."""
+    if not is_video(job.source):
+        return load_game(job.source, job.options), {}, None
+    from referee.pipeline import game_from_video, load_calibration, load_calls
+
+    opts = job.options or RuleOptions()
+    start = GameState(options=opts)
+    if job.start:
+        try:
+            start = GameState.from_dict(read_json(job.start, "a start state"), opts)
+        except KaisaError as err:
+            raise InputError(str(err), str(job.start)) from None
+    calibration = load_calibration(job.calibration) if job.calibration else None
+    calls = load_calls(job.calls) if job.calls else []
+    found = game_from_video(job.source, opts, start, calibration, calls)
+    extra = {"calibration": found.calibration.to_dict(), "timings": found.timings,
+             "camera_drift": found.drift_report(),
+             "detector": {"tracker": "vision.track", "shot_facts": "vision.shotfacts"}}
+    return found.game, extra, VideoRun(found.calibration, found.rows, start)
+
+
+
+def run_job(job: RefereeJob, out: TextIO | None = None) -> tuple[Path, ...]:
+    """Referee one input: judge every shot (journalled as it is decided), draw the annotated
+    video on request, write the reports. Returns the files written; bad input raises
+    InputError. Shot lines go to ``out`` (stdout), notices to stderr."""
+    clock = timed()
+    game, extra, video_side = load_source(job)
+    with Journal(job.journal) as journal:
+        run = referee_game(game, journal, resume=job.resume, pace_s=job.pace_s, out=out)
+    report = match_report(run, {**extra.pop("timings", {}), "total_s": clock()})
+    report.update(extra)
+    if is_video(job.source):
+        report["video"] = str(job.source)
+    written: list[Path] = []
+    try:
+        if job.annotated is not None:
+            if video_side is None:
+                raise InputError("--annotated needs a video input (a GAME record has no frames)",
+                                 str(job.source))
+            result = annotate(job.source, job.annotated, report, video_side)
+            report["annotated_video"] = str(result.path)
+            report["timings"]["annotated_s"] = round(result.seconds, 3)
+            written.append(result.path)
+            print(result.log_line(), file=sys.stderr)
+    finally:  # the verdicts are the main job: their reports are written whatever came after
+        if job.output is not None:
+            write_report(job.output, report)
+            written.append(job.output)
+            print(f"report: {job.output}", file=sys.stderr)
+        if job.html is not None:
+            write_text_atomically(job.html, render_html(_links_from(report, job.html)))
+            written.append(job.html)
+            print(f"html report: {job.html}", file=sys.stderr)
+    return tuple(written)
+
+
+def annotate(video: Path, path: Path, report: dict[str, Any], run: VideoRun) -> Annotated:
+    """The annotated video, drawn from the run's own rows."""
+    from referee.annotate import annotate_video
+
+    return annotate_video(video, path, report, run.calibration, run.rows)
+
+
+def _links_from(report: dict[str, Any], page: Path) -> dict[str, Any]:
+    """The report with the annotated video's path relative to the HTML page (a link that
+    still works when the two are moved together)."""
+    if not report.get("annotated_video"):
+        return report
+    target = Path(report["annotated_video"]).resolve()
+    rel = os.path.relpath(target, page.resolve().parent)
+    return {**report, "annotated_video": Path(rel).as_posix()}
+
+
+# --- several inputs, each in its own process ---------------------------------------------------
+class PrefixedLines(io.TextIOBase):
+    """A text stream that writes whole lines, each prefixed (``[name] ``), to a file descriptor
+    with one write call: the lines of processes sharing a terminal do not cut into each other.
+    A carriage return (a progress line rewritten in place) ends a line too."""
+
+    def __init__(self, fd: int, prefix: str) -> None:
+        super().__init__()
+        self._fd = fd
+        self._prefix = prefix
+        self._pending = ""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        self._pending += text
+        *lines, self._pending = self._pending.replace("\r", "\n").split("\n")
+        for line in lines:
+            if line.strip():
+                os.write(self._fd, f"{self._prefix}{line}\n".encode())
+        return len(text)
+
+    def flush(self) -> None:
+        if self._pending.strip():
+            os.write(self._fd, f"{self._prefix}{self._pending}\n".encode())
+        self._pending = ""
+
+
+def run_job_safely(job: RefereeJob) -> JobOutcome:
+    """:func:`run_job` with every failure turned into one line (several inputs: one failure
+    does not stop the others)."""
+    try:
+        return JobOutcome(job.source, written=run_job(job))
+    except KaisaError as err:
+        return JobOutcome(job.source, error=str(err))
+    except Exception as err:
+        return JobOutcome(job.source, error=f"internal error ({type(err).__name__}: {err})",
+                          internal=True)
+
+
+def job_in_worker(job: RefereeJob) -> JobOutcome:
+    """A worker process's whole task: one job, its output lines prefixed with the input's name
+    (exceptions are not sent between processes: failures come back as one line)."""
+    prefix = f"[{job.source.name}] "
+    sys.stdout = PrefixedLines(1, prefix)
+    sys.stderr = PrefixedLines(2, prefix)
+    try:
+        return run_job_safely(job)
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+
+
+def run_jobs(jobs: Sequence[RefereeJob], workers: int) -> list[JobOutcome]:
+    """Every job in its own process, ``workers`` at a time, in input order; a failing job (or a
+    worker process that dies) does not stop the others."""
+    outcomes: dict[int, JobOutcome] = {}
+    pending = list(range(len(jobs)))
+    context = multiprocessing.get_context("spawn")  # no fork of a threaded process
+    with ProcessPoolExecutor(max_workers=max(1, min(workers, len(jobs))),
+                             mp_context=context) as pool:
+        futures = {pool.submit(job_in_worker, jobs[i]): i for i in pending}
+        try:
+            for future in as_completed(futures):
+                i = futures[future]
+                # A worker that died took the pool with it: its jobs are retried below, alone.
+                with contextlib.suppress(BrokenProcessPool):
+                    outcomes[i] = future.result()
+        except KeyboardInterrupt:  # the workers have it too; start no more inputs
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+    for i in (i for i in pending if i not in outcomes):
+        with ProcessPoolExecutor(max_workers=1, mp_context=context) as alone:
+            try:
+                outcomes[i] = alone.submit(job_in_worker, jobs[i]).result()
+            except BrokenProcessPool:
+                outcomes[i] = JobOutcome(jobs[i].source, internal=True, error=(
+                    "internal error (the worker process died: out of memory, or a crash in "
+                    "a native library)"))
+    return [outcomes[i] for i in range(len(jobs))]

@@ -9,29 +9,25 @@ import sys
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
 from referee.app import (
-    match_report,
-    referee_game,
+    RefereeJob,
+    is_video,
+    run_job,
+    run_job_safely,
+    run_jobs,
     shot_line,
-    timed,
-    write_report,
     write_text_atomically,
 )
 from referee.errors import InputError
-from referee.gamefile import Game, load_game, read_json, read_rules_file
-from referee.html_report import render_html
+from referee.gamefile import load_game, read_rules_file
 from referee.journal import Journal, default_journal_path
-from rules import GameState, KaisaError, RuleOptions, ShotEntry
+from rules import KaisaError, ShotEntry
 
 # Decoder chatter ("moov atom not found") would break the one-line error promise; errors are
 # reported by us instead.
 os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")
 os.environ.setdefault("OPENCV_LOG_LEVEL", "ERROR")
-
-VIDEO_SUFFIXES = {".mp4", ".avi", ".mov", ".mkv", ".webm", ".m4v"}
-
 
 def demo_game_path() -> Path:
     return Path(str(resources.files("referee") / "data" / "demo_match.game.json"))
@@ -52,54 +48,98 @@ def _cmd_score(args: argparse.Namespace) -> int:
     return 0
 
 
-def _report_path(base: Path | None, source: Path, many: bool) -> Path | None:
-    if base is None or not many:
-        return base
-    return base.with_name(f"{source.stem}.{base.name}")
+# Where each input's outputs go. One input: the paths as given. Several inputs: each gets its
+# own file, named after the input (its name without the suffix, and without ".game" for GAME
+# files): in PATH when PATH is a directory (an existing one, one ending in "/", or a name with no
+# suffix: created), else beside PATH as NAME.<PATH's file name> (the rule before there were
+# directories). With several inputs and no -o, each JSON report goes beside its input.
+OUTPUT_KINDS = {"output": "report.json", "html": "html", "annotated": "annotated.mp4"}
 
 
-def _load_source(source: Path, args: argparse.Namespace, options: RuleOptions | None
-                 ) -> tuple[Game, dict[str, Any]]:
-    """A GAME record, or a video turned into one (calibration, tracks, shot facts)."""
-    if source.suffix.lower() not in VIDEO_SUFFIXES:
-        return load_game(source, options), {}
-    from referee.pipeline import game_from_video, load_calibration, load_calls
+def _input_name(source: Path) -> str:
+    return source.stem.removesuffix(".game")
 
-    opts = options or RuleOptions()
-    start = GameState(options=opts)
-    if args.start:
-        try:
-            start = GameState.from_dict(read_json(args.start, "a start state"), opts)
-        except KaisaError as err:
-            raise InputError(str(err), str(args.start)) from None
-    calibration = load_calibration(args.calibration) if args.calibration else None
-    calls = load_calls(args.calls) if args.calls else []
-    game, calibration, timings = game_from_video(source, opts, start, calibration, calls)
-    return game, {"calibration": calibration.to_dict(), "timings": timings,
-                  "detector": {"tracker": "vision.track", "shot_facts": "vision.shotfacts"}}
+
+def _is_dir_arg(path: Path) -> bool:
+    return path.is_dir() or str(path).endswith(("/", os.sep)) or not path.suffix
+
+
+def _output_path(base: Path | None, source: Path, kind: str, many: bool) -> Path | None:
+    name = _input_name(source)
+    if base is None:
+        return source.with_name(f"{name}.report.json") if many and kind == "output" else None
+    if _is_dir_arg(base) and (many or base.is_dir()):
+        return base / f"{name}.{OUTPUT_KINDS[kind]}"
+    return base.with_name(f"{name}.{base.name}") if many else base
+
+
+def _per_input(given: Path | None, source: Path, kind: str) -> Path | None:
+    """An input file option (--start, --calls, --calibration): a file serves every input; a
+    directory holds one per input, DIR/NAME.<kind> (when it is missing, the default)."""
+    if given is None or not given.is_dir():
+        return given
+    path = given / f"{_input_name(source)}.{kind}"
+    if not path.is_file():
+        print(f"kaisa: {source.name}: no {path}; the default is used", file=sys.stderr)
+        return None
+    return path
+
+
+def _referee_jobs(args: argparse.Namespace) -> list[RefereeJob]:
+    options = read_rules_file(args.rules) if args.rules else None
+    sources: list[Path] = args.inputs or [demo_game_path()]
+    many = len(sources) > 1
+    if args.annotated is not None and not any(is_video(s) for s in sources):
+        raise InputError("--annotated needs a video input (a GAME record has no frames)",
+                         " ".join(map(str, sources)))
+    for kind in OUTPUT_KINDS:
+        base = getattr(args, kind)
+        if many and base is not None and _is_dir_arg(base):
+            try:
+                base.mkdir(parents=True, exist_ok=True)
+            except OSError as err:
+                raise InputError(f"cannot make this directory ({err.strerror})",
+                                 str(base)) from None
+    jobs: list[RefereeJob] = []
+    taken: dict[Path, Path] = {}
+    for source in sources:
+        paths = {kind: _output_path(getattr(args, kind), source, kind, many)
+                 for kind in OUTPUT_KINDS}
+        if not is_video(source):
+            paths["annotated"] = None
+        for path in paths.values():
+            if path is None:
+                continue
+            if path.resolve() in taken:
+                raise InputError(f"{taken[path.resolve()]} and {source} would both write "
+                                 f"{path}; give the inputs different names", str(path))
+            taken[path.resolve()] = source
+        jobs.append(RefereeJob(
+            source, args.journal or default_journal_path(), options,
+            calibration=_per_input(args.calibration, source, "calib.json"),
+            calls=_per_input(args.calls, source, "calls.json"),
+            start=_per_input(args.start, source, "start.json"), output=paths["output"],
+            html=paths["html"],
+            annotated=paths["annotated"], resume=args.resume, pace_s=args.pace))
+    return jobs
 
 
 def _cmd_referee(args: argparse.Namespace) -> int:
-    options = read_rules_file(args.rules) if args.rules else None
-    sources = args.inputs or [demo_game_path()]
-    with Journal(args.journal or default_journal_path()) as journal:
-        for source in sources:
-            clock = timed()
-            game, extra = _load_source(source, args, options)
-            run = referee_game(game, journal, resume=args.resume, pace_s=args.pace)
-            report = match_report(run, {**extra.pop("timings", {}), "total_s": clock()})
-            report.update(extra)
-            if source.suffix.lower() in VIDEO_SUFFIXES:
-                report["video"] = str(source)
-            out = _report_path(args.output, source, len(sources) > 1)
-            if out is not None:
-                write_report(out, report)
-                print(f"report: {out}", file=sys.stderr)
-            page = _report_path(args.html, source, len(sources) > 1)
-            if page is not None:
-                write_text_atomically(page, render_html(report))
-                print(f"html report: {page}", file=sys.stderr)
-    return 0
+    jobs = _referee_jobs(args)
+    if len(jobs) == 1:
+        run_job(jobs[0])
+        return 0
+    outcomes = (run_jobs(jobs, args.jobs) if args.jobs > 1
+                else [run_job_safely(job) for job in jobs])
+    for outcome in outcomes:
+        if outcome.error is not None:
+            named = str(outcome.source) in outcome.error
+            print(f"kaisa: {'' if named else f'{outcome.source}: '}{outcome.error}",
+                  file=sys.stderr)
+    failed = [o for o in outcomes if o.error is not None]
+    if failed:
+        print(f"kaisa: {len(failed)} of {len(outcomes)} inputs failed", file=sys.stderr)
+    return 1 if any(o.internal for o in failed) else 2 if failed else 0
 
 
 def _cmd_journal(args: argparse.Namespace) -> int:
@@ -255,6 +295,7 @@ def _labels_paths(inputs: list[Path]) -> list[Path]:
 
 def _cmd_eval(args: argparse.Namespace) -> int:
     from referee.evaluate import (
+        TrackScores,
         print_evaluation,
         read_tracks,
         score_tracks,
@@ -282,18 +323,15 @@ def _cmd_eval(args: argparse.Namespace) -> int:
                                          labels.table.ball_diameter_mm))
         cases.append((name, labels, rows))
     total = print_evaluation(cases)
+    metrics = total.to_dict()
     if tracking:
-        visible = sum(t.visible for t in tracking)
-        found_n = sum(t.found for t in tracking)
-        rest = [e for t in tracking for e in t.rest_errors_mm]
-        motion = [e for t in tracking for e in t.motion_errors_mm]
-        print(f"tracking: found {found_n}/{visible} visible ball-frames "
-              f"({found_n / max(visible, 1):.2%}), mean error at rest "
-              f"{sum(rest) / max(len(rest), 1):.2f} mm, in motion "
-              f"{sum(motion) / max(len(motion), 1):.2f} mm, white swap frames "
-              f"{sum(t.white_swaps for t in tracking)}")
+        overall = TrackScores()
+        for t in tracking:
+            overall.add(t)
+        print(f"tracking: {overall.summary()}")
+        metrics["tracking"] = overall.to_dict()
     if args.json:
-        write_text_atomically(args.json, json.dumps(total.to_dict(), indent=1) + "\n")
+        write_text_atomically(args.json, json.dumps(metrics, indent=1) + "\n")
     failed = []
     checks = [("verdicts", total.verdict_share, args.min_verdicts)]
     for kind in ("contact", "pocket"):
@@ -309,6 +347,17 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def _jobs_arg(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of processes >= 1, got "
+                                         f"{text!r}")
+    return value
+
+
 def _score_arg(text: str) -> tuple[int, int]:
     try:
         a, b = text.split(":")
@@ -322,14 +371,39 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     journal_help = "match journal (SQLite); default $KAISA_JOURNAL or ~/.local/share/kaisa/"
 
-    ref = sub.add_parser("referee", help="referee a match (with no input: the bundled demo)")
+    ref = sub.add_parser(
+        "referee", help="referee a match (with no input: the bundled demo)",
+        description="Referee matches: GAME records or videos (the bundled demo with no input).",
+        epilog="Several inputs: each is its own match in the journal and gets its own files, "
+               "named after the input (NAME.report.json, NAME.html, NAME.annotated.mp4): in "
+               "DIR when the option names a directory (an existing one, one ending in '/', or "
+               "a name without a suffix: created), else beside the path given as "
+               "NAME.<its file name>. Without -o each JSON report is written beside its input. "
+               "An input that fails does not stop the others: one line each on stderr, exit "
+               "code 2 (1 if the failure was an internal error).")
     ref.add_argument("inputs", nargs="*", type=Path, metavar="GAME_OR_VIDEO")
     ref.add_argument("--rules", type=Path, help="rules options file (TOML or JSON)")
-    ref.add_argument("--calibration", type=Path, help="calibration file (default: find the table)")
-    ref.add_argument("--calls", type=Path, help="calls file (default: calls assumed, flagged)")
-    ref.add_argument("--start", type=Path, help="start state JSON (default: the opening)")
-    ref.add_argument("-o", "--output", type=Path, help="write the match report JSON here")
-    ref.add_argument("--html", type=Path, help="write the HTML report here")
+    ref.add_argument("--calibration", type=Path,
+                     help="calibration file (default: find the table); a directory: "
+                          "DIR/NAME.calib.json for each input NAME")
+    ref.add_argument("--calls", type=Path,
+                     help="calls file (default: calls assumed, flagged); a directory: "
+                          "DIR/NAME.calls.json for each input")
+    ref.add_argument("--start", type=Path,
+                     help="start state JSON (default: the opening); a directory: "
+                          "DIR/NAME.start.json for each input")
+    ref.add_argument("-o", "--output", type=Path, metavar="PATH",
+                     help="write the match report JSON here (several inputs: a directory, see "
+                          "below)")
+    ref.add_argument("--html", type=Path, metavar="PATH",
+                     help="write the HTML report here (several inputs: as -o)")
+    ref.add_argument("--annotated", type=Path, metavar="PATH",
+                     help="video input: write the video with the balls' ids and trails, the "
+                          "events, the scoreboard and the respots drawn on it (mp4: H.264 when "
+                          "PyAV is installed, else OpenCV's mp4v; several inputs: as -o)")
+    ref.add_argument("-j", "--jobs", type=_jobs_arg, default=1, metavar="N",
+                     help="referee up to N inputs at once, each in its own process (default 1); "
+                          "their lines are prefixed with the input's name")
     ref.add_argument("--journal", type=Path, help=journal_help)
     ref.add_argument("--resume", action="store_true",
                      help="continue the unfinished match of this input from the journal")

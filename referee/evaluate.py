@@ -197,6 +197,19 @@ class TrackScores:
     def found_share(self) -> float:
         return self.found / self.visible if self.visible else 1.0
 
+    def add(self, other: TrackScores) -> None:
+        self.visible += other.visible
+        self.found += other.found
+        self.rest_errors_mm += other.rest_errors_mm
+        self.motion_errors_mm += other.motion_errors_mm
+        self.white_swaps += other.white_swaps
+
+    def summary(self) -> str:
+        d = self.to_dict()
+        return (f"found {self.found}/{self.visible} visible ball-frames ({self.found_share:.2%}), "
+                f"mean error at rest {d['mean_error_rest_mm']} mm, in motion "
+                f"{d['mean_error_motion_mm']} mm, white swap frames {self.white_swaps}")
+
     def to_dict(self) -> dict[str, Any]:
         def mean(v: list[float]) -> float | None:
             return round(float(np.mean(v)), 3) if v else None
@@ -306,20 +319,14 @@ def true_track_rows(labels: Any) -> list[tuple[int, str, float, float, bool]]:
 
 def tracker_rows(labels: Any, calibration: Any = None) -> list[tuple[int, str, float, float,
                                                                         bool]]:
-    """The tracker's rows for a labelled clip (the true calibration unless one is given; the
-    shooter's white as hint); the two reds, which no camera tells apart, named as the labels
-    name them at the start."""
+    """The tracker's rows for a labelled clip (the true calibration unless one is given), told
+    what the referee knows before the video: the start state (where the balls were left, so the
+    two reds, which no camera tells apart, are named as the labels name them) and the shooter."""
     from calibration import Calibration
     from referee.pipeline import track_rows
     from rules import cue_ball_of
 
     calibration = calibration or Calibration.from_dict(labels.doc["calibration"])
     rows = track_rows(labels.video_path, calibration, labels.table,
-                      cue_ball_of(labels.start.shooter).value)
-    start = labels.doc["start"]["positions"]
-    first = {b: (x, y) for f, b, x, y, _ in rows if f == rows[0][0]} if rows else {}
-    if "R1" in first and "R1" in start and "R2" in start and (
-            math.dist(first["R1"], start["R2"]) < math.dist(first["R1"], start["R1"])):
-        swap = {"R1": "R2", "R2": "R1"}
-        rows = [(f, swap.get(b, b), x, y, v) for f, b, x, y, v in rows]
+                      cue_ball_of(labels.start.shooter).value, start=labels.start)
     return rows

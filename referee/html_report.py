@@ -112,6 +112,13 @@ def render_html(report: Mapping[str, Any]) -> str:
         + (f" - <span class=win>player {winner} wins</span>" if winner else "")
         + f" &middot; rules: {esc(_rules_line(report.get('rules') or {}))}</p>"
     )
+    video = report.get("annotated_video")
+    if video:  # a path relative to the page when the page was written with it
+        src = html.escape(str(video), quote=True)
+        out.append(
+            f"<p>Annotated video: <a href=\"{src}\">{esc(str(video).rsplit('/', 1)[-1])}</a></p>"
+            f"<video class=still controls preload=metadata src=\"{src}\"></video>"
+        )
     out.append(
         "<table class=sheet><tr><th class=n>#</th><th>time</th><th>player</th>"
         "<th>call</th><th>result</th><th class=n>pts</th><th class=n>score</th></tr>"

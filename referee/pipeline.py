@@ -6,15 +6,24 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from calibration import Calibration, detect_table_in_video
+from calibration import (
+    Calibration,
+    DriftEvent,
+    DriftMonitor,
+    detect_table_in_video,
+    find_table,
+)
 from referee.errors import InputError
 from referee.gamefile import Game, read_json
 from rules import Call, GameState, KaisaError, RuleOptions, TableSpec, cue_ball_of
 from vision.shotfacts import shots_from_tracks, tracks_from_rows
 from vision.track import track_video, video_fps
+
+DRIFT_CHECK_S = 5.0  # seconds of video between two checks that the camera has not moved
 
 
 def load_calibration(path: Path) -> Calibration:
@@ -97,46 +106,72 @@ Row = tuple[int, str, float, float, bool]
 
 
 def track_rows(video: Path, calibration: Calibration, table: TableSpec, cue_ball: str | None,
-               progress: bool = False) -> list[Row]:
-    """The tracker's answer for every frame as rows (frame, ball, x_mm, y_mm, visible)."""
+               progress: bool = False, start: GameState | None = None,
+               drift: DriftMonitor | None = None) -> list[Row]:
+    """The tracker's answer for every frame as rows (frame, ball, x_mm, y_mm, visible);
+    ``start``, the game state when the video begins, names the balls by where they were left;
+    ``drift`` watches the camera (its notable checks are printed as they happen)."""
     rows: list[Row] = []
-    for k, result in enumerate(track_video(video, calibration, table, cue_ball=cue_ball)):
+    positions = ({b.value: xy for b, xy in start.on_table.items()} if start is not None
+                 else None)
+    told = 0
+    for k, result in enumerate(track_video(video, calibration, table, cue_ball=cue_ball,
+                                           start_positions=positions, drift=drift)):
         for ball, (x, y, visible) in result.balls.items():
             rows.append((result.frame, ball, x, y, visible))
         if progress and k % 150 == 0:
             print(f"\r{video.name}: tracking, frame {k}", end="", file=sys.stderr, flush=True)
+        if drift is not None and len(drift.events) > told:
+            for event in drift.events[told:]:
+                if event.status != "unmeasured":
+                    print(f"\n{video.name}: {event.t_s:.1f} s: {event.message}", file=sys.stderr)
+            told = len(drift.events)
     if progress:
         print(file=sys.stderr)
     return rows
 
 
-def facts_from_video(video: Path, calibration: Calibration, options: RuleOptions,
-                     cue_ball: str | None) -> tuple[list[dict[str, Any]], dict[str, float]]:
-    """Every shot of ``video`` as shot facts (no calls) with their paths and a still, and the
-    time each stage took."""
-    clock = time.perf_counter()
-    fps = video_fps(video)
-    rows = track_rows(video, calibration, options.table, cue_ball, progress=True)
-    tracked = time.perf_counter()
-    shots = shots_from_tracks(options.table, tracks_from_rows(rows, fps), fps)
-    found = time.perf_counter()
-    illustrate(video, shots, rows)
-    return shots, {"tracking_s": round(tracked - clock, 3),
-                   "shot_facts_s": round(found - tracked, 3),
-                   "pictures_s": round(time.perf_counter() - found, 3)}
+@dataclass
+class VideoFacts:
+    """What refereeing a video found: the game (shots with calls), the calibration it started
+    with, the time each stage took, the tracker's rows (for the annotated video) and the camera
+    drift checks that were not "ok" (each with the calibration in force after it)."""
+
+    game: Game
+    calibration: Calibration
+    timings: dict[str, float]
+    rows: list[Row]
+    drift: list[DriftEvent] = field(default_factory=list)
+
+    def drift_report(self) -> list[dict[str, Any]]:
+        return [{"frame": e.frame, "t_s": round(e.t_s, 3), "status": e.status,
+                 "drift_mm": None if e.drift_mm is None else round(e.drift_mm, 2),
+                 "message": e.message} for e in self.drift]
 
 
 def game_from_video(video: Path, options: RuleOptions, start: GameState,
                     calibration: Calibration | None, calls: Sequence[Mapping[str, Any]]
-                    ) -> tuple[Game, Calibration, dict[str, float]]:
-    """Calibrate (unless given), track, find the shots, attach the calls."""
+                    ) -> VideoFacts:
+    """Calibrate (unless given), track (watching for the camera moving), find the shots (with
+    their paths and a still), attach the calls."""
     clock = time.perf_counter()
     if calibration is None:
         calibration = detect_table_in_video(video, options.table).calibration
-    timings = {"calibration_s": round(time.perf_counter() - clock, 3)}
-    shots, more = facts_from_video(video, calibration, options,
-                                   cue_ball_of(start.shooter).value)
-    timings.update(more)
+    calibrated = time.perf_counter()
+    fps = video_fps(video)
+    table = options.table
+    drift = DriftMonitor(calibration, every_s=DRIFT_CHECK_S,
+                         recalibrate=lambda frame: find_table(frame, table))
+    rows = track_rows(video, calibration, table, cue_ball_of(start.shooter).value,
+                      progress=True, start=start, drift=drift)
+    tracked = time.perf_counter()
+    shots = shots_from_tracks(table, tracks_from_rows(rows, fps), fps)
+    found = time.perf_counter()
+    illustrate(video, shots, rows)
+    timings = {"calibration_s": round(calibrated - clock, 3),
+               "tracking_s": round(tracked - calibrated, 3),
+               "shot_facts_s": round(found - tracked, 3),
+               "pictures_s": round(time.perf_counter() - found, 3)}
     game = Game(video, options, start, tuple(apply_calls(shots, calls)),
                 f"{len(shots)} shots found in the video")
-    return game, calibration, timings
+    return VideoFacts(game, calibration, timings, rows, drift.events)
