@@ -44,14 +44,6 @@ def swap_reds(track: Track) -> Track:
     return {(f, other.get(b, b)): v for (f, b), v in track.items()}
 
 
-def merge(total: TrackScores, s: TrackScores) -> None:
-    total.visible += s.visible
-    total.found += s.found
-    total.rest_errors_mm += s.rest_errors_mm
-    total.motion_errors_mm += s.motion_errors_mm
-    total.white_swaps += s.white_swaps
-
-
 def run_clip(video: Path, use_shooter: bool = True) -> dict[str, object]:
     labels = json.loads(video.with_suffix(".labels.json").read_text())
     cal = Calibration.from_dict(labels["calibration"])
@@ -102,8 +94,8 @@ def main(argv: list[str] | None = None) -> int:
     frames = 0
     for v in videos:
         r = run_clip(v, not args.no_shooter)
-        merge(raw_total, r["raw"])  # type: ignore[arg-type]
-        merge(aligned_total, r["aligned"])  # type: ignore[arg-type]
+        raw_total.add(r["raw"])  # type: ignore[arg-type]
+        aligned_total.add(r["aligned"])  # type: ignore[arg-type]
         dec_total += r["decode_s"]  # type: ignore[operator]
         trk_total += r["track_s"]  # type: ignore[operator]
         dec_cpu += r["decode_cpu"]  # type: ignore[operator]

@@ -41,6 +41,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration import Calibration
+from calibration.model import apply_homography
 from rules.errors import KaisaError
 from rules.table import Pocket
 
@@ -48,8 +49,11 @@ Frame = NDArray[np.uint8]
 F32 = NDArray[np.float32]
 
 COLOURS = ("white", "red", "yellow", "other")
+_SQUARE3 = np.ones((3, 3), np.uint8)
+_SQUARE5 = np.ones((5, 5), np.uint8)
 # Reference hues (degrees) of the named ball colours; a cluster takes the nearest name.
 _HUES = {"red": 0.0, "yellow": 60.0}
+KMEANS_SEED = 7  # k-means is seeded on every call: the same video always gives the same balls
 
 
 class VisionError(KaisaError):
@@ -133,6 +137,7 @@ class ColourModel:
             centres = chroma.copy()
         else:
             criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 50, 1e-5)
+            cv2.setRNGSeed(KMEANS_SEED)  # k-means++ draws from OpenCV's global generator
             _, labels, c = cv2.kmeans(chroma.astype(np.float32), k, None, criteria, 4,
                                       cv2.KMEANS_PP_CENTERS)
             centres = np.asarray(c, dtype=np.float64)
@@ -186,6 +191,63 @@ class ColourModel:
 
 
 # --- the detector -------------------------------------------------------------------------------
+class _PixelToTable:
+    """Raw image pixels -> table mm, as ``Calibration.image_to_table`` but fast for many calls.
+
+    The lens undistortion (an iteration per point: most of the cost) is a smooth shift, so it is
+    interpolated bilinearly from a grid every ``step`` pixels over the region (error well below
+    0.01 mm); the homography after it is exact.
+    """
+
+    def __init__(self, calibration: Calibration, region: tuple[int, int, int, int],
+                 step: int = 8) -> None:
+        x0, y0, x1, y1 = region
+        self._h = calibration.homography_image_to_table
+        self._origin = np.array([x0 - step, y0 - step], np.float64)
+        self._step = float(step)
+        gx = np.arange(x0 - step, x1 + 2 * step, step, dtype=np.float64)
+        gy = np.arange(y0 - step, y1 + 2 * step, step, dtype=np.float64)
+        u, v = np.meshgrid(gx, gy)
+        raw = np.stack([u.ravel(), v.ravel()], 1)
+        self._shift = (calibration.undistort(raw) - raw).reshape(len(gy), len(gx), 2)
+
+    def grid(self, xs: NDArray[Any], ys: NDArray[Any]) -> NDArray[np.float64]:
+        """Table mm (len(ys), len(xs), 2) of every point of the grid ``xs`` x ``ys`` (pixels):
+        the bilinear interpolation is separable (along x, then along y)."""
+        i, a = self._cell((np.asarray(xs, np.float64) - self._origin[0]) / self._step,
+                          self._shift.shape[1])
+        s = self._shift[:, i] * (1 - a)[None, :, None] + self._shift[:, i + 1] * a[None, :, None]
+        i, a = self._cell((np.asarray(ys, np.float64) - self._origin[1]) / self._step,
+                          self._shift.shape[0])
+        shift = s[i] * (1 - a)[:, None, None] + s[i + 1] * a[:, None, None]
+        u = np.asarray(xs, np.float64)[None, :] + shift[..., 0]
+        v = np.asarray(ys, np.float64)[:, None] + shift[..., 1]
+        # the homography elementwise (numpy's (N, 2) @ (2, 3) product is slow at this size)
+        h = self._h
+        w = h[2, 0] * u + h[2, 1] * v + h[2, 2]
+        return np.stack([(h[0, 0] * u + h[0, 1] * v + h[0, 2]) / w,
+                         (h[1, 0] * u + h[1, 1] * v + h[1, 2]) / w], -1)
+
+    @staticmethod
+    def _cell(g: NDArray[np.float64], n: int) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
+        """Grid cell index and fraction along one axis of ``n`` grid points."""
+        i = np.clip(np.floor(g).astype(np.intp), 0, n - 2)
+        return i, g - i
+
+    def __call__(self, points_px: NDArray[Any]) -> NDArray[np.float64]:
+        p = np.asarray(points_px, dtype=np.float64).reshape(-1, 2)
+        g = (p - self._origin) / self._step
+        hi = np.array(self._shift.shape[1::-1]) - 2
+        i = np.clip(np.floor(g).astype(np.intp), 0, hi)
+        a = g - i
+        ax, ay = a[:, :1], a[:, 1:]
+        s = self._shift
+        ix, iy = i[:, 0], i[:, 1]
+        shift = ((s[iy, ix] * (1 - ax) + s[iy, ix + 1] * ax) * (1 - ay)
+                 + (s[iy + 1, ix] * (1 - ax) + s[iy + 1, ix + 1] * ax) * ay)
+        return apply_homography(self._h, p + shift)
+
+
 @dataclass
 class _Blob:
     """A ball candidate at the working resolution (coordinates in work pixels)."""
@@ -256,12 +318,16 @@ class BallDetector:
         ww, wh = self.work_size
         self._sx = (x1 - x0) / ww  # full pixels per work pixel
         self._sy = (y1 - y0) / wh
+        self._to_table = _PixelToTable(calibration, self.roi)
+        # the work pixel (row, column) of every full-resolution row and column
+        self._work_row = np.clip(np.round((np.arange(h) - y0 + 0.5) / self._sy - 0.5).astype(
+            np.intp), 0, wh - 1)
+        self._work_col = np.clip(np.round((np.arange(w) - x0 + 0.5) / self._sx - 0.5).astype(
+            np.intp), 0, ww - 1)
         # table coordinates and ball radius of every work pixel
-        u, v = np.meshgrid(np.arange(ww), np.arange(wh))
-        full = np.stack([x0 + (u.ravel() + 0.5) * self._sx - 0.5,
-                         y0 + (v.ravel() + 0.5) * self._sy - 0.5], 1)
-        mm = calibration.image_to_table(full)
-        tx, ty = mm[:, 0].reshape(wh, ww), mm[:, 1].reshape(wh, ww)
+        mm = self._to_table.grid(x0 + (np.arange(ww) + 0.5) * self._sx - 0.5,
+                                 y0 + (np.arange(wh) + 0.5) * self._sy - 0.5)
+        tx, ty = mm[..., 0], mm[..., 1]
         m = 0.25 * self.r_mm
         self.field = ((tx > -m) & (tx < t.length_mm + m) & (ty > -m) & (ty < t.width_mm + m))
         self._field_u8 = self.field.astype(np.uint8)
@@ -271,9 +337,10 @@ class BallDetector:
         self._on_cloth = ((tx > inside) & (tx < t.length_mm - inside) & (ty > inside)
                           & (ty < t.width_mm - inside))
         mouth = np.zeros_like(self._on_cloth)
+        reach2 = (1.5 * t.ball_diameter_mm) ** 2
         for pocket in Pocket:
             px_, py_ = t.pocket_xy(pocket)
-            mouth |= np.hypot(tx - px_, ty - py_) < 1.5 * t.ball_diameter_mm
+            mouth |= (tx - px_) ** 2 + (ty - py_) ** 2 < reach2
         self._centre_ok = self._on_cloth | mouth
         self.radius_work = self._radius_map(ww, wh).astype(np.float32)
         d_work = 2 * float(np.median(self.radius_work))
@@ -287,7 +354,11 @@ class BallDetector:
         self._mm_per_px = calibration.mm_per_px()
         self._cache: dict[tuple[int, ...], Detection] = {}
         self._model_cache: tuple[F32, F32, F32, F32, F32] | None = None
-        self._labels = np.zeros((wh, ww), np.int32)
+        self._labels = np.zeros((wh, ww), np.uint16)
+        # colour classes of the last classified detections (a ball at rest is the same
+        # Detection object frame after frame: classified once)
+        self._colour_memo: dict[int, tuple[Detection, Detection]] = {}
+        self._colour_memo_model: ColourModel | None = None
 
     # --- geometry ------------------------------------------------------------------------------
     def _radius_map(self, ww: int, wh: int) -> F32:
@@ -311,7 +382,9 @@ class BallDetector:
             out += np.hypot(*(q - np.asarray(points_px, dtype=np.float64)).T)
         return out / 4
 
-    def _work(self, frame: Frame) -> Frame:
+    def shrink(self, frame: Frame) -> Frame:
+        """The table's region of ``frame`` at the working resolution (what :meth:`detect`
+        searches; a reader thread may make it ahead of time)."""
         x0, y0, x1, y1 = self.roi
         w, h = self.calibration.image_size
         if frame.ndim != 3 or frame.shape[2] != 3 or (frame.shape[1], frame.shape[0]) != (w, h):
@@ -331,7 +404,7 @@ class BallDetector:
         cushion noses, spots, drawn lines), except around the ball-like blobs found against a
         median 2.5 ball diameters wide, which are painted over with that median.
         """
-        small = self._work(frame)
+        small = self.shrink(frame)
         smooth = self._cloth_from(small)
         self.cloth = smooth
         f = self._foreground(small)
@@ -352,12 +425,15 @@ class BallDetector:
         vals = f[self.field]
         med = float(np.median(vals))
         mad = float(np.median(np.abs(vals - med))) * 1.4826
-        white_contrast = float(np.median(np.abs(1 / 3 - self._cloth_chroma[self.field]).sum(-1)))
+        mb, mg, mr, _ = self._model_planes()
+        third = np.float32(1 / 3)
+        grey = np.abs(third - mb) + np.abs(third - mg) + np.abs(third - mr)
+        white_contrast = float(np.median(grey[self.field]))
         return max(med + 8 * mad, 0.25 * white_contrast)
 
     def _cloth_like(self, small: Frame, smooth: F32) -> NDArray[np.bool_]:
         """Pixels that are not part of a foreground blob against a smooth cloth model."""
-        blob = (self._foreground(small, smooth) > self.threshold).astype(np.uint8)
+        blob = (self._foreground(small, _chroma_planes(smooth)) > self.threshold).astype(np.uint8)
         blob = cv2.dilate(blob, cv2.getStructuringElement(
             cv2.MORPH_ELLIPSE, (_odd(0.6 * self._d_work),) * 2))
         return np.asarray(blob == 0)
@@ -366,24 +442,24 @@ class BallDetector:
         med = cv2.medianBlur(small, self._median_k)
         return np.asarray(med, np.float32) + np.float32(1.0)
 
-    @property
-    def _cloth_chroma(self) -> F32:
-        assert self.cloth is not None
-        return np.asarray(self.cloth / self.cloth.sum(axis=2, keepdims=True), np.float32)
+    def _model_planes(self) -> tuple[F32, F32, F32, F32]:
+        """The cloth model's chromaticity planes and inverse brightness, kept until the model
+        changes."""
+        m = self.cloth
+        assert m is not None
+        if self._model_cache is None or self._model_cache[0] is not m:
+            self._model_cache = (m, *_chroma_planes(m))
+        return self._model_cache[1:]
 
-    def _foreground(self, small: Frame, cloth: F32 | None = None, weighted: bool = True) -> F32:
+    def _foreground(self, small: Frame, planes: tuple[F32, F32, F32, F32] | None = None,
+                    weighted: bool = True) -> F32:
         """How unlike the cloth each pixel is: chromaticity distance (L1), weighted down for
         pixels much darker than the cloth (shadows, holes). Unweighted (for the edge of a ball
-        whose shaded side is dark), plus half the relative brightening instead."""
-        m = self.cloth if cloth is None else cloth
-        assert m is not None
-        if cloth is None:
-            if self._model_cache is None or self._model_cache[0] is not m:
-                self._model_cache = (m, *_chroma_planes(m))
-            _, mb, mg, mr, inv_sm = self._model_cache
-        else:
-            mb, mg, mr, inv_sm = _chroma_planes(m)
-        b, g, r = (c.astype(np.float32) for c in cv2.split(small))
+        whose shaded side is dark), plus half the relative brightening instead. ``planes``: the
+        cloth's (see :func:`_chroma_planes`), the model's by default."""
+        mb, mg, mr, inv_sm = self._model_planes() if planes is None else planes
+        x = small.astype(np.float32)
+        b, g, r = x[..., 0], x[..., 1], x[..., 2]
         si = b + g + r + np.float32(3.0)
         inv = np.float32(1.0) / si
         d = (np.abs((b + 1) * inv - mb) + np.abs((g + 1) * inv - mg)
@@ -405,9 +481,11 @@ class BallDetector:
         self.cloth = np.where(keep[..., None], blended, self.cloth).astype(np.float32)
 
     # --- detection -----------------------------------------------------------------------------
-    def detect(self, frame: Frame, *, update: bool = True) -> list[Detection]:
-        """Every ball in ``frame``. The first call learns the cloth from this frame."""
-        small = self._work(frame)
+    def detect(self, frame: Frame, *, update: bool = True,
+               small: Frame | None = None) -> list[Detection]:
+        """Every ball in ``frame``. The first call learns the cloth from this frame. ``small``:
+        ``shrink(frame)`` when already made."""
+        small = self.shrink(frame) if small is None else small
         if self.cloth is None:
             self.learn_cloth(frame)
         self._frames_seen += 1
@@ -423,7 +501,9 @@ class BallDetector:
         closed = cv2.morphologyEx(raw, cv2.MORPH_CLOSE, self._close_kernel)
         self._raw = closed
         mask = cv2.morphologyEx(closed, cv2.MORPH_OPEN, self._open_kernel)
-        n, labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        # 16-bit labels: several times faster than 32-bit here
+        n, labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8,
+                                                                   ltype=cv2.CV_16U)
         self._labels = labels
         if n <= 1:
             return []
@@ -495,6 +575,7 @@ class BallDetector:
             yy, xx = np.nonzero(sub > 0)
             pts = np.stack([xx, yy], 1).astype(np.float32)
             criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.01)
+            cv2.setRNGSeed(KMEANS_SEED)
             _, _, centres = cv2.kmeans(pts, n_area, None, criteria, 3, cv2.KMEANS_PP_CENTERS)
             peaks = [(float(cx), float(cy)) for cx, cy in centres]
         if wide:
@@ -555,6 +636,8 @@ class BallDetector:
                            for b in neighbours])
         radii = [float(self.radius_work[min(int(b.y), hh - 1), min(int(b.x), hw - 1)]) / self.scale
                  for b in blobs]
+        planes = self._model_planes()
+        assert self.cloth is not None
         found: list[tuple[_Blob, NDArray[np.float64], float, float, tuple[float, float, float],
                           int, float, tuple[float, float, float]]] = []
         fh, fw = frame.shape[:2]
@@ -568,56 +651,55 @@ class BallDetector:
                 continue
             patch = frame[iy0:iy1, ix0:ix1]
             # cloth model and component labels for the patch, from the work resolution
-            gx = (np.arange(ix0, ix1) - x0 + 0.5) / sx - 0.5
-            gy = (np.arange(iy0, iy1) - y0 + 0.5) / sy - 0.5
-            gxi = np.clip(np.round(gx).astype(int), 0, self.work_size[0] - 1)
-            gyi = np.clip(np.round(gy).astype(int), 0, self.work_size[1] - 1)
-            assert self.cloth is not None
-            cloth = self.cloth[gyi[:, None], gxi[None, :]]
-            fp = self._foreground(patch, cloth, weighted=False)
-            lab = labels[gyi[:, None], gxi[None, :]]
-            own = cv2.dilate((lab == b.label).astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
+            gy, gx = self._work_row[iy0:iy1, None], self._work_col[None, ix0:ix1]
+            fp = self._foreground(patch, tuple(m[gy, gx] for m in planes),  # type: ignore[arg-type]
+                                  weighted=False)
+            own = cv2.dilate((labels[gy, gx] == b.label).astype(np.uint8), _SQUARE5) > 0
             yy = np.arange(iy0, iy1, dtype=np.float32)[:, None]
             xx = np.arange(ix0, ix1, dtype=np.float32)[None, :]
+
+            def d2(p: NDArray[np.float64], xx: F32 = xx, yy: F32 = yy) -> F32:
+                return np.asarray((xx - p[0]) ** 2 + (yy - p[1]) ** 2, np.float32)
+
             # Voronoi cell among the other candidates close by
             cell = np.ones_like(own)
-            for o in others:
-                d_o = float(np.hypot(*(o - c)))
-                if 1e-6 < d_o < 4 * r:
-                    cell &= ((xx - c[0]) ** 2 + (yy - c[1]) ** 2) <= ((xx - o[0]) ** 2
-                                                                     + (yy - o[1]) ** 2)
-            core = ((xx - c[0]) ** 2 + (yy - c[1]) ** 2) <= (0.5 * r) ** 2
-            level = float(np.median(fp[core & own])) if np.any(core & own) else self.threshold
+            d_o = np.hypot(others[:, 0] - c[0], others[:, 1] - c[1])
+            dd = d2(c)
+            for o in others[(d_o > 1e-6) & (d_o < 4 * r)]:
+                cell &= dd <= d2(o)
+            core = (dd <= (0.5 * r) ** 2) & own
+            level = float(np.median(fp[core])) if core.any() else self.threshold
             t = max(self.threshold, 0.5 * level)
-            sel = (fp > t) & own & cell
+            above = fp > t
+            sel = above & own & cell
             for _ in range(3 if not b.streak else 1):
-                region = sel if b.streak else sel & (
-                    ((xx - c[0]) ** 2 + (yy - c[1]) ** 2) <= (1.3 * r) ** 2)
-                n_px = float(region.sum())
+                region = sel if b.streak else sel & (d2(c) <= (1.3 * r) ** 2)
+                n_px = float(np.count_nonzero(region))
                 if n_px < 3:
                     break
-                c = np.array([float((region * xx).sum()) / n_px, float((region * yy).sum()) / n_px])
+                c = np.array([float(region.sum(0) @ xx[0]) / n_px,
+                              float(region.sum(1) @ yy[:, 0]) / n_px])
             if not b.streak:
-                c = _fit_outline(sel & (((xx - c[0]) ** 2 + (yy - c[1]) ** 2) <= (1.3 * r) ** 2),
-                                 c, r, ix0, iy0)
-            disc = ((xx - c[0]) ** 2 + (yy - c[1]) ** 2) <= r * r
-            fill = float((sel & disc).sum()) / max(1.0, float(disc.sum()))
-            ring = (((xx - c[0]) ** 2 + (yy - c[1]) ** 2) <= (1.5 * r) ** 2) & ~disc & cell
-            outside = float(((fp > t) & ring).sum()) / max(1.0, float(ring.sum()))
+                c = _fit_outline(sel & (d2(c) <= (1.3 * r) ** 2), c, r, ix0, iy0)
+            dd = d2(c)
+            disc = dd <= r * r
+            fill = np.count_nonzero(sel & disc) / max(1, np.count_nonzero(disc))
+            ring = (dd <= (1.5 * r) ** 2) & ~disc & cell
+            outside = np.count_nonzero(above & ring) / max(1, np.count_nonzero(ring))
             score = max(0.0, min(1.0, fill)) * max(0.0, 1.0 - outside)
-            inner = disc & sel & (((xx - c[0]) ** 2 + (yy - c[1]) ** 2) <= (0.6 * r) ** 2)
-            bgr = (np.median(patch[inner], axis=0) if inner.sum() >= 3
+            inner = disc & sel & (dd <= (0.6 * r) ** 2)
+            bgr = (np.median(patch[inner], axis=0) if np.count_nonzero(inner) >= 3
                    else patch[int(c[1]) - iy0, int(c[0]) - ix0]).astype(np.float64)
             maybe_white = self.colours is None or self.colours.classify(bgr, None) == "white"
             dots, dark_px = ((0, 0.0) if b.streak or not maybe_white
-                             else _count_dots(patch, xx, yy, c, r, inner))
-            cb = cloth[min(max(int(c[1]) - iy0, 0), cloth.shape[0] - 1),
-                       min(max(int(c[0]) - ix0, 0), cloth.shape[1] - 1)] - 1
+                             else _count_dots(patch, dd, r, inner))
+            cb = self.cloth[gy[min(max(int(c[1]) - iy0, 0), len(gy) - 1), 0],
+                            gx[0, min(max(int(c[0]) - ix0, 0), gx.shape[1] - 1)]] - 1
             found.append((b, c, r, score, (float(bgr[0]), float(bgr[1]), float(bgr[2])), dots,
                           dark_px, (float(cb[0]), float(cb[1]), float(cb[2]))))
         if not found:
             return []
-        mm = self.calibration.image_to_table(np.array([q[1] for q in found]))
+        mm = self._to_table(np.array([q[1] for q in found]))
         mpp = self._mm_per_px
         return [(b, Detection(float(c[0]), float(c[1]), float(m[0]), float(m[1]), r, "other",
                               score, bgr, dots, b.length * sx * mpp if b.streak else 0.0,
@@ -638,11 +720,18 @@ class BallDetector:
             return list(detections)
         from dataclasses import replace
         model = self.colours
+        memo = self._colour_memo if self._colour_memo_model is model else {}
+        kept: dict[int, tuple[Detection, Detection]] = {}  # only this call's: memory stays flat
         out = []
         for d in detections:
-            sure = model.is_sure(d.bgr)
-            out.append(replace(d, colour=model.classify(d.bgr, None if sure else d.cloth_bgr),
-                               colour_sure=sure))
+            hit = memo.get(id(d))
+            if hit is None or hit[0] is not d:
+                sure = model.is_sure(d.bgr)
+                hit = (d, replace(d, colour=model.classify(d.bgr, None if sure else d.cloth_bgr),
+                                  colour_sure=sure))
+            kept[id(d)] = hit
+            out.append(hit[1])
+        self._colour_memo, self._colour_memo_model = kept, model
         return out
 
 
@@ -652,20 +741,22 @@ def _fit_outline(region: NDArray[np.bool_], c: NDArray[np.float64], r: float, ix
     outline points well inside it (the ball's own shaded side, cut off by the threshold) and
     well outside it (a cue or a neighbour touching it)."""
     u8 = region.astype(np.uint8)
-    edge = u8 & ~cv2.erode(u8, np.ones((3, 3), np.uint8))
+    edge = u8 & ~cv2.erode(u8, _SQUARE3)
     ys, xs = np.nonzero(edge)
     if len(xs) < 8:
         return c
     # outline pixels' outer edges are half a pixel further out than their centres
-    pts = np.stack([xs + ix0, ys + iy0], 1).astype(np.float64)
+    px, py = (xs + ix0).astype(np.float64), (ys + iy0).astype(np.float64)
     for _ in range(6):
-        v = pts - c
-        d = np.hypot(v[:, 0], v[:, 1])
+        vx, vy = px - c[0], py - c[1]
+        d = np.hypot(vx, vy)
         e = d + 0.5 - r
-        keep = (e > -0.25 * r) & (e < 0.25 * r) & (d > 1e-6)
-        if keep.sum() < 8:
+        keep = (np.abs(e) < 0.25 * r) & (d > 1e-6)
+        n = np.count_nonzero(keep)
+        if n < 8:
             return c
-        step = ((e[keep, None]) * v[keep] / d[keep, None]).mean(0)
+        w = np.where(keep, e / np.where(keep, d, 1.0), 0.0)  # mean of e * v / d over kept points
+        step = np.array([w @ vx, w @ vy]) / n
         c = c + step
         if float(np.hypot(*step)) < 0.01:
             break
@@ -679,23 +770,28 @@ def _chroma_planes(m: F32) -> tuple[F32, F32, F32, F32]:
     return b * inv, g * inv, r * inv, inv
 
 
-def _count_dots(patch: Frame, xx: F32, yy: F32, c: NDArray[np.float64], r: float,
-                inner: NDArray[np.bool_]) -> tuple[int, float]:
-    """Dark blobs inside the ball (within 0.8 radii; darker than 0.6 of the ball's core): how
-    many, and the spread of their pixels (standard deviation along the longest axis, pixels)."""
-    if inner.sum() < 3:
+def _count_dots(patch: Frame, dd: F32, r: float, inner: NDArray[np.bool_]) -> tuple[int, float]:
+    """Dark blobs inside the ball (within 0.8 radii: ``dd`` is the squared distance from the
+    centre; darker than 0.6 of the ball's core): how many, and the spread of their pixels
+    (standard deviation along the longest axis, pixels)."""
+    if np.count_nonzero(inner) < 3:
         return 0, 0.0
-    bright = patch.astype(np.float32).sum(axis=2)
+    bright = patch.sum(axis=2, dtype=np.int32)
     ref = float(np.median(bright[inner]))
-    zone = ((xx - c[0]) ** 2 + (yy - c[1]) ** 2) <= (0.8 * r) ** 2
-    dark = ((bright < 0.6 * ref) & zone).astype(np.uint8)
-    n, _, stats, _ = cv2.connectedComponentsWithStats(dark, connectivity=8)
-    count = sum(1 for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= 2)
+    dark = ((bright < 0.6 * ref) & (dd <= (0.8 * r) ** 2)).astype(np.uint8)
+    _, _, stats, _ = cv2.connectedComponentsWithStats(dark, connectivity=8, ltype=cv2.CV_16U)
+    count = int(np.count_nonzero(stats[1:, cv2.CC_STAT_AREA] >= 2))
     if count == 0:
         return 0, 0.0
     ys, xs = np.nonzero(dark)
-    cov = np.cov(np.stack([xs, ys]).astype(np.float64)) if len(xs) > 1 else np.zeros((2, 2))
-    return count, float(math.sqrt(max(0.0, float(np.linalg.eigvalsh(cov)[-1]))))
+    if len(xs) < 2:
+        return count, 0.0
+    # the largest eigenvalue of the pixels' 2x2 covariance, in closed form
+    x, y = xs - xs.mean(), ys - ys.mean()
+    sxx, syy, sxy = (float(x @ x), float(y @ y), float(x @ y))
+    half = 0.5 * (sxx + syy)
+    top = (half + math.sqrt(max(0.0, 0.25 * (sxx - syy) ** 2 + sxy * sxy))) / (len(xs) - 1)
+    return count, float(math.sqrt(max(0.0, top)))
 
 
 def detect_frame(frame: Frame, calibration: Calibration) -> list[Detection]:

@@ -96,3 +96,32 @@ def test_colour_classes_are_named_by_relative_hue_and_saturation():
     assert model.classify(BGR["red"]) == "red"
     assert model.classify(BGR["yellow"]) == "yellow"
     assert model.classify((220, 228, 230)) == "white"
+
+
+def test_fast_pixel_to_table_map_matches_the_calibration():
+    from dataclasses import replace
+
+    from calibration.model import guess_camera_matrix
+    from vision.detect import _PixelToTable
+
+    cal = replace(calibration(), camera_matrix=guess_camera_matrix((W, H)),
+                  distortion=[-0.1, 0.01, 0.0, 0.0, 0.0])
+    to_table = _PixelToTable(cal, (90, 60, 1190, 650))
+    pts = np.random.default_rng(1).uniform([90, 60], [1190, 650], (500, 2))
+    exact = cal.image_to_table(pts)
+    assert np.abs(to_table(pts) - exact).max() < 0.05  # mm
+    xs, ys = np.linspace(90, 1189, 37), np.linspace(60, 649, 23)
+    u, v = np.meshgrid(xs, ys)
+    grid = to_table.grid(xs, ys)
+    assert np.abs(grid - to_table(np.stack([u.ravel(), v.ravel()], 1)).reshape(grid.shape)).max() \
+        < 1e-9
+
+
+def test_a_frame_shrunk_ahead_gives_the_same_detections():
+    cal = calibration()
+    img = cloth()
+    draw_ball(img, cal, (1500.0, 900.0), "red")
+    a, b = BallDetector(cal), BallDetector(cal)
+    a.learn_cloth(img)
+    b.learn_cloth(img)
+    assert a.detect(img) == b.detect(img, small=b.shrink(img))
