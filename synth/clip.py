@@ -4,7 +4,7 @@ labels of DESIGN.md (`kaisa-clip-labels/1`) and a timeline the renderer can draw
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -97,6 +97,10 @@ def _play_layout(scenario: Scenario, seed: int, table: TableSpec,
         else:
             raise ScenarioError(f"{scenario.name} (seed {seed}), shot {k + 1}: no strike in "
                                 f"{TRIES} tries shows what the scenario promises")
+        if k == 0:
+            # the planner may have moved balls to set the shot up: the clip starts from there
+            start = replace(start, positions={Ball(b): xy for b, xy in ctx.positions.items()
+                                              if Ball(b) not in start.in_hand})
         state = advance(_with_positions(state, ctx.positions), verdict)
         after = {b.value: xy for b, xy in verdict.positions_after.items()}
         played.append(PlayedShot(planned, shot, facts, verdict, dict(ctx.positions), after))
@@ -113,7 +117,6 @@ def _play_layout(scenario: Scenario, seed: int, table: TableSpec,
 
 def _with_positions(state: GameState, positions: dict[str, tuple[float, float]]) -> GameState:
     """The state with the balls where the planner put them (scenario layouts move balls)."""
-    from dataclasses import replace
     on = {Ball(b): xy for b, xy in positions.items()}
     return replace(state, positions=on, in_hand=frozenset(w for w in state.in_hand
                                                           if w not in on))

@@ -248,6 +248,18 @@ def _until_dropped(table: TableSpec, samples: list[Sample]) -> list[Sample]:
     return samples
 
 
+def _left_rest(samples: list[Sample], rest: Point) -> list[Sample]:
+    """The samples from the one where the ball leaves its resting place: off it, and the next
+    two samples further off still (or none: gone at once). Before that, any offset is the
+    detection jittering (a ball half under the cue), which must not look like a strike."""
+    off = [math.dist(s.xy, rest) for s in samples]
+    for k, d in enumerate(off):
+        after = off[k:k + 3]
+        if d > STILL_MM_PER_FRAME and all(b > a for a, b in itertools.pairwise(after)):
+            return samples[k:]
+    return []
+
+
 def _travel(tracks: Mapping[str, Sequence[Sample]], w: ShotWindow) -> float:
     """How far (mm) the ball that moved most in window ``w`` got from where it was before."""
     most = 0.0
@@ -318,6 +330,7 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
     rests: dict[str, Point] = dict(window.rest_before)
     finals: dict[str, Point] = {}
     last_seen: dict[str, Sample] = {}
+    seen_in_shot: dict[str, list[Sample]] = {}
     for ball, samples in tracks.items():
         # The shot, and the still frames after it (where a ball that stayed is seen again).
         inside = _until_dropped(table, _until_placed(
@@ -325,8 +338,10 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
         if not inside:
             continue
         last_seen[ball] = inside[-1]
-        moving = [s for s in inside if ball not in rests
-                  or math.dist(s.xy, rests[ball]) > STILL_MM_PER_FRAME]
+        seen_in_shot[ball] = inside
+        moving = ([s for s in _left_rest(inside, rests[ball])
+                   if math.dist(s.xy, rests[ball]) > STILL_MM_PER_FRAME]
+                  if ball in rests else inside)
         if ball in rests and moving:
             pieces[ball] = cut_into_pieces(moving)
         if inside[-1].frame > window.last or ball not in pieces:
@@ -361,11 +376,23 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
         striker = max([b for b in first if b not in hit] or first, key=lambda b: float(
             np.hypot(*pieces[b][0].velocity(pieces[b][0].start.t))))
         starts = [(starts[0][0], striker)] + [x for x in starts if x[1] != striker]
+    # When each ball's motion changed (it started, or a piece ended): a contact changes both.
+    changes: dict[str, list[float]] = {
+        b: [t for t, sb in starts if sb == b] + [after.start.t for after in ps[1:]]
+        + [before.end.t for before in ps[:-1]] for b, ps in pieces.items()}
+
+    def changed_near(ball: str, t: float) -> bool:
+        return any(abs(c - t) <= 2.0 / fps for c in changes.get(ball, []))
+
     for k, (t, ball) in enumerate(starts):
         if k == 0:
             events.append(FoundEvent(t, "strike", (ball,), rests[ball]))
             continue
         hitter, gap = _partner(ball, rests[ball], t, position, D)
+        if hitter is None:  # a fast hitter's pieces are too short to say where it was at t
+            hitter, gap = _passing_hitter(ball, rests[ball], t, seen_in_shot, D, fps)
+            if hitter is not None and not changed_near(hitter, t):
+                hitter = None
         if hitter is not None:
             events.append(FoundEvent(t, "contact", (hitter, ball), rests[ball],
                                      confidence=_confidence(gap, CONTACT_TOLERANCE_MM)))
@@ -380,6 +407,8 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
             if not _bounced(cushion, v_in, v_out):
                 cushion_gap = math.inf  # not off that cushion: into it, or along it
             partner, gap = _partner(ball, xy, t, position, D)
+            if partner is not None and not changed_near(partner, t):
+                partner = None  # a ball passing by, not hit: its motion went on unchanged
             if partner is not None and gap <= cushion_gap:
                 if not any(e.type == "contact" and set(e.balls) == {ball, partner}
                            and abs(e.t - t) < 1.5 / fps for e in events):
@@ -427,6 +456,35 @@ def _partner(ball: str, xy: Point, t: float, position: Callable[[str, float], Po
         if gap < best[1]:
             best = (other, gap)
     return best if best[1] <= CONTACT_TOLERANCE_MM else (None, best[1])
+
+
+def _passing_hitter(ball: str, rest: Point, t: float, samples: Mapping[str, list[Sample]],
+                    diameter: float, fps: float) -> tuple[str | None, float]:
+    """The ball whose path, sample to sample around ``t``, came within one diameter of ``rest``
+    (where ``ball`` lay when it started to move): it must have hit it. The path between two
+    samples cuts the corner of the deflection, so it may pass a little nearer than a diameter,
+    never through the ball. Returns the ball and how much nearer than the contact distance
+    (plus the tolerance) it came; None when no path came near enough."""
+    best: tuple[str | None, float] = (None, math.inf)
+    here = np.array(rest)
+    for other, seen in samples.items():
+        if other == ball:
+            continue
+        near = [s for s in seen if t - 3 / fps <= s.t <= t + 1.5 / fps]
+        for a, b in itertools.pairwise(near):
+            pa, pb = np.array(a.xy), np.array(b.xy)
+            seg = pb - pa
+            length2 = float(seg @ seg)
+            if length2 < STILL_MM_PER_FRAME ** 2:
+                continue  # at rest: a ball that did not move hit nothing
+            u = min(max(float((here - pa) @ seg) / length2, 0.0), 1.0)
+            distance = float(np.hypot(*(pa + u * seg - here)))
+            if 0.5 * diameter <= distance <= diameter + CONTACT_TOLERANCE_MM and (
+                    distance < best[1]):
+                best = (other, distance)
+    if best[0] is None:
+        return best
+    return best[0], max(best[1] - diameter, 0.0)
 
 
 def _confidence(gap: float, tolerance: float) -> float:

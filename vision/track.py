@@ -22,8 +22,8 @@ import csv
 import math
 import threading
 from collections import deque
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from queue import Empty, Queue
 
@@ -31,13 +31,21 @@ import cv2
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from calibration import Calibration
+from calibration import Calibration, DriftMonitor
 from rules.table import Pocket, TableSpec
 from vision.detect import BallDetector, Detection, Frame, VisionError
 
 BALLS = ("W1", "W2", "R1", "R2", "Y")
 CLASS_OF = {"W1": "white", "W2": "white", "R1": "red", "R2": "red", "Y": "yellow"}
 _FAR = 1e6
+INIT_SCORE = 0.5  # least mean ball-likeness of an object named in the first frames
+JAWS_S = 0.25  # a ball that vanished by a pocket and is seen again this soon did not drop
+PICK_UP_SCORE = 0.6  # least ball-likeness of a ball that appears (respotted, placed by hand)
+PICK_UP_FRAMES = 5  # ... seen in place this many frames running
+CLEAN_SCORE = 0.7  # a detection this ball-like shows the whole ball
+START_GATE_DIAMETERS = 2.0  # a ball is named from the start state only this near its place
+PIECES_DIAMETERS = 0.95  # same-colour detections nearer than this are pieces of one ball
+REST_JITTER_DIAMETERS = 0.3  # a doubtful detection this near a resting ball leaves it in place
 
 
 @dataclass
@@ -54,6 +62,7 @@ class BallState:
     status: str = "table"  # "table" | "hidden" | "pocketed" | "lost"
     pair: int = 0  # frames in which this (white) ball showed W2's pair of dots
     single: int = 0  # frames in which it showed one small dot
+    left_rest: int = -1_000_000  # the frame it was last seen leaving a place of rest
 
 
 @dataclass(frozen=True)
@@ -78,10 +87,16 @@ class Tracker:
 
     def __init__(self, table: TableSpec, fps: float = 30.0, *, hide_s: float = 2.0,
                  init_frames: int = 10, cue_ball: str | None = None,
-                 max_delay_s: float = 10.0) -> None:
+                 max_delay_s: float = 10.0,
+                 start_positions: Mapping[str, tuple[float, float]] | None = None) -> None:
         if cue_ball not in (None, "W1", "W2"):
             raise VisionError(f"expected cue_ball W1, W2 or None, got {cue_ball!r}")
         self.cue_ball = cue_ball
+        unknown = set(start_positions or ()) - set(BALLS)
+        if unknown:
+            raise VisionError(f"expected start positions of {', '.join(BALLS)}, got "
+                              f"{', '.join(sorted(unknown))}")
+        self.start_positions = dict(start_positions) if start_positions is not None else None
         self.unresolved = False
         self._buffer: list[FrameTracks] = []
         self.max_delay = max(1, round(max_delay_s * fps))
@@ -90,6 +105,7 @@ class Tracker:
         self.table = table
         self.fps = fps
         self.hide_frames = max(1, round(hide_s * fps))
+        self.jaws_frames = max(1, round(JAWS_S * fps))
         self.init_frames = init_frames
         self.d = table.ball_diameter_mm
         self.states: dict[str, BallState] = {}
@@ -130,6 +146,9 @@ class Tracker:
         for o in objects:
             if int(o["n"]) < need:  # type: ignore[call-overload]
                 continue
+            # a hand resting on the cloth is skin-white but no disc (balls score 0.7-0.9)
+            if float(o["score"]) / int(o["n"]) < INIT_SCORE:  # type: ignore[arg-type,call-overload]
+                continue
             cols: list[str] = o["colours"]  # type: ignore[assignment]
             cls = max(set(cols), key=cols.count)
             by_class[cls].append(o)
@@ -143,6 +162,10 @@ class Tracker:
                                           pair=int(o["two"]),  # type: ignore[call-overload]
                                           single=int(o["one"]))  # type: ignore[call-overload]
 
+        if self.start_positions is not None:
+            self._name_by_start(by_class, add, f0)
+            self.started = True
+            return
         whites = by_class["white"][:2]
         if len(whites) == 2:
             a, b = whites
@@ -162,6 +185,36 @@ class Tracker:
         if by_class["yellow"]:
             add("Y", by_class["yellow"][0])
         self.started = True
+
+    def _name_by_start(self, by_class: dict[str, list[dict[str, object]]],
+                       add: Callable[[str, dict[str, object]], None], first_frame: int) -> None:
+        """Identities from the game state's positions: each ball expected on the table takes the
+        nearest object of its class (the two reds and the two whites told apart by where they
+        were left, not by the dots). A ball the state has in hand or pocketed is taken only from
+        a clean, ball-like object of a free identity (a white already placed in the house)."""
+        assert self.start_positions is not None
+        for cls, objs in by_class.items():
+            ids = [b for b in BALLS if CLASS_OF[b] == cls]
+            expected = [b for b in ids if b in self.start_positions]
+            taken: set[int] = set()
+            if expected and objs:
+                cost = np.array([[math.dist(self.start_positions[b], o["xy"])  # type: ignore
+                                  for o in objs] for b in expected])
+                cost[cost > START_GATE_DIAMETERS * self.d] = _FAR
+                for i, j in zip(*linear_sum_assignment(cost), strict=True):
+                    if cost[i, j] < _FAR:
+                        add(expected[i], objs[j])
+                        taken.add(j)
+            for ball in expected:
+                if ball not in self.states:  # under the player's arm: where it was left
+                    x, y = self.start_positions[ball]
+                    self.states[ball] = BallState(ball, x, y, visible=False, status="hidden",
+                                                  last_seen=first_frame)
+            free = [b for b in ids if b not in self.start_positions]
+            clean = [o for j, o in enumerate(objs) if j not in taken
+                     and float(o["score"]) / int(o["n"]) >= PICK_UP_SCORE]  # type: ignore
+            for ball, o in zip(free, clean, strict=False):
+                add(ball, o)
 
     # --- per frame ----------------------------------------------------------------------------
     def update(self, frame: int, detections: list[Detection]) -> list[FrameTracks]:
@@ -196,35 +249,46 @@ class Tracker:
         return out
 
     def _step(self, frame: int, dets: list[Detection]) -> FrameTracks:
-        active = [s for s in self.states.values() if s.status in ("table", "hidden")]
+        # a ball that vanished by a pocket may still be rattling in the jaws, unseen a moment
+        active = [s for s in self.states.values() if s.status in ("table", "hidden") or (
+            s.status == "pocketed" and frame - s.last_seen <= self.jaws_frames)]
         used: set[int] = set()
+        dets, merged = self._merge_pieces(dets)
         if active and dets:
+            hitters = {s.ball: self._hitter(s, active, frame) for s in active}
             cost = np.full((len(active), len(dets)), _FAR)
             for i, s in enumerate(active):
                 gap = max(1, frame - s.last_seen)
+                hitter = hitters[s.ball]
                 if s.status == "table":
                     px, py = s.x + s.vx * gap, s.y + s.vy * gap
                     speed = math.hypot(s.vx, s.vy)
+                    if hitter is not None:  # a ball that is hit may leave as fast as the hitter
+                        speed = max(speed, 0.6 * math.hypot(hitter.vx, hitter.vy))
                     gate = 1.5 * self.d + 2.0 * speed * gap
+                elif s.status == "pocketed":  # in the jaws, near where it vanished
+                    px, py = s.x, s.y
+                    gate = 1.0 * self.d
                 else:  # hidden: it is where it was last seen (a hand's pieces are near)
                     px, py = s.x, s.y
                     gate = 0.75 * self.d
                 for j, det in enumerate(dets):
                     dist = math.hypot(det.x_mm - px, det.y_mm - py)
-                    if dist > gate:
+                    if dist > gate or self._against_hit(s, hitter, det):
                         continue
-                    c = dist
+                    # the less ball-like (a piece, a pocket's glint), the dearer
+                    c = dist + 0.5 * self.d * (1.0 - min(det.score, 1.0))
                     if det.colour != CLASS_OF[s.ball]:
                         if det.colour != "other" and not (det.streak_mm or det.piece
                                                           or not det.colour_sure):
                             continue
-                        c += self.d  # a doubtful colour (a streak, a ball under the cue)
+                        c += 0.5 * self.d  # a doubtful colour (a streak, a ball under the cue)
                     cost[i, j] = c
             rows, cols = linear_sum_assignment(cost)
             for i, j in zip(rows, cols, strict=True):
                 if cost[i, j] >= _FAR:
                     continue
-                self._observe(active[i], dets[j], frame)
+                self._observe(active[i], dets[j], frame, doubtful=j in merged)
                 used.add(j)
             # second chance: a ball struck from rest (or leaving the hand) jumps further than
             # its gate; an unclaimed detection of its colour within the fastest shot's reach
@@ -239,11 +303,14 @@ class Tracker:
                         if det.colour != CLASS_OF[s.ball] and not (
                                 det.streak_mm or det.piece or not det.colour_sure):
                             continue
+                        if self._against_hit(s, hitters[s.ball], det):
+                            continue
                         dist = math.hypot(det.x_mm - s.x, det.y_mm - s.y)
-                        # beyond two diameters only a blurred (fast) ball can be the struck one
+                        # beyond two diameters only a blurred (fast) ball can be the struck one,
+                        # or one that has just started to move that way (its speed not yet known)
                         near = 2.0 if s.status == "table" else 1.5  # diameters
-                        if dist <= near * self.d or (dist <= reach
-                                                     and det.streak_mm > 0.5 * self.d):
+                        if dist <= near * self.d or (dist <= reach and (
+                                det.streak_mm > 0.5 * self.d or self._ahead(s, det))):
                             cost2[i, k] = dist
                 rows, cols = linear_sum_assignment(cost2)
                 for i, k in zip(rows, cols, strict=True):
@@ -251,7 +318,7 @@ class Tracker:
                         self._observe(left[i], dets[free[k]], frame, jump=True)
                         used.add(free[k])
         for s in active:
-            if s.last_seen == frame:
+            if s.last_seen == frame or s.status == "pocketed":
                 continue
             s.visible = False
             missing = frame - s.last_seen
@@ -271,8 +338,84 @@ class Tracker:
                  if s.status in ("table", "hidden")}
         return FrameTracks(frame, frame / self.fps, dict(sorted(balls.items())), tuple(dets))
 
-    def _observe(self, s: BallState, det: Detection, frame: int, jump: bool = False) -> None:
+    def _ahead(self, s: BallState, det: Detection) -> bool:
+        """The detection lies on the way of a ball that has just left its rest (its speed not yet
+        known): the direction to it is within 30 degrees of the ball's velocity."""
+        speed = math.hypot(s.vx, s.vy)
+        if s.status != "table" or speed < 0.05 * self.d or s.last_seen - s.left_rest > 2:
+            return False
+        dx, dy = det.x_mm - s.x, det.y_mm - s.y
+        return dx * s.vx + dy * s.vy > math.cos(math.radians(30)) * math.hypot(dx, dy) * speed
+
+    def _hitter(self, s: BallState, active: list[BallState], frame: int) -> BallState | None:
+        """For a ball at rest: the moving ball arriving at it now (within reach of a contact
+        in this frame), if any."""
+        if s.status != "table" or math.hypot(s.vx, s.vy) >= 0.05 * self.d:
+            return None
+        best, best_d = None, math.inf
+        for m in active:
+            speed = math.hypot(m.vx, m.vy)
+            if m is s or m.status != "table" or speed < 0.1 * self.d:
+                continue
+            gap = max(1, frame - m.last_seen)
+            d = math.hypot(m.x - s.x, m.y - s.y)
+            if d < 1.5 * self.d + speed * gap and d < best_d:
+                best, best_d = m, d
+        return best
+
+    def _against_hit(self, s: BallState, hitter: BallState | None, det: Detection) -> bool:
+        """A ball at rest that is hit leaves along the line of centres, away from the hitter:
+        a detection that would have it move towards the hitter is the hitter itself (which
+        stopped or slowed at the contact), not this ball."""
+        if hitter is None:
+            return False
+        dx, dy = det.x_mm - s.x, det.y_mm - s.y
+        if math.hypot(dx, dy) < REST_JITTER_DIAMETERS * self.d:
+            return False
+        return dx * (s.x - hitter.x) + dy * (s.y - hitter.y) < 0
+
+    def _merge_pieces(self, dets: list[Detection]) -> tuple[list[Detection], set[int]]:
+        """Two detections closer than two balls can be are pieces of one ball (a blurred streak
+        cut in two, a ball cut by the cue or its shadow): one detection at their middle, marked
+        (by its index in the list returned) as doubtful."""
+        out = list(dets)
+        merged: set[int] = set()
+        for i in range(len(out)):
+            for j in range(i + 1, len(out)):
+                a, b = out[i], out[j]
+                if a is None or b is None:  # type: ignore[comparison-overlap]
+                    continue
+                if math.hypot(a.x_mm - b.x_mm, a.y_mm - b.y_mm) >= PIECES_DIAMETERS * self.d:
+                    continue
+                # of two colours (a blurred ball's highlight read as white) the more ball-like
+                # piece names it, as a doubtful colour
+                best = a if a.score >= b.score else b
+                out[i] = replace(best, x_mm=(a.x_mm + b.x_mm) / 2, y_mm=(a.y_mm + b.y_mm) / 2,
+                                 x_px=(a.x_px + b.x_px) / 2, y_px=(a.y_px + b.y_px) / 2,
+                                 score=max(a.score, b.score),
+                                 streak_mm=max(a.streak_mm, b.streak_mm),
+                                 colour_sure=a.colour == b.colour and (a.colour_sure
+                                                                       or b.colour_sure))
+                out[j] = None  # type: ignore[call-overload]
+                merged.add(i)
+        kept = [k for k, d in enumerate(out) if d is not None]
+        return [out[k] for k in kept], {n for n, k in enumerate(kept) if k in merged}
+
+    def _observe(self, s: BallState, det: Detection, frame: int, jump: bool = False,
+                 doubtful: bool = False) -> None:
         gap = max(1, frame - s.last_seen)
+        resting = s.status == "table" and math.hypot(s.vx, s.vy) < 0.05 * self.d
+        if not jump and resting and (doubtful or det.score < CLEAN_SCORE) and math.hypot(
+                det.x_mm - s.x, det.y_mm - s.y) < REST_JITTER_DIAMETERS * self.d:
+            # A ball at rest seen only in part (under the cue, the cue's shadow across it) is
+            # where it was: following the part would make it jitter, and a jitter looks like a
+            # strike. A ball that really starts to move soon shows clean or goes further.
+            s.visible = True
+            s.last_seen = frame
+            return
+        if resting and math.hypot(det.x_mm - s.x, det.y_mm - s.y) >= (
+                REST_JITTER_DIAMETERS * self.d):
+            s.left_rest = frame
         if jump:
             s.vx, s.vy = (det.x_mm - s.x) / gap, (det.y_mm - s.y) / gap
         elif s.status == "table":
@@ -289,7 +432,8 @@ class Tracker:
         s.last_seen = frame
         # dots are trusted only on a clean ball at rest (a rolling or blurred ball, or one
         # touched by the cue's shadow, shows false dark blobs)
-        if det.streak_mm == 0.0 and det.score > 0.7 and math.hypot(s.vx, s.vy) < 0.05 * self.d:
+        if (det.streak_mm == 0.0 and det.score > CLEAN_SCORE
+                and math.hypot(s.vx, s.vy) < 0.05 * self.d):
             s.pair += self._is_pair(det)
             s.single += self._is_single(det)
 
@@ -305,12 +449,21 @@ class Tracker:
         return bool(d.min() < 1.5 * self.d)
 
     def _pick_up(self, frame: int, free: list[Detection]) -> None:
-        """A ball of a class with a free identity that stays put for 3 frames takes it."""
+        """A clean ball of a class with a free identity that stays put for PICK_UP_FRAMES
+        takes it. With every identity of its class taken, one of them hidden, it is that hidden
+        ball, which went there unseen (a pot missed under the arm, then respotted): taken after
+        three times as long, since a hand may hide a ball and look like another."""
         for det in free:
-            if det.colour not in ("white", "red", "yellow") or det.score < 0.5:
+            if (det.colour not in ("white", "red", "yellow") or det.score < PICK_UP_SCORE
+                    or det.piece or det.streak_mm):
                 continue
             ids = [b for b in BALLS if CLASS_OF[b] == det.colour
                    and (b not in self.states or self.states[b].status in ("pocketed", "lost"))]
+            frames_needed = PICK_UP_FRAMES
+            if not ids:
+                ids = [b for b in BALLS if CLASS_OF[b] == det.colour
+                       and self.states[b].status == "hidden"]
+                frames_needed = 3 * PICK_UP_FRAMES
             if not ids:
                 continue
             if any(math.hypot(det.x_mm - s.x, det.y_mm - s.y) < self.d
@@ -318,11 +471,11 @@ class Tracker:
                 continue
             key = det.colour
             seen = [c for c in self._candidates.get(key, [])
-                    if frame - c[0] <= 3
+                    if frame - c[0] < frames_needed
                     and math.hypot(c[1] - det.x_mm, c[2] - det.y_mm) < 0.5 * self.d]
             seen.append((frame, det.x_mm, det.y_mm))
             self._candidates[key] = seen
-            if len(seen) < 3:
+            if len(seen) < frames_needed:
                 continue
             ball = ids[0]
             if det.colour == "white" and len(ids) == 2:
@@ -373,12 +526,15 @@ class Tracker:
 
 
 # --- video --------------------------------------------------------------------------------------
-def _frames(path: str | Path, queue_size: int = 8) -> Iterator[tuple[int, Frame]]:
-    """Decoded frames, read ahead by a thread (decoding overlaps with detection)."""
+def _frames(path: str | Path, prepare: Callable[[Frame], Frame] | None = None,
+            queue_size: int = 8) -> Iterator[tuple[int, Frame, Frame | None]]:
+    """Decoded frames, read ahead by a thread (decoding overlaps with detection), each with
+    ``prepare(frame)`` made in that thread too (None without ``prepare``): the other core
+    shrinks the frame while this one detects. An error in the thread is raised here."""
     cap = cv2.VideoCapture(str(path))
     if not cap.isOpened():
         raise VisionError(f"expected a video OpenCV can decode, could not open {str(path)!r}")
-    q: Queue[Frame | None] = Queue(maxsize=queue_size)
+    q: Queue[tuple[Frame, Frame | None] | BaseException | None] = Queue(maxsize=queue_size)
     stop = threading.Event()
 
     def read() -> None:
@@ -387,7 +543,9 @@ def _frames(path: str | Path, queue_size: int = 8) -> Iterator[tuple[int, Frame]
                 ok, frame = cap.read()
                 if not ok:
                     break
-                q.put(frame)
+                q.put((frame, prepare(frame) if prepare is not None else None))
+        except Exception as e:  # handed to the consumer, raised there
+            q.put(e)
         finally:
             q.put(None)
 
@@ -396,10 +554,12 @@ def _frames(path: str | Path, queue_size: int = 8) -> Iterator[tuple[int, Frame]
     try:
         index = 0
         while True:
-            frame = q.get()
-            if frame is None:
+            item = q.get()
+            if item is None:
                 break
-            yield index, frame
+            if isinstance(item, BaseException):
+                raise item
+            yield index, item[0], item[1]
             index += 1
     finally:
         stop.set()
@@ -421,25 +581,38 @@ def video_fps(path: str | Path) -> float:
 
 def track_video(video_path: str | Path, calibration: Calibration,
                 table: TableSpec | None = None, *, colour_frames: int = 10,
-                cue_ball: str | None = None) -> Iterator[FrameTracks]:
+                cue_ball: str | None = None,
+                start_positions: Mapping[str, tuple[float, float]] | None = None,
+                drift: DriftMonitor | None = None) -> Iterator[FrameTracks]:
     """Ball positions in every frame of a video, as :class:`FrameTracks` in frame order.
 
     The cloth is learned from the first frame, the colour classes from the detections of the
     first ``colour_frames`` frames (held back, a third of a second), then frames stream through.
     ``cue_ball`` ("W1"/"W2", the shooter's white from the game state) names the whites when
-    their dots cannot (see :class:`Tracker`).
+    their dots cannot (see :class:`Tracker`); ``start_positions`` (table mm of the balls the
+    game state has on the table) name every ball from where it was left. ``drift`` checks
+    every few seconds that the table is still where the calibration says; when the camera was
+    moved and the monitor recalibrated, detection goes on with the new calibration (the balls'
+    table positions, and so their tracks, are unaffected) and the event is in ``drift.events``.
     """
     p = Path(video_path)
     if not p.is_file():
         raise VisionError(f"expected a video file, found nothing at {str(p)!r}")
     table = table or calibration.table
     detector = BallDetector(calibration)
-    tracker = Tracker(table, video_fps(p), cue_ball=cue_ball)
+    tracker = Tracker(table, video_fps(p), cue_ball=cue_ball, start_positions=start_positions)
     held: list[tuple[int, Frame, list[Detection]]] = []
-    for index, frame in _frames(p):
+    fps = video_fps(p)
+    moved = False  # the reader thread shrinks frames for the first calibration's detector
+    for index, frame, small in _frames(p, detector.shrink):
+        event = drift.check(index, index / fps, frame) if drift is not None else None
+        if event is not None and event.changed:
+            colours, detector = detector.colours, BallDetector(event.calibration)
+            detector.colours = colours
+            moved = True
         if detector.cloth is None:
             detector.learn_cloth(frame)
-        dets = detector.detect(frame)
+        dets = detector.detect(frame, small=None if moved else small)
         if detector.colours is None:
             held.append((index, frame, dets))
             if len(held) < colour_frames:

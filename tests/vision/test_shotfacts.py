@@ -54,6 +54,51 @@ def test_a_ball_put_back_by_hand_is_not_a_shot():
     assert shots_from_tracks(TABLE, tracks_from_rows(rows, FPS), FPS) == []
 
 
+def samples(rows: list[tuple[int, float, float]]) -> list[Sample]:
+    return [Sample(f, f / FPS, (x, y)) for f, x, y in rows]
+
+
+def events_of(shot: dict) -> list[tuple[str, object]]:
+    return [(e["type"], e.get("ball") or tuple(e["balls"])) for e in shot["events"]]
+
+
+def test_a_resting_ball_that_jitters_before_the_strike_is_not_struck():
+    """The yellow, half under the cue, is seen 6 mm off its place for one frame before W1 is
+    struck: the strike is W1's."""
+    frames = range(0, 60)
+    w1 = straight((1000.0, 800.0), (2000.0, 0.0), 1.0, 1.5, frames)
+    y = [(f, 2500.0 + (6.0 if f == 25 else 0.0), 1200.0) for f in frames]
+    (shot,) = shots_from_tracks(TABLE, {"W1": samples(w1), "Y": samples(y)}, FPS)
+    assert events_of(shot)[0] == ("strike", "W1")
+    assert math.isclose(shot["events"][0]["t"], 1.0, abs_tol=0.004)
+
+
+def test_a_ball_passing_by_a_kink_is_no_contact():
+    """W1 seems deflected (a tracking error of 25 mm) just as R1 rolls by, unchanged:
+    a contact changes both balls' motion, so this is none."""
+    frames = range(0, 60)
+    w1 = [(f, x, y + (25.0 if f == 40 else 0.0))
+          for f, x, y in straight((1000.0, 800.0), (1500.0, 0.0), 1.0, 1.8, frames)]
+    r1 = straight((1575.0, 400.0), (0.0, 1200.0), 1.0, 1.8, frames)  # 75 mm off at frame 40
+    (shot,) = shots_from_tracks(TABLE, {"W1": samples(w1), "R1": samples(r1)}, FPS)
+    assert [k for k, _ in events_of(shot)].count("contact") == 0
+
+
+def test_a_fast_hitter_seen_badly_near_the_contact_still_hits():
+    """W1 at 4 m/s hits the resting R1 a third of a frame after its last sample before the
+    contact, which is 35 mm short along its line (a blurred streak cut short), and goes on deflected: its
+    pieces cannot say where it was at the contact; the path it took past R1's place can."""
+    frames = range(0, 60)
+    t_hit = 1.0 + 350.0 / 4000.0  # frame 32.6
+    before = straight((1000.0, 800.0), (4000.0, 0.0), 1.0, t_hit, frames)
+    after = straight((1350.0, 800.0), (1500.0, -1500.0), t_hit, 1.6, frames)
+    w1 = [(f, *(b[1:] if f / FPS <= t_hit else a[1:])) for f, b, a in zip(frames, before, after)]
+    w1 = [(f, x - (35.0 if f == 32 else 0.0), y) for f, x, y in w1]
+    r1 = straight((1418.0, 800.0), (3000.0, 0.0), t_hit, 1.4, frames)
+    (shot,) = shots_from_tracks(TABLE, {"W1": samples(w1), "R1": samples(r1)}, FPS)
+    assert events_of(shot)[:2] == [("strike", "W1"), ("contact", ("W1", "R1"))]
+
+
 def clips() -> list[Path]:
     return sorted(SAMPLES.glob("*.labels.json"))
 

@@ -1,0 +1,139 @@
+"""The tracker's identity logic on hand-made detections (no video): naming from the game state,
+a hand is no ball, a ball half under the cue stays put, a hit ball leaves away from its hitter,
+pieces of one ball are one ball, a respotted ball is picked up."""
+
+from __future__ import annotations
+
+import math
+
+from rules.table import TableSpec
+from vision.detect import Detection
+from vision.track import Tracker
+
+TABLE = TableSpec()
+D = TABLE.ball_diameter_mm
+
+
+def det(x: float, y: float, colour: str, score: float = 0.85, **kw: object) -> Detection:
+    return Detection(x_px=x / 3, y_px=y / 3, x_mm=x, y_mm=y, radius_px=11.0, colour=colour,
+                     score=score, **kw)  # type: ignore[arg-type]
+
+
+def feed(tracker: Tracker, frames: list[list[Detection]], first: int = 0) -> list:
+    out = []
+    for k, dets in enumerate(frames):
+        out += tracker.update(first + k, dets)
+    return out
+
+
+LAYOUT = {"W1": (800.0, 900.0), "W2": (2800.0, 400.0), "R1": (2000.0, 1200.0),
+          "R2": (900.0, 300.0), "Y": (1800.0, 600.0)}
+
+
+def layout_dets(layout=LAYOUT) -> list[Detection]:
+    colour = {"W1": "white", "W2": "white", "R1": "red", "R2": "red", "Y": "yellow"}
+    return [det(x, y, colour[b]) for b, (x, y) in layout.items()]
+
+
+def test_start_positions_name_the_reds_and_whites_where_they_were_left():
+    tracker = Tracker(TABLE, start_positions=LAYOUT)
+    out = feed(tracker, [layout_dets()] * 12)
+    assert out, "frames are released after the first ones"
+    for ball, (x, y) in LAYOUT.items():
+        bx, by, visible = out[-1].balls[ball]
+        assert visible and math.dist((bx, by), (x, y)) < 1.0, ball
+
+
+def test_without_start_positions_R1_is_the_red_nearer_the_head():
+    tracker = Tracker(TABLE)
+    out = feed(tracker, [layout_dets()] * 12)
+    assert out[-1].balls["R1"][:2] == LAYOUT["R2"]  # the red at x=900 is nearer the head
+
+
+def test_a_hand_is_not_taken_for_the_white_in_hand():
+    hand = det(130.0, 450.0, "white", score=0.38)
+    on_table = {b: xy for b, xy in LAYOUT.items() if b != "W2"}
+    tracker = Tracker(TABLE, start_positions=on_table)
+    out = feed(tracker, [layout_dets(on_table) + [hand]] * 40)
+    assert "W2" not in out[-1].balls
+
+
+def test_a_ball_the_state_has_on_the_table_but_unseen_waits_hidden_where_it_was_left():
+    seen = [d for d in layout_dets() if not (d.colour == "yellow")]
+    tracker = Tracker(TABLE, start_positions=LAYOUT)
+    out = feed(tracker, [seen] * 12)
+    x, y, visible = out[-1].balls["Y"]
+    assert not visible and (x, y) == LAYOUT["Y"]
+    out = feed(tracker, [layout_dets()] * 3, first=12)
+    assert out[-1].balls["Y"][2] is True
+
+
+def test_a_ball_half_under_the_cue_stays_where_it_rests():
+    tracker = Tracker(TABLE, start_positions=LAYOUT)
+    feed(tracker, [layout_dets()] * 12)
+    yx, yy = LAYOUT["Y"]
+    jitter = [d for d in layout_dets() if d.colour != "yellow"]
+    frames = [jitter + [det(yx + 12, yy - 8, "yellow", score=0.5)],
+              jitter + [det(yx - 10, yy + 5, "yellow", score=0.55),
+                        det(yx + 15, yy + 10, "yellow", score=0.45)]]
+    out = feed(tracker, frames, first=12)
+    for r in out:
+        x, y, visible = r.balls["Y"]
+        assert visible and math.dist((x, y), LAYOUT["Y"]) < 8.0  # pieces merged at most
+
+
+def test_a_hit_red_leaves_away_from_the_red_that_hit_it():
+    """R2 rolls fast into the resting R1 full: R2 stops at the contact, R1 goes on. Predicted
+    straight on, R2 is nearer the ball that goes on: a tracker that only predicts swaps them."""
+    rest = (2000.0, 900.0)
+    layout = {"W1": (500.0, 500.0), "R1": rest, "R2": (1060.0, 900.0), "Y": (3000.0, 1500.0)}
+    tracker = Tracker(TABLE, start_positions=layout)
+    still = [det(500, 500, "white"), det(3000, 1500, "yellow")]
+    frames = [still + [det(*rest, "red"), det(1060, 900, "red")]] * 12
+    for x in range(1180, 1901, 120):  # R2 at 120 mm per frame, last seen 32 mm from the contact
+        frames.append(still + [det(*rest, "red"), det(float(x), 900, "red")])
+    contact = rest[0] - D
+    after = rest[0] + 120 * (1 - 32 / 120)  # R1 took R2's speed at the contact
+    for k in range(5):
+        frames.append(still + [det(contact, 900, "red"), det(after + 110 * k, 900, "red")])
+    out = feed(tracker, frames)
+    out += tracker.flush()
+    last = out[-1].balls
+    assert abs(last["R2"][0] - contact) < 2.0
+    assert last["R1"][0] > rest[0] + 300
+
+
+def test_without_the_game_state_a_hand_is_not_taken_for_a_white():
+    hand = det(130.0, 450.0, "white", score=0.38)
+    on_table = {b: xy for b, xy in LAYOUT.items() if b != "W2"}
+    tracker = Tracker(TABLE)
+    out = feed(tracker, [layout_dets(on_table) + [hand]] * 40)
+    whites = [b for b in ("W1", "W2") if b in out[-1].balls]
+    assert len(whites) == 1 and out[-1].balls[whites[0]][:2] == LAYOUT["W1"]
+
+
+def test_two_pieces_of_one_blurred_ball_are_one_ball_at_their_middle():
+    layout = {"W1": (1000.0, 900.0), "R1": (2500.0, 300.0)}
+    tracker = Tracker(TABLE, start_positions=layout)
+    base = [det(2500, 300, "red")]
+    frames = [base + [det(1000, 900, "white")]] * 12
+    frames.append(base + [det(1100, 900, "white", streak_mm=40.0)])
+    frames.append(base + [det(1180, 880, "white", colour_sure=False),
+                          det(1220, 920, "red", score=0.6, colour_sure=False)])
+    out = feed(tracker, frames)
+    x, y, _ = out[-1].balls["W1"]
+    assert math.dist((x, y), (1200, 900)) < 1.0
+    assert math.dist(out[-1].balls["R1"][:2], (2500, 300)) < 1.0
+
+
+def test_a_respotted_ball_is_picked_up_once_it_stays_put():
+    layout = {"W1": (1000.0, 900.0), "Y": (3400.0, 100.0)}
+    tracker = Tracker(TABLE, start_positions=layout)
+    w1 = det(1000, 900, "white")
+    frames = [[w1, det(3400, 100, "yellow")]] * 12
+    frames += [[w1, det(3440, 60, "yellow", streak_mm=30)], [w1], [w1]]  # into the pocket
+    frames += [[w1, det(1775, 888, "yellow")]] * 6  # put back on its spot
+    out = feed(tracker, frames)
+    assert "Y" not in out[13].balls or not out[13].balls["Y"][2] or out[13].balls["Y"][0] > 3400
+    x, y, visible = out[-1].balls["Y"]
+    assert visible and math.dist((x, y), (1775, 888)) < 1.0
