@@ -29,8 +29,34 @@ from rules import KaisaError, ShotEntry
 os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")
 os.environ.setdefault("OPENCV_LOG_LEVEL", "ERROR")
 
+
 def demo_game_path() -> Path:
     return Path(str(resources.files("referee") / "data" / "demo_match.game.json"))
+
+
+DEMO_VIDEO = Path(__file__).resolve().parents[1] / "sample_videos" / "demo_match.mp4"
+DEMO_OUTPUT = Path("kaisa-demo")
+
+
+def _demo(args: argparse.Namespace) -> None:
+    """`kaisa referee` with no input: the demo match's video (from its known start, with its
+    calls), reports and the annotated video in ./kaisa-demo/; the demo's recorded shot facts
+    when the video is not there (an install without the sample videos)."""
+    if not DEMO_VIDEO.is_file():
+        print(f"kaisa: the demo video is not installed ({DEMO_VIDEO}); refereeing its recorded "
+              "shot facts instead", file=sys.stderr)
+        args.inputs = [demo_game_path()]
+        return
+    data = Path(str(resources.files("referee") / "data"))
+    args.inputs = [DEMO_VIDEO]
+    args.start = args.start or data / "demo_match.start.json"
+    args.calls = args.calls or data / "demo_match.calls.json"
+    args.output = args.output or DEMO_OUTPUT / "demo_match.report.json"
+    args.html = args.html or DEMO_OUTPUT / "demo_match.html"
+    args.annotated = args.annotated or DEMO_OUTPUT / "demo_match.annotated.mp4"
+    DEMO_OUTPUT.mkdir(exist_ok=True)
+    print(f"kaisa referee: no input given, refereeing the demo match video ({DEMO_VIDEO.name}, "
+          f"78 s); the reports and the annotated video go to {DEMO_OUTPUT}/", file=sys.stderr)
 
 
 def _cmd_score(args: argparse.Namespace) -> int:
@@ -87,7 +113,9 @@ def _per_input(given: Path | None, source: Path, kind: str) -> Path | None:
 
 def _referee_jobs(args: argparse.Namespace) -> list[RefereeJob]:
     options = read_rules_file(args.rules) if args.rules else None
-    sources: list[Path] = args.inputs or [demo_game_path()]
+    if not args.inputs:
+        _demo(args)
+    sources: list[Path] = args.inputs
     many = len(sources) > 1
     if args.annotated is not None and not any(is_video(s) for s in sources):
         raise InputError("--annotated needs a video input (a GAME record has no frames)",

@@ -36,6 +36,7 @@ LINE_TOLERANCE_MM = 8.0  # a sample this far off the straight motion starts a ne
 MIN_KINK_MM_S = 150.0  # a smaller change of velocity at a piece's end is noise, not an event
 CONTACT_TOLERANCE_MM = 22.0  # centres within 2R +- this at an event: a contact
 CUSHION_TOLERANCE_MM = 22.0  # centre within R +- this of a nose at an event: a cushion
+JAW_TOLERANCE_MM = 8.0  # a cushion contact this near a jaw may have been the jaw
 POCKET_REACH_DIAMETERS = 2.5  # a track ending this close to a pocket mouth may be a pot
 
 
@@ -436,8 +437,35 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
             continue
         events.append(FoundEvent(seen.t + 1 / (2 * fps), "off_table", (ball,), seen.xy,
                                  confidence=0.5))
+    events = [e for e in events if not _jaw_of_its_pot(table, e, events)]
     events.sort(key=lambda e: (e.t, e.type != "strike"))
     return _after_the_strike(events), finals
+
+
+def _jaw_of_its_pot(table: TableSpec, event: FoundEvent, events: list[FoundEvent]) -> bool:
+    """A cushion event at the jaws of the pocket the ball then drops into: the ball rattled in
+    (a jaw contact, not a bank). The jaws begin where the noses meet the mouth: mouth / sqrt(2)
+    from a corner pocket's point along each nose, mouth / 2 either side of a middle pocket's."""
+    if event.type != "cushion" or event.cushion is None:
+        return False
+    ball = event.balls[0]
+    for pot in events:
+        if pot.type != "pocket" or pot.balls[0] != ball or pot.t < event.t or pot.pocket is None:
+            continue
+        pocket = Pocket(pot.pocket)
+        px, py = table.pocket_xy(pocket)
+        cushion = Cushion(event.cushion)
+        line = {Cushion.HEAD: (px, 0.0), Cushion.FOOT: (px, table.length_mm),
+                Cushion.RIGHT: (py, 0.0), Cushion.LEFT: (py, table.width_mm)}[cushion]
+        if line[0] != line[1]:
+            continue  # that cushion does not end at this pocket
+        long_cushion = cushion in (Cushion.LEFT, Cushion.RIGHT)
+        along = abs(event.xy[0] - px) if long_cushion else abs(event.xy[1] - py)
+        mouth = table.pocket_mouth_mm(pocket)
+        jaws = mouth / 2 if pocket.is_middle else mouth / math.sqrt(2)
+        if along <= jaws + JAW_TOLERANCE_MM:
+            return True
+    return False
 
 
 ALL_BALLS = tuple(b.value for b in Ball)

@@ -12,7 +12,7 @@ import pytest
 
 from calibration import Calibration
 from referee.annotate import SCOREBOARD_BOX, OverlayPlan, annotate_video
-from referee.cli import main
+from referee.cli import demo_game_path, main
 from referee.evaluate import true_track_rows
 from referee.labels import load_labels
 from rules.table import preset
@@ -171,7 +171,7 @@ def test_the_plan_follows_the_match_over_time():
 
 def test_annotated_needs_a_video(tmp_path: Path, monkeypatch, capsys):
     monkeypatch.setenv("KAISA_JOURNAL", str(tmp_path / "j.sqlite"))
-    assert main(["referee", "--annotated", str(tmp_path / "a.mp4")]) == 2
+    assert main(["referee", str(demo_game_path()), "--annotated", str(tmp_path / "a.mp4")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--annotated needs a video" in err
 

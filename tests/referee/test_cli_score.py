@@ -398,12 +398,40 @@ def test_start_opening_must_be_a_boolean(
 
 
 # --- the main job with no arguments -------------------------------------------------------------
-@pytest.mark.parametrize("argv", [[], ["referee"]], ids=["kaisa", "kaisa_referee"])
-def test_no_arguments_referee_the_demo_to_its_winner(
-    argv: list[str], capsys: pytest.CaptureFixture[str]
+@pytest.mark.slow
+def test_no_arguments_referee_the_demo_video_to_its_winner(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    code, out, err = _run(capsys, *argv)
+    """`kaisa` alone: the demo match's video, found, tracked and judged shot by shot, to the
+    same verdicts as its labels, with both reports and the annotated video in ./kaisa-demo/."""
+    from referee.cli import DEMO_VIDEO
+    from referee.evaluate import VERDICT_FIELDS
+
+    if not DEMO_VIDEO.is_file():
+        pytest.skip("sample clips not made")
+    monkeypatch.chdir(tmp_path)
+    code, out, err = _run(capsys)
     assert code == 0, err
     assert "Traceback" not in err
+    expected = [v for _, _, v in load_game(demo_game_path()).judged()]
+    assert _shots_printed("referee", out) == len(expected)
+    assert f"player {expected[-1].winner} WINS" in out
+    report = json.loads((tmp_path / "kaisa-demo" / "demo_match.report.json").read_text())
+    for shot, truth in zip(report["shots"], expected, strict=True):
+        assert {k: shot["verdict"][k] for k in VERDICT_FIELDS} == {
+            k: truth.to_dict()[k] for k in VERDICT_FIELDS}
+    assert (tmp_path / "kaisa-demo" / "demo_match.html").stat().st_size > 10_000
+    assert (tmp_path / "kaisa-demo" / "demo_match.annotated.mp4").stat().st_size > 100_000
+
+
+def test_kaisa_referee_alone_falls_back_to_the_recorded_demo_without_its_video(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import referee.cli
+
+    monkeypatch.setattr(referee.cli, "DEMO_VIDEO", tmp_path / "absent.mp4")
+    code, out, err = _run(capsys, "referee")
+    assert code == 0, err
+    assert "demo video is not installed" in err
     assert re.search(r"player [12] WINS", out), out
     assert _shots_printed("referee", out) == len(load_game(demo_game_path()).shots)

@@ -38,7 +38,7 @@ def journal_verdicts(path: Path, match_id: int) -> list[dict]:
 
 
 def test_every_verdict_is_journalled_and_reads_back(journal_path: Path, capsys):
-    assert main(["referee"]) == 0
+    assert main(["referee", str(demo_game_path())]) == 0
     assert f"player {DEMO[-1]['winner']} WINS" in capsys.readouterr().out
     assert journal_verdicts(journal_path, 1) == straight_run_verdicts()
     with Journal(journal_path) as j:
@@ -78,13 +78,13 @@ def test_without_resume_a_new_match_is_started_and_the_old_one_named(journal_pat
         game = load_game(demo_game_path())
         from referee.journal import source_key
         j.start_match(str(game.path), source_key(game.path), game.options, game.start)
-    assert main(["referee"]) == 0
+    assert main(["referee", str(demo_game_path())]) == 0
     out = capsys.readouterr().out
     assert "match 1 of this input was not finished; use --resume" in out
 
 
 def test_undo_and_correct_are_recorded(journal_path: Path, capsys):
-    main(["referee"])
+    main(["referee", str(demo_game_path())])
     assert main(["journal", "undo", "--reason", "the carom was not seen"]) == 0
     out = capsys.readouterr().out
     before_last = DEMO[-2]
@@ -96,14 +96,14 @@ def test_undo_and_correct_are_recorded(journal_path: Path, capsys):
     with Journal(journal_path) as j:
         kinds = [row[1] for row in j.history(1)]
     assert kinds == ["verdict"] * SHOTS + ["undo", "correction"]
-    main(["referee", "--resume"])  # the undone shot is not judged again
+    main(["referee", str(demo_game_path()), "--resume"])  # the undone shot is not judged again
     assert f"{SHOTS} shot(s) already recorded" in capsys.readouterr().out
 
 
 def test_journal_errors_are_one_line(journal_path: Path, capsys):
     assert main(["journal", "show"]) == 2
     assert capsys.readouterr().err.count("\n") == 1
-    main(["referee"])
+    main(["referee", str(demo_game_path())])
     capsys.readouterr()
     assert main(["journal", "show", "7"]) == 2
     assert "no match 7" in capsys.readouterr().err

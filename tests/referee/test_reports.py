@@ -17,7 +17,7 @@ def test_json_and_html_reports_of_the_demo(tmp_path: Path, monkeypatch):
     monkeypatch.setenv("KAISA_JOURNAL", str(tmp_path / "j.sqlite"))
     expected = [v for _, _, v in load_game(demo_game_path()).judged()]
     out, page = tmp_path / "r.json", tmp_path / "r.html"
-    assert main(["referee", "-o", str(out), "--html", str(page)]) == 0
+    assert main(["referee", str(demo_game_path()), "-o", str(out), "--html", str(page)]) == 0
     report = json.loads(out.read_text())
     assert report["format"] == "kaisa-match-report/1"
     assert [s["verdict"] for s in report["shots"]] == [v.to_dict() for v in expected]
@@ -45,6 +45,7 @@ def test_fouls_are_marked_in_the_score_sheet(tmp_path: Path, monkeypatch):
 
 def test_a_report_that_cannot_be_written_is_one_line(tmp_path: Path, monkeypatch, capsys):
     monkeypatch.setenv("KAISA_JOURNAL", str(tmp_path / "j.sqlite"))
-    assert main(["referee", "-o", str(tmp_path / "no" / "such" / "dir" / "r.json")]) == 2
+    assert main(["referee", str(demo_game_path()), "-o",
+                 str(tmp_path / "no" / "such" / "dir" / "r.json")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "cannot write here" in err

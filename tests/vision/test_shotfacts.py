@@ -86,13 +86,15 @@ def test_a_ball_passing_by_a_kink_is_no_contact():
 
 def test_a_fast_hitter_seen_badly_near_the_contact_still_hits():
     """W1 at 4 m/s hits the resting R1 a third of a frame after its last sample before the
-    contact, which is 35 mm short along its line (a blurred streak cut short), and goes on deflected: its
-    pieces cannot say where it was at the contact; the path it took past R1's place can."""
+    contact, which is 35 mm short along its line (a blurred streak cut short), and goes on
+    deflected: its pieces cannot say where it was at the contact; the path it took past R1's
+    place can."""
     frames = range(0, 60)
     t_hit = 1.0 + 350.0 / 4000.0  # frame 32.6
     before = straight((1000.0, 800.0), (4000.0, 0.0), 1.0, t_hit, frames)
     after = straight((1350.0, 800.0), (1500.0, -1500.0), t_hit, 1.6, frames)
-    w1 = [(f, *(b[1:] if f / FPS <= t_hit else a[1:])) for f, b, a in zip(frames, before, after)]
+    w1 = [(f, *(b[1:] if f / FPS <= t_hit else a[1:]))
+          for f, b, a in zip(frames, before, after, strict=True)]
     w1 = [(f, x - (35.0 if f == 32 else 0.0), y) for f, x, y in w1]
     r1 = straight((1418.0, 800.0), (3000.0, 0.0), t_hit, 1.4, frames)
     (shot,) = shots_from_tracks(TABLE, {"W1": samples(w1), "R1": samples(r1)}, FPS)

@@ -54,12 +54,12 @@ def test_a_hand_is_not_taken_for_the_white_in_hand():
     hand = det(130.0, 450.0, "white", score=0.38)
     on_table = {b: xy for b, xy in LAYOUT.items() if b != "W2"}
     tracker = Tracker(TABLE, start_positions=on_table)
-    out = feed(tracker, [layout_dets(on_table) + [hand]] * 40)
+    out = feed(tracker, [[*layout_dets(on_table), hand]] * 40)
     assert "W2" not in out[-1].balls
 
 
 def test_a_ball_the_state_has_on_the_table_but_unseen_waits_hidden_where_it_was_left():
-    seen = [d for d in layout_dets() if not (d.colour == "yellow")]
+    seen = [d for d in layout_dets() if d.colour != "yellow"]
     tracker = Tracker(TABLE, start_positions=LAYOUT)
     out = feed(tracker, [seen] * 12)
     x, y, visible = out[-1].balls["Y"]
@@ -73,9 +73,9 @@ def test_a_ball_half_under_the_cue_stays_where_it_rests():
     feed(tracker, [layout_dets()] * 12)
     yx, yy = LAYOUT["Y"]
     jitter = [d for d in layout_dets() if d.colour != "yellow"]
-    frames = [jitter + [det(yx + 12, yy - 8, "yellow", score=0.5)],
-              jitter + [det(yx - 10, yy + 5, "yellow", score=0.55),
-                        det(yx + 15, yy + 10, "yellow", score=0.45)]]
+    frames = [[*jitter, det(yx + 12, yy - 8, "yellow", score=0.5)],
+              [*jitter, det(yx - 10, yy + 5, "yellow", score=0.55),
+               det(yx + 15, yy + 10, "yellow", score=0.45)]]
     out = feed(tracker, frames, first=12)
     for r in out:
         x, y, visible = r.balls["Y"]
@@ -89,13 +89,13 @@ def test_a_hit_red_leaves_away_from_the_red_that_hit_it():
     layout = {"W1": (500.0, 500.0), "R1": rest, "R2": (1060.0, 900.0), "Y": (3000.0, 1500.0)}
     tracker = Tracker(TABLE, start_positions=layout)
     still = [det(500, 500, "white"), det(3000, 1500, "yellow")]
-    frames = [still + [det(*rest, "red"), det(1060, 900, "red")]] * 12
+    frames = [[*still, det(*rest, "red"), det(1060, 900, "red")]] * 12
     for x in range(1180, 1901, 120):  # R2 at 120 mm per frame, last seen 32 mm from the contact
-        frames.append(still + [det(*rest, "red"), det(float(x), 900, "red")])
+        frames.append([*still, det(*rest, "red"), det(float(x), 900, "red")])
     contact = rest[0] - D
     after = rest[0] + 120 * (1 - 32 / 120)  # R1 took R2's speed at the contact
     for k in range(5):
-        frames.append(still + [det(contact, 900, "red"), det(after + 110 * k, 900, "red")])
+        frames.append([*still, det(contact, 900, "red"), det(after + 110 * k, 900, "red")])
     out = feed(tracker, frames)
     out += tracker.flush()
     last = out[-1].balls
@@ -107,7 +107,7 @@ def test_without_the_game_state_a_hand_is_not_taken_for_a_white():
     hand = det(130.0, 450.0, "white", score=0.38)
     on_table = {b: xy for b, xy in LAYOUT.items() if b != "W2"}
     tracker = Tracker(TABLE)
-    out = feed(tracker, [layout_dets(on_table) + [hand]] * 40)
+    out = feed(tracker, [[*layout_dets(on_table), hand]] * 40)
     whites = [b for b in ("W1", "W2") if b in out[-1].balls]
     assert len(whites) == 1 and out[-1].balls[whites[0]][:2] == LAYOUT["W1"]
 
@@ -116,10 +116,10 @@ def test_two_pieces_of_one_blurred_ball_are_one_ball_at_their_middle():
     layout = {"W1": (1000.0, 900.0), "R1": (2500.0, 300.0)}
     tracker = Tracker(TABLE, start_positions=layout)
     base = [det(2500, 300, "red")]
-    frames = [base + [det(1000, 900, "white")]] * 12
-    frames.append(base + [det(1100, 900, "white", streak_mm=40.0)])
-    frames.append(base + [det(1180, 880, "white", colour_sure=False),
-                          det(1220, 920, "red", score=0.6, colour_sure=False)])
+    frames = [[*base, det(1000, 900, "white")]] * 12
+    frames.append([*base, det(1100, 900, "white", streak_mm=40.0)])
+    frames.append([*base, det(1180, 880, "white", colour_sure=False),
+                   det(1220, 920, "red", score=0.6, colour_sure=False)])
     out = feed(tracker, frames)
     x, y, _ = out[-1].balls["W1"]
     assert math.dist((x, y), (1200, 900)) < 1.0
