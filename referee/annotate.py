@@ -16,15 +16,12 @@ video, not an error.
 
 from __future__ import annotations
 
-import contextlib
 import math
-import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from queue import Empty, Queue
 from typing import Any
 
 import cv2
@@ -35,6 +32,7 @@ from calibration import Calibration
 from referee.describe import describe
 from referee.errors import InputError
 from rules import Ball, KaisaError, Verdict
+from vision.track import read_ahead_frames
 
 Row = tuple[int, str, float, float, bool]
 Image = npt.NDArray[np.uint8]
@@ -497,40 +495,6 @@ def _pyav() -> Any:
     return av
 
 
-def _decoded(video: Path, queue_size: int = 4) -> Iterator[Image]:
-    """Frames in order, decoded ahead by a thread so decoding overlaps drawing and encoding; at
-    most ``queue_size`` frames are held. Stops quietly where the video stops decoding."""
-    capture = cv2.VideoCapture(str(video))
-    if not capture.isOpened():
-        raise InputError("expected a video OpenCV can decode (for the annotated video)",
-                         str(video))
-    q: Queue[Image | None] = Queue(maxsize=queue_size)
-    stop = threading.Event()
-
-    def read() -> None:
-        try:
-            while not stop.is_set():
-                ok, image = capture.read()
-                if not ok:
-                    break
-                q.put(np.asarray(image, dtype=np.uint8))
-        finally:
-            q.put(None)
-
-    thread = threading.Thread(target=read, daemon=True)
-    thread.start()
-    try:
-        while (image := q.get()) is not None:
-            yield image
-    finally:
-        stop.set()
-        while thread.is_alive():
-            with contextlib.suppress(Empty):
-                q.get_nowait()
-            thread.join(timeout=0.01)
-        capture.release()
-
-
 @dataclass(frozen=True)
 class Annotated:
     """What :func:`annotate_video` wrote."""
@@ -571,7 +535,8 @@ def annotate_video(video: Path, out: Path, report: Mapping[str, Any], calibratio
                          str(video))
     plan = OverlayPlan(report, calibration, rows, fps)
     with VideoSink(out, size, fps) as sink:
-        for frame, image in enumerate(_decoded(video)):
+        for frame, image, _ in read_ahead_frames(video, queue_size=4):
+            image = np.asarray(image, dtype=np.uint8)
             if (image.shape[1], image.shape[0]) != size:  # a stream that changes size midway
                 image = np.asarray(cv2.resize(image, size), dtype=np.uint8)
             draw_overlay(image, plan, frame)

@@ -239,8 +239,12 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
     write_text_atomically(out, json.dumps(calibration.to_dict(), indent=1) + "\n")
     save_preview(preview, median_frame([f for _, f in frames]), calibration, detection)
     k1 = float(calibration.distortion[0]) if calibration.distortion is not None else 0.0
+    head = {"house_line": "from the house line drawn on the cloth", "user": "as given",
+            "default": "by the default rule (--head to say it)"}[calibration.head_from]
     print(f"{video}: table found ({calibration.source}), RMS residual "
-          f"{calibration.rms_residual_mm:.2f} mm, k1 {k1:+.4f}")
+          f"{calibration.rms_residual_mm:.2f} mm, k1 {k1:+.4f}; head end {head}")
+    for warning in calibration.warnings:
+        print(f"kaisa calibrate: warning: {warning}", file=sys.stderr)
     print(f"calibration: {out}\npreview: {preview}")
     return 0
 

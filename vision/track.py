@@ -526,7 +526,7 @@ class Tracker:
 
 
 # --- video --------------------------------------------------------------------------------------
-def _frames(path: str | Path, prepare: Callable[[Frame], Frame] | None = None,
+def read_ahead_frames(path: str | Path, prepare: Callable[[Frame], Frame] | None = None,
             queue_size: int = 8) -> Iterator[tuple[int, Frame, Frame | None]]:
     """Decoded frames, read ahead by a thread (decoding overlaps with detection), each with
     ``prepare(frame)`` made in that thread too (None without ``prepare``): the other core
@@ -604,7 +604,7 @@ def track_video(video_path: str | Path, calibration: Calibration,
     held: list[tuple[int, Frame, list[Detection]]] = []
     fps = video_fps(p)
     moved = False  # the reader thread shrinks frames for the first calibration's detector
-    for index, frame, small in _frames(p, detector.shrink):
+    for index, frame, small in read_ahead_frames(p, detector.shrink):
         event = drift.check(index, index / fps, frame) if drift is not None else None
         if event is not None and event.changed:
             colours, detector = detector.colours, BallDetector(event.calibration)
