@@ -11,7 +11,8 @@ import multiprocessing
 import os
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -24,13 +25,17 @@ from referee.gamefile import Game, load_game, read_json
 from referee.html_report import render_html
 from referee.journal import Journal, source_key
 from rules import (
+    Ball,
     GameState,
     KaisaError,
     Match,
+    PlacementWarning,
     RuleOptions,
     ShotEntry,
     ShotFacts,
     Verdict,
+    check_placement,
+    cue_ball_of,
 )
 
 if TYPE_CHECKING:  # cv2 is imported only when a video is refereed
@@ -48,6 +53,9 @@ class RefereeRun:
     match: Match
     resumed_shots: int = 0
     judged_now: list[tuple[int, ShotFacts, Verdict]] = field(default_factory=list)
+    # before which shot (index) balls were found put in the wrong place
+    placement: defaultdict[int, list[PlacementWarning]] = field(
+        default_factory=lambda: defaultdict(list))
 
 
 def shot_line(index: int, facts: ShotFacts, verdict: Verdict) -> str:
@@ -93,6 +101,9 @@ def referee_game(game: Game, journal: Journal, *, resume: bool = False, pace_s: 
         if shot_key in done:
             continue
         where = f"shots[{i}]"
+        for warning in placement_warnings(run.match.state, raw):
+            run.placement[i].append(warning)
+            print(f"  {'':8s}  placement before shot {i + 1}: {warning.describe()}", file=out)
         try:
             facts = ShotFacts.from_dict(raw, where)
             run.match, verdict = run.match.play(facts)
@@ -107,13 +118,33 @@ def referee_game(game: Game, journal: Journal, *, resume: bool = False, pace_s: 
     return run
 
 
+def placement_warnings(state: GameState, shot: Mapping[str, Any]) -> list[PlacementWarning]:
+    """§6.5: before a strike, were the balls the last verdict respotted put on their points
+    (within 5 mm), and is the shooter's white from hand in the house? Measured from the shot's
+    ``start_positions`` (where the balls lay at the strike); nothing to say without them."""
+    measured = shot.get("start_positions")
+    if not isinstance(measured, Mapping) or not (state.respot_targets or state.in_hand):
+        return []
+    try:
+        where = {Ball(b): (float(xy[0]), float(xy[1])) for b, xy in measured.items()}
+    except (ValueError, TypeError, IndexError, KeyError):
+        return []  # not ours to judge: the shot's own fields are validated when it is judged
+    to_place = [b for b in state.in_hand if b is cue_ball_of(state.shooter)]
+    return check_placement(state.table, state.respot_targets, to_place, where)
+
+
 def match_report(run: RefereeRun, timings: dict[str, float]) -> dict[str, Any]:
     """DESIGN.md's match report: the labelled-clip structure with the facts and verdicts."""
     game = run.game
     shots = []
+    played = 0
     for entry in run.match.entries:
         if isinstance(entry, ShotEntry):
-            shots.append({**entry.facts.to_dict(), "verdict": entry.verdict.to_dict()})
+            shot = {**entry.facts.to_dict(), "verdict": entry.verdict.to_dict()}
+            if run.placement.get(played):
+                shot["placement_warnings"] = [w.to_dict() for w in run.placement[played]]
+            shots.append(shot)
+            played += 1
         else:
             shots.append({"correction": {"score": {"1": entry.score[0], "2": entry.score[1]},
                                          "reason": entry.reason}})

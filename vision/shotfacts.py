@@ -548,13 +548,16 @@ def tracks_from_rows(rows: Sequence[tuple[int, str, float, float, bool]], fps: f
 def shots_from_tracks(table: TableSpec, tracks: Mapping[str, Sequence[Sample]],
                       fps: float) -> list[dict[str, object]]:
     """Every shot found in the tracks, as DESIGN.md shot facts (call unknown: null) with
-    ``strike_frame`` and ``rest_frame``."""
+    ``strike_frame``, ``rest_frame`` and ``start_positions`` (where the balls lay just before the
+    strike: respotted and placed balls included, for the placement check)."""
     shots = []
     for window in split_shots(tracks):
         events, finals = shot_events(table, tracks, window, fps)
         if not events:
             continue
         shots.append({"call": None, "events": [e.to_fact(fps) for e in events],
+                      "start_positions": {b: [round(x, 2), round(y, 2)]
+                                          for b, (x, y) in window.rest_before.items()},
                       "final_positions": {b: [round(x, 2), round(y, 2)]
                                           for b, (x, y) in finals.items()},
                       "strike_frame": round(events[0].t * fps), "rest_frame": window.last})
