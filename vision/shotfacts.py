@@ -377,19 +377,27 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
         striker = max([b for b in first if b not in hit] or first, key=lambda b: float(
             np.hypot(*pieces[b][0].velocity(pieces[b][0].start.t))))
         starts = [(starts[0][0], striker)] + [x for x in starts if x[1] != striker]
-    # When each ball's motion changed (it started, or a piece ended): a contact changes both.
-    changes: dict[str, list[float]] = {
-        b: [t for t, sb in starts if sb == b] + [after.start.t for after in ps[1:]]
-        + [before.end.t for before in ps[:-1]] for b, ps in pieces.items()}
+    # When each ball's motion changed (it started, or its velocity changed more than detection
+    # noise between two pieces): a contact changes both balls' motion.
+    changes: dict[str, list[float]] = {b: [t for t, sb in starts if sb == b] for b in pieces}
+    for b, ps in pieces.items():
+        for before, after in itertools.pairwise(ps):
+            t, _ = _meeting_time(before, after)
+            if float(np.hypot(*(after.velocity(t) - before.velocity(t)))) >= MIN_KINK_MM_S:
+                changes[b] += [before.end.t, after.start.t]
 
     def changed_near(ball: str, t: float) -> bool:
         return any(abs(c - t) <= 2.0 / fps for c in changes.get(ball, []))
+
+    started = {b: t for t, b in starts}
 
     for k, (t, ball) in enumerate(starts):
         if k == 0:
             events.append(FoundEvent(t, "strike", (ball,), rests[ball]))
             continue
-        hitter, gap = _partner(ball, rests[ball], t, position, D)
+        # only a ball already moving can have hit it
+        moving = [b for b in pieces if b != ball and started.get(b, -math.inf) < t]
+        hitter, gap = _partner(ball, rests[ball], t, position, D, moving)
         if hitter is None:  # a fast hitter's pieces are too short to say where it was at t
             hitter, gap = _passing_hitter(ball, rests[ball], t, seen_in_shot, D, fps)
             if hitter is not None and not changed_near(hitter, t):
@@ -472,11 +480,11 @@ ALL_BALLS = tuple(b.value for b in Ball)
 
 
 def _partner(ball: str, xy: Point, t: float, position: Callable[[str, float], Point | None],
-             diameter: float) -> tuple[str | None, float]:
-    """The other ball closest to one diameter from ``xy`` at ``t``, and |distance - D|; None
-    when no ball is within the contact tolerance."""
+             diameter: float, candidates: Sequence[str] = ALL_BALLS) -> tuple[str | None, float]:
+    """The other ball (of ``candidates``) closest to one diameter from ``xy`` at ``t``, and
+    |distance - D|; None when no ball is within the contact tolerance."""
     best: tuple[str | None, float] = (None, math.inf)
-    for other in ALL_BALLS:
+    for other in candidates:
         where = position(other, t) if other != ball else None
         if where is None:
             continue

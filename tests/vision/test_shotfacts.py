@@ -101,6 +101,19 @@ def test_a_fast_hitter_seen_badly_near_the_contact_still_hits():
     assert events_of(shot)[:2] == [("strike", "W1"), ("contact", ("W1", "R1"))]
 
 
+def test_a_ball_at_rest_beside_the_hit_ball_did_not_hit_it():
+    """W1 hits R1 (its track 20 mm short near the contact); W2 lies still, nearly touching R1 on
+    the other side: the nearest ball at a diameter is W2, but only a moving ball can hit."""
+    frames = range(0, 60)
+    w1 = straight((1000.0, 800.0), (3000.0, 0.0), 1.0, 1.1, frames)
+    w1 = [(f, x - (20.0 if f >= 33 else 0.0), y) for f, x, y in w1]
+    r1 = straight((1368.0, 800.0), (3000.0, 0.0), 1.1, 1.4, frames)
+    w2 = [(f, 1368.0, 800.0 + 69.0) for f in frames]
+    (shot,) = shots_from_tracks(TABLE, {"W1": samples(w1), "R1": samples(r1),
+                                        "W2": samples(w2)}, FPS)
+    assert [e for e in events_of(shot) if e[0] == "contact"] == [("contact", ("W1", "R1"))]
+
+
 def clips() -> list[Path]:
     return sorted(SAMPLES.glob("*.labels.json"))
 
