@@ -55,7 +55,9 @@ def run_clip(video: Path, use_shooter: bool = True) -> dict[str, object]:
     # the shooter's white is game state (not positions): it names the whites when dots cannot
     shooter = labels.get("start", {}).get("shooter")
     cue_ball = {1: "W1", 2: "W2"}.get(shooter) if use_shooter else None
-    for r in track_video(video, cal, table, cue_ball=cue_ball):
+    # so are the start positions: where the balls were left names them (the reds too)
+    start = labels.get("start", {}).get("positions") if use_shooter else None
+    for r in track_video(video, cal, table, cue_ball=cue_ball, start_positions=start):
         for b, (x, y, vis) in r.balls.items():
             found[(r.frame, b)] = (x, y, vis)
     trk_s = time.perf_counter() - t0
@@ -81,7 +83,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("inputs", nargs="*", type=Path, default=[ROOT / "sample_videos"])
     ap.add_argument("--skip", nargs="*", default=["demo_match"], help="clip names to skip")
     ap.add_argument("--no-shooter", action="store_true",
-                    help="do not tell the tracker whose white is struck first")
+                    help="do not tell the tracker the game state (whose white is struck first, "
+                         "where the balls were left)")
     args = ap.parse_args(argv)
     videos: list[Path] = []
     for p in args.inputs:
