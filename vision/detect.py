@@ -402,7 +402,8 @@ class BallDetector:
 
         The model is the frame itself (so thin static things stay in it: the shadow under the
         cushion noses, spots, drawn lines), except around the ball-like blobs found against a
-        median 2.5 ball diameters wide, which are painted over with that median.
+        median 2.5 ball diameters wide, which are painted over with the cloth around them
+        (:meth:`_fill_from_cloth`).
         """
         small = self.shrink(frame)
         smooth = self._cloth_from(small)
@@ -416,8 +417,23 @@ class BallDetector:
                 continue  # no ball rests there: a piece of the shadow under the cushion noses
             r = float(self.radius_work[int(b.y), int(b.x)])
             cv2.circle(paint, (round(b.x), round(b.y)), max(2, round(2.2 * r)), 1, -1)
-        self.cloth = np.where(paint[..., None] > 0, smooth, model).astype(np.float32)
+        fill = self._fill_from_cloth(model, (paint == 0) & self._on_cloth & (f <= self.threshold),
+                                     smooth)
+        self.cloth = np.where(paint[..., None] > 0, fill, model).astype(np.float32)
         self.threshold = self._noise_threshold(self._foreground(small))
+
+    def _fill_from_cloth(self, model: F32, known: NDArray[np.bool_], fallback: F32) -> F32:
+        """The cloth's colour at every pixel as a Gaussian-weighted mean (one ball diameter) of
+        the ``known`` pixels around it only: balls, the cushions beyond the noses and the wood
+        never leak into it (a median over a window mixes them in near a cushion or another
+        ball). Where hardly any known pixel is near, ``fallback``."""
+        w = known.astype(np.float32)
+        sigma = self._d_work
+        den = cv2.GaussianBlur(w, (0, 0), sigma)
+        num = cv2.GaussianBlur(model * w[..., None], (0, 0), sigma)
+        ok = den > np.float32(0.02)  # at least 2 % of the Gaussian's weight is known cloth
+        return np.where(ok[..., None], num / np.maximum(den, np.float32(1e-6))[..., None],
+                        fallback).astype(np.float32)
 
     def _noise_threshold(self, f: F32) -> float:
         """8 sigma of the cloth's noise, and never below a quarter of a white ball's contrast on

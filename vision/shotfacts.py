@@ -34,6 +34,7 @@ MIN_SHOT_FRAMES = 4  # motion over fewer frames is a ball being placed, not a sh
 MAX_GAP_FRAMES = 3  # a ball unseen for longer and then elsewhere was not rolling there
 LINE_TOLERANCE_MM = 8.0  # a sample this far off the straight motion starts a new piece
 MIN_KINK_MM_S = 150.0  # a smaller change of velocity at a piece's end is noise, not an event
+DOUBLE_KISS_S = 0.1  # two contacts of one pair this close in time are one (the track's noise)
 CONTACT_TOLERANCE_MM = 22.0  # centres within 2R +- this at an event: a contact
 CUSHION_TOLERANCE_MM = 22.0  # centre within R +- this of a nose at an event: a cushion
 JAW_TOLERANCE_MM = 8.0  # a cushion contact this near a jaw may have been the jaw
@@ -399,9 +400,9 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
         moving = [b for b in pieces if b != ball and started.get(b, -math.inf) < t]
         hitter, gap = _partner(ball, rests[ball], t, position, D, moving)
         if hitter is None:  # a fast hitter's pieces are too short to say where it was at t
-            hitter, gap = _passing_hitter(ball, rests[ball], t, seen_in_shot, D, fps)
-            if hitter is not None and not changed_near(hitter, t):
-                hitter = None
+            first = pieces[ball][0]
+            hitter, gap = _passing_hitter(ball, rests[ball], first.velocity(first.start.t), t,
+                                          seen_in_shot, D, fps)
         if hitter is not None:
             events.append(FoundEvent(t, "contact", (hitter, ball), rests[ball],
                                      confidence=_confidence(gap, CONTACT_TOLERANCE_MM)))
@@ -420,7 +421,7 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
                 partner = None  # a ball passing by, not hit: its motion went on unchanged
             if partner is not None and gap <= cushion_gap:
                 if not any(e.type == "contact" and set(e.balls) == {ball, partner}
-                           and abs(e.t - t) < 1.5 / fps for e in events):
+                           and abs(e.t - t) < DOUBLE_KISS_S for e in events):
                     events.append(FoundEvent(t, "contact", (ball, partner), xy,
                                              confidence=_confidence(gap, CONTACT_TOLERANCE_MM)))
             elif cushion_gap <= CUSHION_TOLERANCE_MM:
@@ -494,15 +495,22 @@ def _partner(ball: str, xy: Point, t: float, position: Callable[[str, float], Po
     return best if best[1] <= CONTACT_TOLERANCE_MM else (None, best[1])
 
 
-def _passing_hitter(ball: str, rest: Point, t: float, samples: Mapping[str, list[Sample]],
-                    diameter: float, fps: float) -> tuple[str | None, float]:
-    """The ball whose path, sample to sample around ``t``, came within one diameter of ``rest``
-    (where ``ball`` lay when it started to move): it must have hit it. The path between two
-    samples cuts the corner of the deflection, so it may pass a little nearer than a diameter,
-    never through the ball. Returns the ball and how much nearer than the contact distance
-    (plus the tolerance) it came; None when no path came near enough."""
+def _passing_hitter(ball: str, rest: Point, leaving: np.ndarray, t: float,
+                    samples: Mapping[str, list[Sample]], diameter: float, fps: float
+                    ) -> tuple[str | None, float]:
+    """The ball whose path, sample to sample around ``t``, passed where the hitter of ``ball``
+    must have been: a ball at rest leaves along the line of centres, so at the contact the
+    hitter's centre lay one diameter behind ``rest`` against ``leaving`` (its velocity). The
+    samples of a fast ball are far apart and its path between them cuts the corner of its
+    deflection, so the path is tested against that point, not against the exact contact time.
+    Returns the ball and how far its path passed from that point; None when no path came within
+    the contact tolerance (a third more: the point comes from the start direction, itself
+    measured)."""
+    speed = float(np.hypot(*leaving))
+    if speed <= 0:
+        return None, math.inf
+    contact = np.array(rest) - diameter * leaving / speed
     best: tuple[str | None, float] = (None, math.inf)
-    here = np.array(rest)
     for other, seen in samples.items():
         if other == ball:
             continue
@@ -513,14 +521,11 @@ def _passing_hitter(ball: str, rest: Point, t: float, samples: Mapping[str, list
             length2 = float(seg @ seg)
             if length2 < STILL_MM_PER_FRAME ** 2:
                 continue  # at rest: a ball that did not move hit nothing
-            u = min(max(float((here - pa) @ seg) / length2, 0.0), 1.0)
-            distance = float(np.hypot(*(pa + u * seg - here)))
-            if 0.5 * diameter <= distance <= diameter + CONTACT_TOLERANCE_MM and (
-                    distance < best[1]):
+            u = min(max(float((contact - pa) @ seg) / length2, 0.0), 1.0)
+            distance = float(np.hypot(*(pa + u * seg - contact)))
+            if distance < best[1]:
                 best = (other, distance)
-    if best[0] is None:
-        return best
-    return best[0], max(best[1] - diameter, 0.0)
+    return best if best[1] <= 1.5 * CONTACT_TOLERANCE_MM else (None, best[1])
 
 
 def _confidence(gap: float, tolerance: float) -> float:

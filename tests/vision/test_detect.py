@@ -125,3 +125,90 @@ def test_a_frame_shrunk_ahead_gives_the_same_detections():
     a.learn_cloth(img)
     b.learn_cloth(img)
     assert a.detect(img) == b.detect(img, small=b.shrink(img))
+
+
+# --- other renderer looks: pale cloth, strong vignetting, compression noise -----------------------
+def pale_cloth(vignetting: float = 0.0, seed: int = 0) -> np.ndarray:
+    """Pale blue-grey cloth (a red ball is darker than half its brightness), optionally darker
+    towards the corners, with a little noise."""
+    yy, xx = np.mgrid[0:H, 0:W].astype(np.float32)
+    light = 1.0 - vignetting * (((xx - 640) / 640) ** 2 + ((yy - 360) / 360) ** 2) / 2
+    img = light[..., None] * np.array([215, 205, 190], np.float32)
+    img += np.random.default_rng(seed).normal(0, 2, img.shape).astype(np.float32)
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+@pytest.mark.xfail(strict=True, reason="known: a pixel under half the cloth's brightness is "
+                   "weighted out as a shadow; weighting by absolute brightness instead merged "
+                   "touching balls into streaks on the committed clips")
+def test_a_dark_ball_on_a_bright_cloth_is_a_ball_not_a_shadow():
+    # a red ball on pale cloth is less than half as bright as the cloth: its chromaticity, not
+    # its darkness, says it is a ball
+    cal = calibration()
+    img = pale_cloth()
+    red = (35, 35, 150)
+    assert sum(red) < 0.5 * sum((215, 205, 190))
+    (x, y), = cal.table_to_image([(1500.0, 900.0)])
+    r = TABLE.ball_radius_mm / cal.mm_per_px()
+    cv2.circle(img, (round(x * 16), round(y * 16)), round(r * 16), red, -1, cv2.LINE_AA, 4)
+    draw_ball(img, cal, (2500.0, 500.0), "white")
+    found = detect_frame(img, cal)
+    assert len(found) == 2
+    d = min(found, key=lambda q: np.hypot(q.x_px - x, q.y_px - y))
+    assert np.hypot(d.x_px - x, d.y_px - y) < 1.0
+
+
+def test_no_ghost_where_a_ball_by_the_cushion_rested_when_the_cloth_was_learned():
+    # The cloth under a ball is filled in from the cloth around it only: a dark red cushion and
+    # a neighbouring ball must not leak into it (a window median did), else the empty place
+    # is a "ball" once the ball has gone.
+    cal = calibration()
+    empty = cloth()
+    corners = cal.table_to_image([[0.0, 0.0], [TABLE.length_mm, TABLE.width_mm]])
+    (x0, y1), (x1, y0) = corners
+    cushion = np.ones((H, W), bool)
+    cushion[int(y0):int(y1), int(x0):int(x1)] = False
+    empty[cushion] = (20, 20, 90)  # dark red cushions and rails
+    first = empty.copy()
+    r_mm = TABLE.ball_radius_mm
+    near_cushion = [(1200.0, TABLE.width_mm - r_mm - 1), (1200.0 + 2.2 * r_mm, TABLE.width_mm
+                                                          - 3 * r_mm),
+                    (3000.0, r_mm + 1), (3000.0 - 2.2 * r_mm, 3 * r_mm)]
+    for xy, c in zip(near_cushion, ("yellow", "red", "white", "red"), strict=True):
+        draw_ball(first, cal, xy, c)
+    det = BallDetector(cal)
+    det.learn_cloth(first)
+    assert len(det.detect(first, update=False)) == 4
+    assert det.detect(empty, update=False) == []
+
+
+def block_noise(shape: tuple[int, int], sigma: float, seed: int, block: int = 16) -> np.ndarray:
+    """Colour noise constant over 16 x 16 pixel blocks, as a video codec's chroma blocks leave
+    (the same size in intensity everywhere: large in chromaticity where the image is dark)."""
+    h, w = shape
+    rng = np.random.default_rng(seed)
+    small = rng.normal(0, sigma, (h // block + 1, w // block + 1, 3)).astype(np.float32)
+    return np.asarray(np.kron(small, np.ones((block, block, 1), np.float32))[:h, :w])
+
+
+@pytest.mark.xfail(strict=True, reason="known: the threshold ignores frame-to-frame noise (the "
+                   "model is the first frame itself); flooring it at the noise against the "
+                   "median lost the red ball on the real club clip (cloth texture)")
+def test_compression_noise_on_a_pale_cloth_makes_no_balls():
+    # On a pale, nearly grey cloth a quarter of a white ball's contrast is below the noise that
+    # compression leaves in every frame: the threshold must not drop below the first frame's own
+    # noise (against a smooth cloth) when the model becomes that frame, noise and all.
+    cal = calibration()
+    base = pale_cloth(seed=2).astype(np.float32)
+    balls = {(500.0, 300.0): "white", (1800.0, 900.0): "yellow", (3100.0, 1500.0): "white"}
+    frames = []
+    for seed in (3, 4):
+        img = np.clip(base + block_noise((H, W), 2.5, seed), 0, 255).astype(np.uint8)
+        truth = [draw_ball(img, cal, xy, c) for xy, c in balls.items()]
+        frames.append(img)
+    det = BallDetector(cal)
+    det.learn_cloth(frames[0])
+    found = det.detect(frames[1], update=False)
+    assert len(found) == len(balls)
+    for px, py in truth:
+        assert min(np.hypot(q.x_px - px, q.y_px - py) for q in found) < 1.5
