@@ -118,11 +118,11 @@ def referee_game(game: Game, journal: Journal, *, resume: bool = False, pace_s: 
     return run
 
 
-def placement_warnings(state: GameState, shot: Mapping[str, Any]) -> list[PlacementWarning]:
+def placement_warnings(state: GameState, shot: object) -> list[PlacementWarning]:
     """§6.5: before a strike, were the balls the last verdict respotted put on their points
     (within 5 mm), and is the shooter's white from hand in the house? Measured from the shot's
     ``start_positions`` (where the balls lay at the strike); nothing to say without them."""
-    measured = shot.get("start_positions")
+    measured = shot.get("start_positions") if isinstance(shot, Mapping) else None
     if not isinstance(measured, Mapping) or not (state.respot_targets or state.in_hand):
         return []
     try:
