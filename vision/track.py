@@ -288,7 +288,9 @@ class Tracker:
             for i, j in zip(rows, cols, strict=True):
                 if cost[i, j] >= _FAR:
                     continue
-                self._observe(active[i], dets[j], frame, doubtful=j in merged)
+                s = active[i]
+                pulled = self._toward(s, hitters[s.ball], dets[j])
+                self._observe(s, dets[j], frame, doubtful=j in merged or pulled)
                 used.add(j)
             # second chance: a ball struck from rest (or leaving the hand) jumps further than
             # its gate; an unclaimed detection of its colour within the fastest shot's reach
@@ -362,6 +364,15 @@ class Tracker:
             if d < 1.5 * self.d + speed * gap and d < best_d:
                 best, best_d = m, d
         return best
+
+    def _toward(self, s: BallState, hitter: BallState | None, det: Detection) -> bool:
+        """A resting ball seen a little off its place toward a ball rolling up to it: its
+        picture merges with the other's (a hit ball leaves away from the hitter), so the
+        detection is doubtful."""
+        if hitter is None:
+            return False
+        dx, dy = det.x_mm - s.x, det.y_mm - s.y
+        return dx * (hitter.x - s.x) + dy * (hitter.y - s.y) > 0
 
     def _against_hit(self, s: BallState, hitter: BallState | None, det: Detection) -> bool:
         """A ball at rest that is hit leaves along the line of centres, away from the hitter:

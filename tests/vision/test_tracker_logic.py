@@ -137,3 +137,24 @@ def test_a_respotted_ball_is_picked_up_once_it_stays_put():
     assert "Y" not in out[13].balls or not out[13].balls["Y"][2] or out[13].balls["Y"][0] > 3400
     x, y, visible = out[-1].balls["Y"]
     assert visible and math.dist((x, y), (1775, 888)) < 1.0
+
+
+def test_a_resting_ball_seen_drawn_toward_a_ball_rolling_up_stays_put():
+    """W2 rolls up to the resting R1 and passes it; R1's picture merges with W2's and its
+    detection creeps 12 mm toward W2: R1 has not moved (a hit ball leaves away from its hitter)."""
+    rest = (2000.0, 900.0)
+    layout = {"W1": (500.0, 500.0), "W2": (1500.0, 980.0), "R1": rest}
+    tracker = Tracker(TABLE, start_positions=layout)
+    w1 = det(500, 500, "white")
+    frames = [[w1, det(1500, 980, "white"), det(*rest, "red")]] * 12
+    for k in range(1, 13):  # W2 at 60 mm per frame along y = 980, 80 mm beside R1 at closest
+        x = 1500.0 + 60 * k
+        pull = 12.0 if abs(x - rest[0]) < 70 else 0.0  # the pictures touch
+        toward = (x - rest[0], 80.0)
+        norm = math.hypot(*toward)
+        frames.append([w1, det(x, 980, "white"),
+                       det(rest[0] + pull * toward[0] / norm, rest[1] + pull * toward[1] / norm,
+                           "red", score=0.85)])
+    out = feed(tracker, frames)
+    for r in out:
+        assert math.dist(r.balls["R1"][:2], rest) < 1.0, r.frame
