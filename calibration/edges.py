@@ -203,14 +203,10 @@ def nose_points_from_boundary(lab: NDArray[np.float32], chroma: NDArray[np.float
         ok = has.copy()
         for i in rows:
             seg = g[i, lo[i]: hi[i]]
-            if len(seg) < 3:
+            if _edge_peak(seg, ref) is None:
                 ok[i] = False
-                continue
-            j = int(np.argmax(seg))
-            best[i] = lo[i] + j
-            # a real edge: an interior maximum, at least half as strong as the typical nose edge
-            if j == 0 or j == len(seg) - 1 or seg[j] < 0.5 * ref:
-                ok[i] = False
+            if len(seg) >= 3:
+                best[i] = lo[i] + int(np.argmax(seg))
         pos = subpixel_peak(g, best)
     t = ts[0] + pos * STEP_PX
     pts = origins + normals * t[:, None]
@@ -220,6 +216,17 @@ def nose_points_from_boundary(lab: NDArray[np.float32], chroma: NDArray[np.float
         rail_out = _rail_points(chroma_prof, bed, d_out / 2, t0 + (rail - b), has, origins,
                                 normals, ts, max(1, round(ALONG_PX / spacing_px)))
     return CushionEdges(nose=out, rail=rail_out, width_px=width, contrast=ref)
+
+
+def _edge_peak(seg: FloatArray, ref: float) -> int | None:
+    """Where a profile's edge strength ``seg`` peaks, if that is a real edge: an interior
+    maximum at least half as strong as the typical nose edge ``ref``."""
+    if len(seg) < 3:
+        return None
+    j = int(np.argmax(seg))
+    if j == 0 or j == len(seg) - 1 or seg[j] < 0.5 * ref:
+        return None
+    return j
 
 
 def _centroids(g: FloatArray, rows: NDArray[np.int64], has: BoolArray, lo: NDArray[np.int64],
@@ -233,11 +240,8 @@ def _centroids(g: FloatArray, rows: NDArray[np.int64], has: BoolArray, lo: NDArr
     c = round(CENTROID_PX / STEP_PX)
     for i in rows:
         seg = gs[i, lo[i]: hi[i]]
-        if len(seg) < 3:
-            ok[i] = False
-            continue
-        j = int(np.argmax(seg))
-        if j == 0 or j == len(seg) - 1 or seg[j] < 0.5 * ref:
+        j = _edge_peak(seg, ref)
+        if j is None:
             ok[i] = False
             continue
         a, e = max(0, lo[i] + j - c), min(g.shape[1], lo[i] + j + c + 1)

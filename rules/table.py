@@ -36,6 +36,13 @@ class Pocket(StrEnum):
     def is_corner(self) -> bool:
         return not self.is_middle
 
+    @property
+    def cushions(self) -> tuple[Cushion, ...]:
+        """The cushions whose noses end at this pocket's jaws."""
+        return {Pocket.HR: (Cushion.HEAD, Cushion.RIGHT), Pocket.HL: (Cushion.HEAD, Cushion.LEFT),
+                Pocket.FR: (Cushion.FOOT, Cushion.RIGHT), Pocket.FL: (Cushion.FOOT, Cushion.LEFT),
+                Pocket.MR: (Cushion.RIGHT,), Pocket.ML: (Cushion.LEFT,)}[self]
+
 
 class Cushion(StrEnum):
     """Cushion ids: head (x=0), foot (x=L), right (y=0), left (y=W)."""
@@ -123,6 +130,14 @@ class TableSpec:
 
     def pocket_mouth_mm(self, pocket: Pocket) -> float:
         return self.middle_mouth_mm if pocket.is_middle else self.corner_mouth_mm
+
+    def jaw_offset_mm(self, pocket: Pocket) -> float:
+        """How far from the pocket's point, along each nose that ends there, its jaw is: the
+        mouth (the segment between the jaws) is ``pocket_mouth_mm`` wide, across the corner for a
+        corner pocket, along the long nose for a middle one."""
+        if pocket.is_middle:
+            return self.middle_mouth_mm / 2
+        return self.corner_mouth_mm / math.sqrt(2)
 
     def spot_xy(self, spot: Spot) -> Point:
         L, W, r = self.length_mm, self.width_mm, self.ball_radius_mm

@@ -257,8 +257,8 @@ class TableGeometry:
     @classmethod
     def from_table(cls, table: TableSpec) -> TableGeometry:
         L, W = table.length_mm, table.width_mm
-        a = table.corner_mouth_mm / math.sqrt(2)  # jaw distance from the corner along each nose
-        h = table.middle_mouth_mm / 2
+        a = table.jaw_offset_mm(Pocket.HR)  # jaw distance from the corner along each nose
+        h = table.jaw_offset_mm(Pocket.MR)
         if a >= W / 2 - a or h + a >= L / 2:
             raise PhysicsError("table: the pocket mouths do not fit on the cushions")
         segments = (

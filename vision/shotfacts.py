@@ -453,26 +453,20 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
 
 def _jaw_of_its_pot(table: TableSpec, event: FoundEvent, events: list[FoundEvent]) -> bool:
     """A cushion event at the jaws of the pocket the ball then drops into: the ball rattled in
-    (a jaw contact, not a bank). The jaws begin where the noses meet the mouth: mouth / sqrt(2)
-    from a corner pocket's point along each nose, mouth / 2 either side of a middle pocket's."""
+    (a jaw contact, not a bank)."""
     if event.type != "cushion" or event.cushion is None:
         return False
-    ball = event.balls[0]
+    cushion = Cushion(event.cushion)
     for pot in events:
-        if pot.type != "pocket" or pot.balls[0] != ball or pot.t < event.t or pot.pocket is None:
+        if (pot.type != "pocket" or pot.pocket is None or pot.balls[0] != event.balls[0]
+                or pot.t < event.t):
             continue
         pocket = Pocket(pot.pocket)
+        if cushion not in pocket.cushions:
+            continue
         px, py = table.pocket_xy(pocket)
-        cushion = Cushion(event.cushion)
-        line = {Cushion.HEAD: (px, 0.0), Cushion.FOOT: (px, table.length_mm),
-                Cushion.RIGHT: (py, 0.0), Cushion.LEFT: (py, table.width_mm)}[cushion]
-        if line[0] != line[1]:
-            continue  # that cushion does not end at this pocket
-        long_cushion = cushion in (Cushion.LEFT, Cushion.RIGHT)
-        along = abs(event.xy[0] - px) if long_cushion else abs(event.xy[1] - py)
-        mouth = table.pocket_mouth_mm(pocket)
-        jaws = mouth / 2 if pocket.is_middle else mouth / math.sqrt(2)
-        if along <= jaws + JAW_TOLERANCE_MM:
+        along = abs(event.xy[0] - px) if cushion.is_long else abs(event.xy[1] - py)
+        if along <= table.jaw_offset_mm(pocket) + JAW_TOLERANCE_MM:
             return True
     return False
 

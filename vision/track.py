@@ -46,6 +46,7 @@ CLEAN_SCORE = 0.7  # a detection this ball-like shows the whole ball
 START_GATE_DIAMETERS = 2.0  # a ball is named from the start state only this near its place
 PIECES_DIAMETERS = 0.95  # same-colour detections nearer than this are pieces of one ball
 REST_JITTER_DIAMETERS = 0.3  # a doubtful detection this near a resting ball leaves it in place
+REST_SPEED_DIAMETERS = 0.05  # slower than this per frame, a ball is at rest
 
 
 @dataclass
@@ -340,19 +341,22 @@ class Tracker:
                  if s.status in ("table", "hidden")}
         return FrameTracks(frame, frame / self.fps, dict(sorted(balls.items())), tuple(dets))
 
+    def _resting(self, s: BallState) -> bool:
+        return s.status == "table" and math.hypot(s.vx, s.vy) < REST_SPEED_DIAMETERS * self.d
+
     def _ahead(self, s: BallState, det: Detection) -> bool:
         """The detection lies on the way of a ball that has just left its rest (its speed not yet
         known): the direction to it is within 30 degrees of the ball's velocity."""
-        speed = math.hypot(s.vx, s.vy)
-        if s.status != "table" or speed < 0.05 * self.d or s.last_seen - s.left_rest > 2:
+        if s.status != "table" or self._resting(s) or s.last_seen - s.left_rest > 2:
             return False
+        speed = math.hypot(s.vx, s.vy)
         dx, dy = det.x_mm - s.x, det.y_mm - s.y
         return dx * s.vx + dy * s.vy > math.cos(math.radians(30)) * math.hypot(dx, dy) * speed
 
     def _hitter(self, s: BallState, active: list[BallState], frame: int) -> BallState | None:
         """For a ball at rest: the moving ball arriving at it now (within reach of a contact
         in this frame), if any."""
-        if s.status != "table" or math.hypot(s.vx, s.vy) >= 0.05 * self.d:
+        if not self._resting(s):
             return None
         best, best_d = None, math.inf
         for m in active:
@@ -376,14 +380,10 @@ class Tracker:
 
     def _against_hit(self, s: BallState, hitter: BallState | None, det: Detection) -> bool:
         """A ball at rest that is hit leaves along the line of centres, away from the hitter:
-        a detection that would have it move towards the hitter is the hitter itself (which
-        stopped or slowed at the contact), not this ball."""
-        if hitter is None:
-            return False
-        dx, dy = det.x_mm - s.x, det.y_mm - s.y
-        if math.hypot(dx, dy) < REST_JITTER_DIAMETERS * self.d:
-            return False
-        return dx * (s.x - hitter.x) + dy * (s.y - hitter.y) < 0
+        a detection well off its place towards the hitter is the hitter itself (which stopped
+        or slowed at the contact), not this ball."""
+        far = math.hypot(det.x_mm - s.x, det.y_mm - s.y) >= REST_JITTER_DIAMETERS * self.d
+        return far and self._toward(s, hitter, det)
 
     def _merge_pieces(self, dets: list[Detection]) -> tuple[list[Detection], set[int]]:
         """Two detections closer than two balls can be are pieces of one ball (a blurred streak
@@ -415,7 +415,7 @@ class Tracker:
     def _observe(self, s: BallState, det: Detection, frame: int, jump: bool = False,
                  doubtful: bool = False) -> None:
         gap = max(1, frame - s.last_seen)
-        resting = s.status == "table" and math.hypot(s.vx, s.vy) < 0.05 * self.d
+        resting = self._resting(s)
         if not jump and resting and (doubtful or det.score < CLEAN_SCORE) and math.hypot(
                 det.x_mm - s.x, det.y_mm - s.y) < REST_JITTER_DIAMETERS * self.d:
             # A ball at rest seen only in part (under the cue, the cue's shadow across it) is
@@ -443,8 +443,7 @@ class Tracker:
         s.last_seen = frame
         # dots are trusted only on a clean ball at rest (a rolling or blurred ball, or one
         # touched by the cue's shadow, shows false dark blobs)
-        if (det.streak_mm == 0.0 and det.score > CLEAN_SCORE
-                and math.hypot(s.vx, s.vy) < 0.05 * self.d):
+        if det.streak_mm == 0.0 and det.score > CLEAN_SCORE and self._resting(s):
             s.pair += self._is_pair(det)
             s.single += self._is_single(det)
 
@@ -538,7 +537,7 @@ class Tracker:
 
 # --- video --------------------------------------------------------------------------------------
 def read_ahead_frames(path: str | Path, prepare: Callable[[Frame], Frame] | None = None,
-            queue_size: int = 8) -> Iterator[tuple[int, Frame, Frame | None]]:
+                      queue_size: int = 8) -> Iterator[tuple[int, Frame, Frame | None]]:
     """Decoded frames, read ahead by a thread (decoding overlaps with detection), each with
     ``prepare(frame)`` made in that thread too (None without ``prepare``): the other core
     shrinks the frame while this one detects. An error in the thread is raised here."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from rules import PRESETS, OptionsError, Pocket, Spot, TableSpec
@@ -76,3 +78,18 @@ def test_a_ball_can_rest_hanging_over_a_pocket_mouth_but_not_beyond():
     assert not t.contains((1775.9, 1757.2))  # past the left nose line, in the ML mouth
     assert t.can_rest_at((1775.9, 1757.2))
     assert not t.can_rest_at((1775.9, 1775 + 11))
+
+
+def test_each_pockets_jaws_lie_on_the_noses_that_end_there():
+    t = TableSpec()
+    for pocket in Pocket:
+        px, py = t.pocket_xy(pocket)
+        for cushion in pocket.cushions:
+            # the pocket's point lies on the nose line of each cushion that ends at it
+            on_line = {Cushion.HEAD: px == 0, Cushion.FOOT: px == t.length_mm,
+                       Cushion.RIGHT: py == 0, Cushion.LEFT: py == t.width_mm}[cushion]
+            assert on_line, (pocket, cushion)
+    # the two jaws are a mouth apart: across the corner, or along the long nose
+    assert math.isclose(math.hypot(t.jaw_offset_mm(Pocket.HR), t.jaw_offset_mm(Pocket.HR)),
+                        t.corner_mouth_mm)
+    assert math.isclose(2 * t.jaw_offset_mm(Pocket.ML), t.middle_mouth_mm)
