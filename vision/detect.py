@@ -32,7 +32,7 @@ from __future__ import annotations
 import colorsys
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -352,9 +352,22 @@ class BallDetector:
         self.cloth: F32 | None = None
         self.threshold = 0.0
         self._mm_per_px = calibration.mm_per_px()
-        self._cache: dict[tuple[int, ...], Detection] = {}
+        # the last frame's detections by blob key, with the blob's work position; and that
+        # frame's work image (see _refine)
+        self._cache: dict[tuple[int, ...], tuple[Detection, float, float]] = {}
+        self._cache_small: Frame | None = None
         self._model_cache: tuple[F32, F32, F32, F32, F32] | None = None
         self._labels = np.zeros((wh, ww), np.uint16)
+        # the foreground map kept between frames (see _foreground_now): tiles of about 3 ball
+        # diameters, the frame it was computed from, and the cloth model it was computed with
+        t = self._tile = max(8, round(3 * d_work))
+        # per-pixel changes, padded to whole tiles (three channel bytes per pixel)
+        self._tile_pad = np.zeros((-(-wh // t) * t, -(-ww // t) * t * 3), np.uint8)
+        self._f: F32 | None = None
+        self._f_src: Frame | None = None
+        self._f_model: F32 | None = None
+        self._last: list[Detection] | None = None
+        self._change_level: float | None = None
         # colour classes of the last classified detections (a ball at rest is the same
         # Detection object frame after frame: classified once)
         self._colour_memo: dict[int, tuple[Detection, Detection]] = {}
@@ -505,11 +518,64 @@ class BallDetector:
         if self.cloth is None:
             self.learn_cloth(frame)
         self._frames_seen += 1
-        f = self._foreground(small)
-        blobs = self._blobs(f)
+        f, changed = self._foreground_now(small)
+        if changed or self._last is None:
+            blobs = self._blobs(f)
+            self._last = self._refine(frame, small, blobs) if blobs else []
         if update and self.cloth_update_every and self._frames_seen % self.cloth_update_every == 0:
             self._update_cloth(small, self._raw)
-        return self._refine(frame, f, self._labels, blobs) if blobs else []
+        return self._last
+
+    def _foreground_now(self, small: Frame) -> tuple[F32, bool]:
+        """The foreground map of this frame and whether the picture changed since the last one.
+
+        The map is recomputed only in the tiles where some pixel moved by more than
+        ``_change_level`` from the value the map was last computed from (the foreground is
+        pointwise, so the rest of the map stands): most of the table is still cloth, frame after
+        frame. A kept pixel differs from this frame's by no more than the noise between two
+        frames (see :meth:`_level_of_change`); the comparison is with the pixel the map was
+        computed from, so slow changes add up and are seen.
+        """
+        model = self.cloth
+        if self._f is None or self._f_model is not model or self._f_src is None:
+            self._f, self._f_src, self._f_model = self._foreground(small), small.copy(), model
+            return self._f, True
+        diff = cv2.absdiff(small, self._f_src)
+        if self._change_level is None:
+            self._change_level = self._level_of_change(diff)
+        hh, ww = self._f.shape
+        t, pad = self._tile, self._tile_pad
+        _, over = cv2.threshold(diff.reshape(hh, ww * 3), self._change_level, 255,
+                                cv2.THRESH_BINARY)
+        pad[:hh, :ww * 3] = over
+        tiles = pad.reshape(pad.shape[0] // t, t, pad.shape[1] // (3 * t), 3 * t).max(
+            axis=(1, 3)) > 0
+        if not tiles.any():
+            return self._f, False
+        planes = self._model_planes()
+        for i in np.flatnonzero(tiles.any(axis=1)):
+            y0, y1 = int(i) * t, min(hh, (int(i) + 1) * t)
+            # one call per run of changed tiles in this row of tiles
+            run = np.flatnonzero(np.diff(np.concatenate(([0], tiles[i].astype(np.int8), [0]))))
+            for a, b in zip(run[::2], run[1::2], strict=True):
+                x0, x1 = int(a) * t, min(ww, int(b) * t)
+                sub = small[y0:y1, x0:x1]
+                self._f[y0:y1, x0:x1] = self._foreground(
+                    sub, tuple(p[y0:y1, x0:x1] for p in planes))  # type: ignore[arg-type]
+                self._f_src[y0:y1, x0:x1] = sub
+        return self._f, True
+
+    def _level_of_change(self, diff: Frame) -> float:
+        """The least change of a pixel (grey levels, any channel) that counts as a change: above
+        this video's frame-to-frame noise (5 sigma of the differences of two frames, from a
+        robust spread: a ball rolling by is a small share of the table), and at least what moves
+        the foreground by an eighth of the ball threshold (a change in every channel of ``v``
+        moves a chromaticity by at most ``6 v / S``, S the cloth's brightness sum)."""
+        d = diff[self.field].astype(np.float32)
+        sigma = 1.4826 * float(np.median(d))  # |a - b| of two noisy frames: its median is MAD
+        assert self.cloth is not None
+        s = float(np.median(self.cloth.sum(axis=2)[self.field]))
+        return max(5.0 * sigma, self.threshold * s / 48.0)
 
     def _blobs(self, f: F32) -> list[_Blob]:
         """Ball candidates at the working resolution from the foreground map."""
@@ -609,17 +675,18 @@ class BallDetector:
         return [_Blob(x + px, y + py, label, piece=pieces and len(peaks) >= 2)
                 for px, py in peaks]
 
-    def _refine(self, frame: Frame, f: F32, labels: NDArray[np.int32],
-                blobs: list[_Blob]) -> list[Detection]:
-        """Full-resolution centres; a blob identical to one of the previous frame (a ball at
-        rest) reuses that frame's answer."""
+    def _refine(self, frame: Frame, small: Frame, blobs: list[_Blob]) -> list[Detection]:
+        """Full-resolution centres. A ball at rest keeps the previous frame's answer: when its
+        blob is the same (place within 0.1 work px, size within 3 %), or when it is within half
+        a work pixel and the picture around it (1.6 radii) did not change by more than the noise
+        (a ball rolling by changes the blob's outline, not the resting ball)."""
         cache = self._cache
         self._cache = {}
         out: list[Detection] = []
         todo: list[_Blob] = []
         for b in blobs:
             hit = None
-            for key, det in cache.items():  # same place (0.1 work px) and size (3 %)
+            for key, (det, _, _) in cache.items():  # same place (0.1 work px) and size (3 %)
                 if (len(key) == len(b.key) and abs(key[5] - b.key[5]) <= 100
                         and abs(key[6] - b.key[6]) <= 100
                         and abs(key[4] - b.key[4]) <= 0.03 * b.key[4] + 1
@@ -627,18 +694,37 @@ class BallDetector:
                                                                  strict=True))):
                     hit = det
                     break
+            if hit is None:
+                hit = self._unchanged(small, b, cache.values())
             if hit is not None:
-                self._cache[b.key] = hit
+                self._cache[b.key] = (hit, b.x, b.y)
                 out.append(hit)
             else:
                 todo.append(b)
-        if not todo:
-            return self.classify(out)
-        fresh = self._refine_new(frame, todo, blobs)
-        for b, det in fresh:
-            self._cache[b.key] = det
-            out.append(det)
+        if todo:
+            for b, det in self._refine_new(frame, todo, blobs):
+                self._cache[b.key] = (det, b.x, b.y)
+                out.append(det)
+        self._cache_small = small
         return self.classify(out)
+
+    def _unchanged(self, small: Frame, b: _Blob,
+                   cached: Iterable[tuple[Detection, float, float]]) -> Detection | None:
+        """The previous frame's detection of a ball at ``b``'s place whose surroundings in the
+        work image did not change, or None."""
+        before = self._cache_small
+        if before is None or b.streak or self._change_level is None:
+            return None
+        for det, x, y in cached:
+            if abs(x - b.x) > 0.5 or abs(y - b.y) > 0.5 or det.streak_mm > 0:
+                continue
+            hh, ww = small.shape[:2]
+            r = 1.6 * float(self.radius_work[min(int(b.y), hh - 1), min(int(b.x), ww - 1)])
+            x0, y0 = max(0, int(b.x - r)), max(0, int(b.y - r))
+            x1, y1 = min(ww, int(b.x + r) + 2), min(hh, int(b.y + r) + 2)
+            diff = cv2.absdiff(small[y0:y1, x0:x1], before[y0:y1, x0:x1])
+            return det if float(diff.max()) <= self._change_level else None
+        return None
 
     def _refine_new(self, frame: Frame, blobs: list[_Blob],
                     neighbours: list[_Blob]) -> list[tuple[_Blob, Detection]]:

@@ -448,7 +448,26 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
                                  confidence=0.5))
     events = [e for e in events if not _jaw_of_its_pot(table, e, events)]
     events.sort(key=lambda e: (e.t, e.type != "strike"))
-    return _after_the_strike(events), finals
+    return _after_the_strike(_once_per_cushion_visit(events)), finals
+
+
+def _once_per_cushion_visit(events: list[FoundEvent]) -> list[FoundEvent]:
+    """Events in time order without a second bounce of a ball off the cushion it last came off
+    with nothing of its own in between: off a cushion a ball moves away from it, and only
+    another cushion or a ball can turn it back; a second kink there is the track wobbling as
+    the ball runs along the cushion or out of the corner."""
+    last: dict[str, str | None] = {}  # the ball's last event: its cushion, None for others
+    kept = []
+    for e in events:
+        if e.type == "cushion":
+            if last.get(e.balls[0]) == e.cushion:
+                continue
+            last[e.balls[0]] = e.cushion
+        else:
+            for b in e.balls:
+                last[b] = None
+        kept.append(e)
+    return kept
 
 
 def _jaw_of_its_pot(table: TableSpec, event: FoundEvent, events: list[FoundEvent]) -> bool:

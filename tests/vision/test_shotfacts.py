@@ -11,7 +11,13 @@ import pytest
 from referee.evaluate import judge_found_shots, read_tracks, score_shots
 from referee.labels import load_labels
 from rules import EventType, TableSpec
-from vision.shotfacts import Sample, shots_from_tracks, tracks_from_rows
+from vision.shotfacts import (
+    FoundEvent,
+    Sample,
+    _once_per_cushion_visit,
+    shots_from_tracks,
+    tracks_from_rows,
+)
 
 FPS = 30.0
 TABLE = TableSpec()
@@ -112,6 +118,23 @@ def test_a_ball_at_rest_beside_the_hit_ball_did_not_hit_it():
     (shot,) = shots_from_tracks(TABLE, {"W1": samples(w1), "R1": samples(r1),
                                         "W2": samples(w2)}, FPS)
     assert [e for e in events_of(shot) if e[0] == "contact"] == [("contact", ("W1", "R1"))]
+
+
+def test_a_ball_comes_off_a_cushion_once_until_something_turns_it_back():
+    """W1 comes off the left cushion; a second kink there 0.1 s later (the track wobbling as it
+    leaves the corner) is the same visit. After a ball or another cushion, it may come back."""
+    def cushion(t: float, which: str) -> FoundEvent:
+        return FoundEvent(t, "cushion", ("W1",), (3400.0, 1730.0), cushion=which)
+
+    wobble = [cushion(1.0, "left"), cushion(1.1, "left"), cushion(1.2, "foot")]
+    assert [(e.t, e.cushion) for e in _once_per_cushion_visit(wobble)] == [(1.0, "left"),
+                                                                         (1.2, "foot")]
+    back = [cushion(1.0, "left"), FoundEvent(1.5, "contact", ("R1", "W1"), (3000.0, 900.0)),
+            cushion(2.0, "left"), cushion(2.5, "right"), cushion(3.0, "left")]
+    assert _once_per_cushion_visit(back) == back
+    other = [cushion(1.0, "left"), FoundEvent(1.1, "cushion", ("W2",), (3400.0, 1730.0),
+                                              cushion="left")]
+    assert _once_per_cushion_visit(other) == other
 
 
 def clips() -> list[Path]:
