@@ -51,6 +51,7 @@ F32 = NDArray[np.float32]
 COLOURS = ("white", "red", "yellow", "other")
 _SQUARE3 = np.ones((3, 3), np.uint8)
 _SQUARE5 = np.ones((5, 5), np.uint8)
+_SUM_BGR = np.ones((1, 3), np.float32)
 # Reference hues (degrees) of the named ball colours; a cluster takes the nearest name.
 _HUES = {"red": 0.0, "yellow": 60.0}
 KMEANS_SEED = 7  # k-means is seeded on every call: the same video always gives the same balls
@@ -356,6 +357,7 @@ class BallDetector:
         # frame's work image (see _refine)
         self._cache: dict[tuple[int, ...], tuple[Detection, float, float]] = {}
         self._cache_small: Frame | None = None
+        self._planes4: tuple[F32, F32] | None = None  # (model, its 4 planes stacked)
         self._model_cache: tuple[F32, F32, F32, F32, F32] | None = None
         self._labels = np.zeros((wh, ww), np.uint16)
         # the foreground map kept between frames (see _foreground_now): tiles of about 3 ball
@@ -591,8 +593,7 @@ class BallDetector:
             return []
         # distances on the unclosed mask, so that the gaps between touching balls stay open (a
         # dot's hole inside a white ball makes no peak of its own at 1.5 radii apart)
-        dist = cv2.distanceTransform(cv2.morphologyEx(raw, cv2.MORPH_OPEN, self._open_kernel),
-                                     cv2.DIST_L2, 3)
+        opened = cv2.morphologyEx(raw, cv2.MORPH_OPEN, self._open_kernel)
         blobs: list[_Blob] = []
         for i in range(1, n):
             x, y, w, h, area = (int(v) for v in stats[i])
@@ -602,10 +603,13 @@ class BallDetector:
             ball_area = math.pi * r * r
             if area < 0.45 * ball_area:
                 continue
-            sub = dist[y:y + h, x:x + w] * (labels[y:y + h, x:x + w] == i)
-            peak = float(sub.max())
             key = (x, y, w, h, area, round(cx * 1000), round(cy * 1000))
-            if area <= 1.5 * ball_area and peak <= 1.4 * r:
+            # no point of a blob this narrow is more than 1.4 radii from its edge: one ball
+            if area <= 1.5 * ball_area and min(w, h) <= 2.8 * r - 1:
+                blobs.append(_Blob(cx, cy, i, key=key))
+                continue
+            sub = _distances(opened[y:y + h, x:x + w] & (labels[y:y + h, x:x + w] == i))
+            if area <= 1.5 * ball_area and float(sub.max()) <= 1.4 * r:
                 blobs.append(_Blob(cx, cy, i, key=key))
                 continue
             for b in self._split(sub, x, y, i, r, area):
@@ -738,7 +742,9 @@ class BallDetector:
                            for b in neighbours])
         radii = [float(self.radius_work[min(int(b.y), hh - 1), min(int(b.x), hw - 1)]) / self.scale
                  for b in blobs]
-        planes = self._model_planes()
+        if self._planes4 is None or self._planes4[0] is not self.cloth:
+            self._planes4 = (self.cloth, np.dstack(self._model_planes()))
+        planes = self._planes4[1]
         assert self.cloth is not None
         found: list[tuple[_Blob, NDArray[np.float64], float, float, tuple[float, float, float],
                           int, float, tuple[float, float, float]]] = []
@@ -754,7 +760,8 @@ class BallDetector:
             patch = frame[iy0:iy1, ix0:ix1]
             # cloth model and component labels for the patch, from the work resolution
             gy, gx = self._work_row[iy0:iy1, None], self._work_col[None, ix0:ix1]
-            fp = self._foreground(patch, tuple(m[gy, gx] for m in planes),  # type: ignore[arg-type]
+            at = planes[gy, gx]  # the cloth model's planes under the patch, in one gather
+            fp = self._foreground(patch, (at[..., 0], at[..., 1], at[..., 2], at[..., 3]),
                                   weighted=False)
             own = cv2.dilate((labels[gy, gx] == b.label).astype(np.uint8), _SQUARE5) > 0
             yy = np.arange(iy0, iy1, dtype=np.float32)[:, None]
@@ -770,7 +777,7 @@ class BallDetector:
             for o in others[(d_o > 1e-6) & (d_o < 4 * r)]:
                 cell &= dd <= d2(o)
             core = (dd <= (0.5 * r) ** 2) & own
-            level = float(np.median(fp[core])) if core.any() else self.threshold
+            level = _middle(fp[core]) if core.any() else self.threshold
             t = max(self.threshold, 0.5 * level)
             above = fp > t
             sel = above & own & cell
@@ -790,8 +797,8 @@ class BallDetector:
             outside = np.count_nonzero(above & ring) / max(1, np.count_nonzero(ring))
             score = max(0.0, min(1.0, fill)) * max(0.0, 1.0 - outside)
             inner = disc & sel & (dd <= (0.6 * r) ** 2)
-            bgr = (np.median(patch[inner], axis=0) if np.count_nonzero(inner) >= 3
-                   else patch[int(c[1]) - iy0, int(c[0]) - ix0]).astype(np.float64)
+            bgr = (_middle_colour(patch[inner]) if np.count_nonzero(inner) >= 3
+                   else patch[int(c[1]) - iy0, int(c[0]) - ix0].astype(np.float64))
             maybe_white = self.colours is None or self.colours.classify(bgr, None) == "white"
             dots, dark_px = ((0, 0.0) if b.streak or not maybe_white
                              else _count_dots(patch, dd, r, inner))
@@ -837,6 +844,27 @@ class BallDetector:
         return out
 
 
+def _distances(region: NDArray[Any]) -> F32:
+    """Each pixel's distance to the nearest pixel outside ``region`` (one blob's pixels, 0/1),
+    as a distance transform of the whole mask would give it: the blob's nearest outside pixel is
+    within one pixel of its bounding box, and no other blob is nearer than that."""
+    framed = cv2.copyMakeBorder(region.astype(np.uint8), 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
+    return np.asarray(cv2.distanceTransform(framed, cv2.DIST_L2, 3)[1:-1, 1:-1], np.float32)
+
+
+def _middle(values: NDArray[Any]) -> float:
+    """The median of a 1-D array (the upper middle for an even count), without the overhead of
+    ``np.median`` on the small arrays of one ball."""
+    k = len(values) // 2
+    return float(np.partition(values, k)[k])
+
+
+def _middle_colour(pixels: NDArray[Any]) -> NDArray[np.float64]:
+    """Per-channel median of (N, 3) pixels, as :func:`_middle`."""
+    k = len(pixels) // 2
+    return np.partition(pixels.T, k, axis=1)[:, k].astype(np.float64)
+
+
 def _fit_outline(region: NDArray[np.bool_], c: NDArray[np.float64], r: float, ix0: int,
                  iy0: int) -> NDArray[np.float64]:
     """The centre of a circle of the known radius through the region's outline, ignoring the
@@ -878,8 +906,8 @@ def _count_dots(patch: Frame, dd: F32, r: float, inner: NDArray[np.bool_]) -> tu
     (standard deviation along the longest axis, pixels)."""
     if np.count_nonzero(inner) < 3:
         return 0, 0.0
-    bright = patch.sum(axis=2, dtype=np.int32)
-    ref = float(np.median(bright[inner]))
+    bright = cv2.transform(patch.astype(np.float32), _SUM_BGR)  # B + G + R
+    ref = _middle(bright[inner])
     dark = ((bright < 0.6 * ref) & (dd <= (0.8 * r) ** 2)).astype(np.uint8)
     _, _, stats, _ = cv2.connectedComponentsWithStats(dark, connectivity=8, ltype=cv2.CV_16U)
     count = int(np.count_nonzero(stats[1:, cv2.CC_STAT_AREA] >= 2))
