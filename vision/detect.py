@@ -350,6 +350,9 @@ class BallDetector:
                                                       (_odd(0.4 * d_work),) * 2)
         self._close_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
         self._median_k = _odd(2.5 * d_work, 5)
+        # how far from a pixel of the raw mask the closing and then the opening can reach
+        self._morph_reach = (self._close_kernel.shape[0] // 2 * 2
+                             + self._open_kernel.shape[0] // 2 * 2 + 1)
         self.cloth: F32 | None = None
         self.threshold = 0.0
         self._mm_per_px = calibration.mm_per_px()
@@ -360,6 +363,12 @@ class BallDetector:
         self._planes4: tuple[F32, F32] | None = None  # (model, its 4 planes stacked)
         self._model_cache: tuple[F32, F32, F32, F32, F32] | None = None
         self._labels = np.zeros((wh, ww), np.uint16)
+        # the mask's parts (label -> work-pixel box x0, y0, x1, y1) and the candidates of the
+        # last frame, kept where the picture did not change (see _blobs_where_changed)
+        self._parts: dict[int, tuple[int, int, int, int]] | None = None
+        self._blob_list: list[_Blob] = []
+        self._next_label = 1
+        self._raw = np.zeros((wh, ww), np.uint8)
         # the foreground map kept between frames (see _foreground_now): tiles of about 3 ball
         # diameters, the frame it was computed from, and the cloth model it was computed with
         t = self._tile = max(8, round(3 * d_work))
@@ -520,16 +529,22 @@ class BallDetector:
         if self.cloth is None:
             self.learn_cloth(frame)
         self._frames_seen += 1
-        f, changed = self._foreground_now(small)
-        if changed or self._last is None:
+        f, tiles = self._foreground_now(small)
+        if tiles is None or self._last is None or self._parts is None:
             blobs = self._blobs(f)
+        elif tiles.any():
+            blobs = self._blobs_where_changed(f, tiles)
+        else:
+            blobs = None  # nothing changed: the last frame's balls
+        if blobs is not None:
             self._last = self._refine(frame, small, blobs) if blobs else []
         if update and self.cloth_update_every and self._frames_seen % self.cloth_update_every == 0:
             self._update_cloth(small, self._raw)
         return self._last
 
-    def _foreground_now(self, small: Frame) -> tuple[F32, bool]:
-        """The foreground map of this frame and whether the picture changed since the last one.
+    def _foreground_now(self, small: Frame) -> tuple[F32, NDArray[np.bool_] | None]:
+        """The foreground map of this frame and the tiles where the picture changed since the
+        last one (None: the whole map was made afresh).
 
         The map is recomputed only in the tiles where some pixel moved by more than
         ``_change_level`` from the value the map was last computed from (the foreground is
@@ -541,7 +556,7 @@ class BallDetector:
         model = self.cloth
         if self._f is None or self._f_model is not model or self._f_src is None:
             self._f, self._f_src, self._f_model = self._foreground(small), small.copy(), model
-            return self._f, True
+            return self._f, None
         diff = cv2.absdiff(small, self._f_src)
         if self._change_level is None:
             self._change_level = self._level_of_change(diff)
@@ -553,7 +568,7 @@ class BallDetector:
         tiles = pad.reshape(pad.shape[0] // t, t, pad.shape[1] // (3 * t), 3 * t).max(
             axis=(1, 3)) > 0
         if not tiles.any():
-            return self._f, False
+            return self._f, tiles
         planes = self._model_planes()
         for i in np.flatnonzero(tiles.any(axis=1)):
             y0, y1 = int(i) * t, min(hh, (int(i) + 1) * t)
@@ -565,7 +580,7 @@ class BallDetector:
                 self._f[y0:y1, x0:x1] = self._foreground(
                     sub, tuple(p[y0:y1, x0:x1] for p in planes))  # type: ignore[arg-type]
                 self._f_src[y0:y1, x0:x1] = sub
-        return self._f, True
+        return self._f, tiles
 
     def _level_of_change(self, diff: Frame) -> float:
         """The least change of a pixel (grey levels, any channel) that counts as a change: above
@@ -580,44 +595,122 @@ class BallDetector:
         return max(5.0 * sigma, self.threshold * s / 48.0)
 
     def _blobs(self, f: F32) -> list[_Blob]:
-        """Ball candidates at the working resolution from the foreground map."""
-        raw = ((f > self.threshold).astype(np.uint8)) & self._field_u8
+        """Ball candidates at the working resolution from the whole foreground map."""
+        hh, ww = f.shape
+        self._raw = np.zeros((hh, ww), np.uint8)
+        self._labels = np.zeros((hh, ww), np.uint16)
+        self._parts = {}
+        self._next_label = 1
+        self._blob_list = self._blobs_in(f, (0, 0, ww, hh))
+        return self._blob_list
+
+    def _blobs_where_changed(self, f: F32, tiles: NDArray[np.bool_]) -> list[_Blob]:
+        """Ball candidates, found again only around the tiles that changed: the rest of the
+        mask, its parts and their candidates are the last frame's.
+
+        Each group of changed tiles is searched in a rectangle that also holds every part of
+        the last frame's mask it touches, whole, with the reach of the morphology around it, so
+        that nothing is cut at the rectangle's edge: a part that reaches into the unchanged
+        table was there before and is taken in.
+        """
+        t = self._tile
+        hh, ww = f.shape
+        n, _, stats, _ = cv2.connectedComponentsWithStats(tiles.astype(np.uint8), connectivity=8)
+        m = self._morph_reach
+        rects = [(max(0, int(x) * t - m), max(0, int(y) * t - m),
+                  min(ww, int(x + w) * t + m), min(hh, int(y + h) * t + m))
+                 for x, y, w, h, _ in stats[1:n]]
+        parts = self._parts
+        assert parts is not None
+        grown = True
+        while grown:  # take in the parts each rectangle touches, and merge overlapping ones
+            grown = False
+            for i, (x0, y0, x1, y1) in enumerate(rects):
+                for (a0, b0, a1, b1) in parts.values():
+                    if a0 - m < x1 and a1 + m > x0 and b0 - m < y1 and b1 + m > y0 and not (
+                            a0 - m >= x0 and a1 + m <= x1 and b0 - m >= y0 and b1 + m <= y1):
+                        x0, y0 = max(0, min(x0, a0 - m)), max(0, min(y0, b0 - m))
+                        x1, y1 = min(ww, max(x1, a1 + m)), min(hh, max(y1, b1 + m))
+                        grown = True
+                rects[i] = (x0, y0, x1, y1)
+            for i, j in itertools.combinations(range(len(rects)), 2):
+                a, b = rects[i], rects[j]
+                if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
+                    rects[i] = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]),
+                                max(a[3], b[3]))
+                    del rects[j]
+                    grown = True
+                    break
+        if self._next_label > 60000 or sum((r[2] - r[0]) * (r[3] - r[1]) for r in rects) > (
+                0.6 * hh * ww):
+            return self._blobs(f)  # most of the table (or labels running out): all afresh
+        gone: set[int] = set()
+        for x0, y0, x1, y1 in rects:
+            gone |= {k for k, (a0, b0, a1, b1) in parts.items()
+                     if a0 >= x0 and a1 <= x1 and b0 >= y0 and b1 <= y1}
+        for k in gone:
+            del parts[k]
+        kept = [b for b in self._blob_list if b.label not in gone]
+        for rect in rects:
+            kept += self._blobs_in(f, rect)
+        self._blob_list = kept
+        return kept
+
+    def _blobs_in(self, f: F32, rect: tuple[int, int, int, int]) -> list[_Blob]:
+        """Ball candidates inside ``rect`` (x0, y0, x1, y1 in work pixels) of the foreground
+        map; the rectangle's mask, labels and parts replace what was there."""
+        rx0, ry0, rx1, ry1 = rect
+        # the morphology runs on the rectangle and the band it reaches into around it (exact
+        # inside the rectangle), the rest on the rectangle alone
+        hh, ww = f.shape
+        m = self._morph_reach
+        cx0, cy0, cx1, cy1 = max(0, rx0 - m), max(0, ry0 - m), min(ww, rx1 + m), min(hh, ry1 + m)
+        inner = (slice(ry0 - cy0, ry1 - cy0), slice(rx0 - cx0, rx1 - cx0))
+        raw = ((f[cy0:cy1, cx0:cx1] > self.threshold).astype(np.uint8)
+               & self._field_u8[cy0:cy1, cx0:cx1])
         closed = cv2.morphologyEx(raw, cv2.MORPH_CLOSE, self._close_kernel)
-        self._raw = closed
-        mask = cv2.morphologyEx(closed, cv2.MORPH_OPEN, self._open_kernel)
+        mask = np.ascontiguousarray(cv2.morphologyEx(closed, cv2.MORPH_OPEN,
+                                                     self._open_kernel)[inner])
+        opened = cv2.morphologyEx(raw, cv2.MORPH_OPEN, self._open_kernel)[inner]
+        self._raw[ry0:ry1, rx0:rx1] = closed[inner]
         # 16-bit labels: several times faster than 32-bit here
         n, labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8,
                                                                    ltype=cv2.CV_16U)
-        self._labels = labels
+        first = self._next_label
+        self._next_label += max(0, n - 1)
+        self._labels[ry0:ry1, rx0:rx1] = np.where(labels > 0, labels + np.uint16(first - 1),
+                                                  np.uint16(0))
         if n <= 1:
             return []
-        # distances on the unclosed mask, so that the gaps between touching balls stay open (a
-        # dot's hole inside a white ball makes no peak of its own at 1.5 radii apart)
-        opened = cv2.morphologyEx(raw, cv2.MORPH_OPEN, self._open_kernel)
+        parts = self._parts
+        assert parts is not None
+        # distances on the unclosed mask (``opened``), so that the gaps between touching balls
+        # stay open (a dot's hole inside a white ball makes no peak of its own at 1.5 radii)
         blobs: list[_Blob] = []
         for i in range(1, n):
-            x, y, w, h, area = (int(v) for v in stats[i])
-            cx, cy = float(cents[i, 0]), float(cents[i, 1])
-            r = float(self.radius_work[min(int(cy), self.work_size[1] - 1),
-                                       min(int(cx), self.work_size[0] - 1)])
+            lx, ly, w, h, area = (int(v) for v in stats[i])
+            label = first + i - 1
+            x, y = lx + rx0, ly + ry0
+            parts[label] = (x, y, x + w, y + h)
+            cx, cy = float(cents[i, 0]) + rx0, float(cents[i, 1]) + ry0
+            r = float(self.radius_work[min(int(cy), hh - 1), min(int(cx), ww - 1)])
             ball_area = math.pi * r * r
             if area < 0.45 * ball_area:
                 continue
             key = (x, y, w, h, area, round(cx * 1000), round(cy * 1000))
             # no point of a blob this narrow is more than 1.4 radii from its edge: one ball
             if area <= 1.5 * ball_area and min(w, h) <= 2.8 * r - 1:
-                blobs.append(_Blob(cx, cy, i, key=key))
+                blobs.append(_Blob(cx, cy, label, key=key))
                 continue
-            sub = _distances(opened[y:y + h, x:x + w] & (labels[y:y + h, x:x + w] == i))
+            sub = _distances(opened[ly:ly + h, lx:lx + w] & (labels[ly:ly + h, lx:lx + w] == i))
             if area <= 1.5 * ball_area and float(sub.max()) <= 1.4 * r:
-                blobs.append(_Blob(cx, cy, i, key=key))
+                blobs.append(_Blob(cx, cy, label, key=key))
                 continue
-            for b in self._split(sub, x, y, i, r, area):
+            for b in self._split(sub, x, y, label, r, area):
                 b.key = (*key, round(b.x * 10), round(b.y * 10))
                 blobs.append(b)
-        hw, hh = self.work_size
         return [b for b in blobs
-                if self._centre_ok[min(int(b.y), hh - 1), min(int(b.x), hw - 1)]]
+                if self._centre_ok[min(int(b.y), hh - 1), min(int(b.x), ww - 1)]]
 
     def _split(self, sub: F32, x: int, y: int, label: int, r: float, area: int) -> list[_Blob]:
         """Ball centres inside a blob bigger than one ball: distance-transform peaks about one
