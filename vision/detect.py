@@ -570,16 +570,17 @@ class BallDetector:
         if not tiles.any():
             return self._f, tiles
         planes = self._model_planes()
-        for i in np.flatnonzero(tiles.any(axis=1)):
-            y0, y1 = int(i) * t, min(hh, (int(i) + 1) * t)
-            # one call per run of changed tiles in this row of tiles
-            run = np.flatnonzero(np.diff(np.concatenate(([0], tiles[i].astype(np.int8), [0]))))
-            for a, b in zip(run[::2], run[1::2], strict=True):
-                x0, x1 = int(a) * t, min(ww, int(b) * t)
-                sub = small[y0:y1, x0:x1]
-                self._f[y0:y1, x0:x1] = self._foreground(
-                    sub, tuple(p[y0:y1, x0:x1] for p in planes))  # type: ignore[arg-type]
-                self._f_src[y0:y1, x0:x1] = sub
+        # one call per group of changed tiles, over its bounding box (all of it counts as
+        # changed: its map is this frame's)
+        n, _, stats, _ = cv2.connectedComponentsWithStats(tiles.astype(np.uint8), connectivity=8)
+        for x, y, w, h, _ in stats[1:n]:
+            tiles[y:y + h, x:x + w] = True
+            y0, y1 = int(y) * t, min(hh, int(y + h) * t)
+            x0, x1 = int(x) * t, min(ww, int(x + w) * t)
+            sub = small[y0:y1, x0:x1]
+            self._f[y0:y1, x0:x1] = self._foreground(
+                sub, tuple(p[y0:y1, x0:x1] for p in planes))  # type: ignore[arg-type]
+            self._f_src[y0:y1, x0:x1] = sub
         return self._f, tiles
 
     def _level_of_change(self, diff: Frame) -> float:
