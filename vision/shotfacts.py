@@ -444,8 +444,15 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
             events.append(FoundEvent(t, "pocket", (ball,), seen.xy, pocket=pocket.value,
                                      confidence=1.0 if speed > 0 else 0.7))
             continue
-        events.append(FoundEvent(seen.t + 1 / (2 * fps), "off_table", (ball,), seen.xy,
-                                 confidence=0.5))
+        track = seen_in_shot[ball]
+        if velocity is None and len(track) >= 2 and track[-1].t > track[-2].t:
+            velocity = (np.array(track[-1].xy) - np.array(track[-2].xy)) / (
+                track[-1].t - track[-2].t)
+        if _could_leave(table, seen.xy, velocity, fps):
+            events.append(FoundEvent(seen.t + 1 / (2 * fps), "off_table", (ball,), seen.xy,
+                                     confidence=0.5))
+        # else the tracker lost the ball on the cloth: no event (it is where it was last seen
+        # or where the next shot finds it)
     events = [e for e in events if not _jaw_of_its_pot(table, e, events)]
     events.sort(key=lambda e: (e.t, e.type != "strike"))
     return _after_the_strike(_once_per_cushion_visit(events)), finals
@@ -468,6 +475,25 @@ def _once_per_cushion_visit(events: list[FoundEvent]) -> list[FoundEvent]:
                 last[b] = None
         kept.append(e)
     return kept
+
+
+def _could_leave(table: TableSpec, xy: Point, velocity: np.ndarray | None, fps: float) -> bool:
+    """A ball last seen at ``xy`` with ``velocity`` (mm/s, None: unknown) may have jumped off the
+    table: it was rolling toward a cushion it could reach within a diameter and three frames of
+    its travel. A ball that vanishes at rest, or in the open cloth, was lost by the tracker, not
+    off the table."""
+    r, d = table.ball_radius_mm, table.ball_diameter_mm
+    gaps = {Cushion.HEAD: xy[0], Cushion.FOOT: table.length_mm - xy[0],
+            Cushion.RIGHT: xy[1], Cushion.LEFT: table.width_mm - xy[1]}
+    if velocity is None:  # seen once: it may have left only where it was at a cushion
+        return min(gaps.values()) - r <= d
+    if float(np.hypot(*velocity)) <= STILL_MM_PER_FRAME * fps:
+        return False
+    for cushion, gap in gaps.items():
+        toward = -float(np.dot(velocity, _INWARD[cushion]))  # mm/s toward the cushion
+        if toward > 0 and gap - r <= d + 3 * toward / fps:
+            return True
+    return False
 
 
 def _jaw_of_its_pot(table: TableSpec, event: FoundEvent, events: list[FoundEvent]) -> bool:

@@ -137,6 +137,19 @@ def test_a_ball_comes_off_a_cushion_once_until_something_turns_it_back():
     assert _once_per_cushion_visit(other) == other
 
 
+def test_a_ball_lost_in_the_open_cloth_did_not_leave_the_table():
+    """W1 hits R1 mid-table; the tracker loses R1 two frames later, 600 mm from any cushion:
+    no ball leaves the table there. Y, rolling fast at the left cushion and gone, did."""
+    frames = range(0, 60)
+    w1 = straight((1000.0, 800.0), (3000.0, 0.0), 1.0, 1.1, frames)
+    r1 = [s for s in straight((1368.0, 800.0), (3000.0, 0.0), 1.1, 1.4, frames) if s[0] <= 35]
+    y = [s for s in straight((2500.0, 1300.0), (0.0, 3000.0), 1.15, 1.6, frames)
+         if s[0] <= 40 and s[2] < TABLE.width_mm - 20]
+    (shot,) = shots_from_tracks(TABLE, {"W1": samples(w1), "R1": samples(r1),
+                                        "Y": samples(y)}, FPS)
+    assert [e for e in events_of(shot) if e[0] == "off_table"] == [("off_table", "Y")]
+
+
 def clips() -> list[Path]:
     return sorted(SAMPLES.glob("*.labels.json"))
 
