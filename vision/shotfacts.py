@@ -33,6 +33,7 @@ MIN_TRAVEL_MM = 34.0  # a shot moves some ball at least half a diameter (less is
 MIN_SHOT_FRAMES = 4  # motion over fewer frames is a ball being placed, not a shot
 MAX_GAP_FRAMES = 3  # a ball unseen for longer and then elsewhere was not rolling there
 LINE_TOLERANCE_MM = 8.0  # a sample this far off the straight motion starts a new piece
+OUTLIER_SAMPLES = 2  # ... unless the ball is back on the line within this many samples
 MIN_KINK_MM_S = 150.0  # a smaller change of velocity at a piece's end is noise, not an event
 DOUBLE_KISS_S = 0.1  # two contacts of one pair this close in time are one (the track's noise)
 CONTACT_TOLERANCE_MM = 22.0  # centres within 2R +- this at an event: a contact
@@ -162,22 +163,41 @@ def split_shots(tracks: Mapping[str, Sequence[Sample]]) -> list[ShotWindow]:
 
 # --- pieces and events of one shot --------------------------------------------------------------
 def cut_into_pieces(samples: Sequence[Sample]) -> list[Piece]:
-    """Straight pieces of a moving ball's samples (the first sample may be its resting place)."""
+    """Straight pieces of a moving ball's samples (the first sample may be its resting place).
+
+    A sample or two far off a well-seen straight motion (three samples or more), after which the
+    ball is back on it, are the detection's errors (touching balls measured as one picture),
+    left out: an event changes the motion for good."""
     pieces: list[Piece] = []
     current: list[Sample] = []
-    for s in samples:
-        if len(current) < 2:
+    i = 0
+    while i < len(samples):
+        s = samples[i]
+        if len(current) < 2 or _on_line(current, s):
             current.append(s)
+            i += 1
             continue
-        predicted = _predict(current, s.t)
-        if math.dist(predicted, s.xy) <= LINE_TOLERANCE_MM:
-            current.append(s)
-        else:
-            pieces.append(Piece(current))
-            current = [s]
+        back = next((k for k in range(i + 1, min(i + 1 + OUTLIER_SAMPLES, len(samples)))
+                     if _on_line(current, samples[k])), None)
+        if back is not None and len(current) >= 3 and _off_line(current, s) > 2 * (
+                LINE_TOLERANCE_MM):
+            i = back
+            continue
+        pieces.append(Piece(current))
+        current = [s]
+        i += 1
     if current:
         pieces.append(Piece(current))
     return pieces
+
+
+def _off_line(samples: Sequence[Sample], s: Sample) -> float:
+    """How far (mm) ``s`` is from where the straight motion of ``samples`` puts the ball."""
+    return math.dist(_predict(samples, s.t), s.xy)
+
+
+def _on_line(samples: Sequence[Sample], s: Sample) -> bool:
+    return _off_line(samples, s) <= LINE_TOLERANCE_MM
 
 
 def _predict(samples: Sequence[Sample], t: float) -> Point:

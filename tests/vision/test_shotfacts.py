@@ -15,6 +15,7 @@ from vision.shotfacts import (
     FoundEvent,
     Sample,
     _once_per_cushion_visit,
+    cut_into_pieces,
     shots_from_tracks,
     tracks_from_rows,
 )
@@ -148,6 +149,18 @@ def test_a_ball_lost_in_the_open_cloth_did_not_leave_the_table():
     (shot,) = shots_from_tracks(TABLE, {"W1": samples(w1), "R1": samples(r1),
                                         "Y": samples(y)}, FPS)
     assert [e for e in events_of(shot) if e[0] == "off_table"] == [("off_table", "Y")]
+
+
+def test_a_sample_far_off_a_straight_motion_that_goes_on_is_left_out():
+    """W1 rolls straight; at frame 40 it is measured 25 mm off its line (merged with a ball it
+    passes), then back on it: one straight piece. Off by 25 mm for good: a kink, two pieces."""
+    frames = range(30, 50)
+    w1 = straight((1000.0, 800.0), (1500.0, 0.0), 1.0, 2.0, frames)
+    glitch = [(f, x, y + (25.0 if f == 40 else 0.0)) for f, x, y in w1]
+    (piece,) = cut_into_pieces(samples(glitch))
+    assert 40 not in [s.frame for s in piece.samples] and len(piece.samples) == 19
+    kink = [(f, x, y + (25.0 if f >= 40 else 0.0)) for f, x, y in w1]
+    assert len(cut_into_pieces(samples(kink))) == 2
 
 
 def clips() -> list[Path]:
