@@ -86,22 +86,26 @@ class OverlayPlan:
     events, the shots and their verdicts. Built once from the rows and the match report."""
 
     def __init__(self, report: Mapping[str, Any], calibration: Calibration, rows: Iterable[Row],
-                 fps: float) -> None:
+                 fps: float, recalibrated: Sequence[tuple[int, Calibration]] = ()) -> None:
         self.calibration = calibration
+        # the calibration in force from each frame on: the first, then each one the drift
+        # monitor made after the camera moved (the balls' table positions did not move)
+        self.calibrations = sorted([(0, calibration), *recalibrated], key=lambda fc: fc[0])
         self.table = calibration.table
         self.fps = fps
         self.trail_frames = max(2, round(TRAIL_S * fps))
         self.event_frames = max(1, round(EVENT_S * fps))
         self.ball_radius_px = self.table.ball_radius_mm / calibration.mm_per_px()
         self._positions(list(rows))
-        self.pockets_px = {p.value: xy for p, xy in calibration.pockets_px().items()}
+        self._pockets_px = [{p.value: xy for p, xy in c.pockets_px().items()}
+                            for _, c in self.calibrations]
+        self._house_px = [self._house_outline(c) for _, c in self.calibrations]
         self.shots = self._shots(report)
         self.marks = sorted(self._marks(report), key=lambda m: m.frame)
         start = report.get("start") or {}
         score = start.get("score") or {"1": 0, "2": 0}
         self.start_score = (int(score.get("1", 0)), int(score.get("2", 0)))
         self.start_shooter = int(start.get("shooter", 1))
-        self.house_px = self._house_outline()
 
     # positions ----------------------------------------------------------------------------
     def _positions(self, rows: list[Row]) -> None:
@@ -118,8 +122,25 @@ class OverlayPlan:
             self.visible[frames, balls] = np.array([bool(r[4]) for r in kept])
         self.px = np.full_like(self.mm, np.nan)
         known = np.isfinite(self.mm[..., 0])
-        if known.any():  # one projection for the whole video
-            self.px[known] = self.calibration.table_to_image(self.mm[known])
+        starts = [f for f, _ in self.calibrations] + [n]
+        for (first, cal), end in zip(self.calibrations, starts[1:], strict=True):
+            part = np.zeros_like(known)
+            part[first:end] = known[first:end]
+            if part.any():  # one projection per calibration
+                self.px[part] = cal.table_to_image(self.mm[part])
+
+    def _segment(self, frame: int) -> int:
+        """Index of the calibration in force at ``frame``."""
+        return max(k for k, (first, _) in enumerate(self.calibrations) if first <= frame or k == 0)
+
+    def calibration_at(self, frame: int) -> Calibration:
+        return self.calibrations[self._segment(frame)][1]
+
+    def pockets_px(self, frame: int) -> dict[str, tuple[float, float]]:
+        return self._pockets_px[self._segment(frame)]
+
+    def house_px(self, frame: int) -> npt.NDArray[np.int32]:
+        return self._house_px[self._segment(frame)]
 
     def ball_px(self, frame: int, ball: str, search: int = 0) -> tuple[float, float] | None:
         """Where ``ball`` is drawn at ``frame`` (or the nearest earlier frame within ``search``
@@ -205,7 +226,7 @@ class OverlayPlan:
                                str(event.get("cushion", "")))
                 elif kind == "pocket":
                     pocket = str(event.get("pocket", ""))
-                    yield Mark(kind, frame, self.pockets_px.get(pocket),
+                    yield Mark(kind, frame, self.pockets_px(frame).get(pocket),
                                f"POT {event['ball']} {pocket}")
                 elif kind == "off_table":
                     yield Mark(kind, frame, self.ball_px(frame, event["ball"], search=self.fps_i),
@@ -247,22 +268,22 @@ class OverlayPlan:
                 last = span
         return last
 
-    def respots_px(self, span: ShotSpan) -> list[tuple[str, str, tuple[float, float]]]:
-        """(ball, spot, pixels) of each respot the verdict asks for."""
+    def respots_px(self, span: ShotSpan, frame: int) -> list[tuple[str, str, tuple[float, float]]]:
+        """(ball, spot, pixels at ``frame``) of each respot the verdict asks for."""
         if not span.verdict.respots:
             return []
-        px = self.calibration.table_to_image([r.xy_mm for r in span.verdict.respots])
+        px = self.calibration_at(frame).table_to_image([r.xy_mm for r in span.verdict.respots])
         return [(r.ball.value, r.spot.value, (float(x), float(y)))
                 for r, (x, y) in zip(span.verdict.respots, px, strict=True)]
 
-    def _house_outline(self) -> npt.NDArray[np.int32]:
+    def _house_outline(self, calibration: Calibration) -> npt.NDArray[np.int32]:
         """The house (x < L/4) as a polygon in pixels, sampled along its sides (lens bend)."""
         hx, w = self.table.house_line_x, self.table.width_mm
         s = np.linspace(0.0, 1.0, 12)
         pts = np.concatenate([
             np.stack([np.zeros_like(s), s * w], axis=1), np.stack([s * hx, np.full_like(s, w)], 1),
             np.stack([np.full_like(s, hx), (1 - s) * w], 1), np.stack([(1 - s) * hx, 0 * s], 1)])
-        return np.round(self.calibration.table_to_image(pts)).astype(np.int32)
+        return np.round(calibration.table_to_image(pts)).astype(np.int32)
 
 
 # --- drawing ----------------------------------------------------------------------------------
@@ -353,18 +374,19 @@ def draw_overlay(image: Image, plan: OverlayPlan, frame: int) -> None:
     decided = plan.decided(frame)
     if decided is not None:  # what the verdict asks the players to do, until the next strike
         if decided.verdict.in_hand:
-            house = plan.house_px.astype(np.float64)
+            house_px = plan.house_px(frame)
+            house = house_px.astype(np.float64)
 
             def fill(layer: Image, offset: FloatArray) -> None:
                 cv2.fillPoly(layer, [np.round(house - offset).astype(np.int32)], (255, 255, 255))
 
             _blend(image, house, 0.18, 2, fill)
-            cv2.polylines(image, [plan.house_px], True, (255, 255, 255), 2, cv2.LINE_AA)
-            top = plan.house_px[np.argmin(plan.house_px[:, 1])]
+            cv2.polylines(image, [house_px], True, (255, 255, 255), 2, cv2.LINE_AA)
+            top = house_px[np.argmin(house_px[:, 1])]
             names = "+".join(b.value for b in decided.verdict.in_hand)
             _text(image, f"{names} in hand: house", (int(top[0]) + 6, int(top[1]) + 22), 0.6,
                   (255, 255, 255), 1)
-        for ball, spot, xy in plan.respots_px(decided):
+        for ball, spot, xy in plan.respots_px(decided, frame):
             _dashed_circle(image, _pt(xy), r + 8, BALL_BGR.get(ball, (255, 255, 255)), 2)
             cv2.drawMarker(image, _pt(xy), (255, 255, 255), cv2.MARKER_CROSS, r, 1)
             _text(image, f"{ball} -> {spot}", (round(xy[0]) + r + 6, round(xy[1]) + r + 14), 0.5,
@@ -518,9 +540,11 @@ class Annotated:
 
 
 def annotate_video(video: Path, out: Path, report: Mapping[str, Any], calibration: Calibration,
-                   rows: Iterable[Row], fps: float | None = None) -> Annotated:
+                   rows: Iterable[Row], fps: float | None = None,
+                   recalibrated: Sequence[tuple[int, Calibration]] = ()) -> Annotated:
     """Write ``out``: ``video`` with the overlay of ``report``'s shots and verdicts and the
-    tracker's ``rows`` (frame, ball, x_mm, y_mm, visible) drawn on every frame."""
+    tracker's ``rows`` (frame, ball, x_mm, y_mm, visible) drawn on every frame; from each
+    ``recalibrated`` (frame, calibration) on, drawn with that calibration (the camera moved)."""
     clock = time.perf_counter()
     capture = cv2.VideoCapture(str(video))
     try:
@@ -533,7 +557,7 @@ def annotate_video(video: Path, out: Path, report: Mapping[str, Any], calibratio
     if min(size) <= 0:
         raise InputError("expected a video OpenCV can decode (for the annotated video)",
                          str(video))
-    plan = OverlayPlan(report, calibration, rows, fps)
+    plan = OverlayPlan(report, calibration, rows, fps, recalibrated)
     with VideoSink(out, size, fps) as sink:
         for frame, image, _ in read_ahead_frames(video, queue_size=4):
             image = np.asarray(image, dtype=np.uint8)

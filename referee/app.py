@@ -221,6 +221,7 @@ class VideoRun:
     calibration: Calibration
     rows: list[Row]  # the tracker's (frame, ball, x_mm, y_mm, visible); empty if not kept
     start: GameState
+    recalibrated: list[tuple[int, Calibration]] = field(default_factory=list)  # camera moved
 
 
 def load_source(job: RefereeJob) -> tuple[Game, dict[str, Any], VideoRun | None]:
@@ -243,7 +244,8 @@ def load_source(job: RefereeJob) -> tuple[Game, dict[str, Any], VideoRun | None]
     extra = {"calibration": found.calibration.to_dict(), "timings": found.timings,
              "camera_drift": found.drift_report(),
              "detector": {"tracker": "vision.track", "shot_facts": "vision.shotfacts"}}
-    return found.game, extra, VideoRun(found.calibration, found.rows, start)
+    moved = [(e.frame, e.calibration) for e in found.drift if e.status == "recalibrated"]
+    return found.game, extra, VideoRun(found.calibration, found.rows, start, moved)
 
 
 
@@ -286,7 +288,8 @@ def annotate(video: Path, path: Path, report: dict[str, Any], run: VideoRun) -> 
     """The annotated video, drawn from the run's own rows."""
     from referee.annotate import annotate_video
 
-    return annotate_video(video, path, report, run.calibration, run.rows)
+    return annotate_video(video, path, report, run.calibration, run.rows,
+                          recalibrated=run.recalibrated)
 
 
 def _links_from(report: dict[str, Any], page: Path) -> dict[str, Any]:

@@ -158,15 +158,33 @@ def test_the_plan_follows_the_match_over_time():
     assert plan.decided(99) is None and plan.decided(100) is not None
     assert plan.decided(149) is not None and plan.decided(150) is None  # until the next strike
     assert [m.text for m, _ in plan.marks_at(61)] == ["W1-R1", "POT R1 MR"]
-    assert plan.marks_at(61)[1][0].xy_px == pytest.approx(plan.pockets_px["MR"])
+    assert plan.marks_at(61)[1][0].xy_px == pytest.approx(plan.pockets_px(61)["MR"])
     assert [m.kind for m, _ in plan.marks_at(30 + 30)] == ["contact", "pocket"]  # a second each
-    (ball, spot, xy), = plan.respots_px(plan.shots[0])
+    (ball, spot, xy), = plan.respots_px(plan.shots[0], 100)
     assert (ball, spot) == ("R1", "point1")
     assert xy == pytest.approx(tuple(calibration.table_to_image([[887.5, 887.5]])[0]))
     # The trail breaks where a ball was put back, and keeps about a second.
     (pieces,) = [p for b, p in plan.trails_at(70).items() if b == "W1"]
     assert len(pieces) == 2 and pieces[-1][1].max() == 10
     assert max(len(p) for p, _ in plan.trails_at(50)["W1"]) == 30
+
+
+def test_after_the_camera_moved_the_overlay_is_drawn_with_the_new_calibration():
+    """The drift monitor recalibrated at frame 20 (the camera moved 9 px right): from then on
+    the balls, pockets and respot marks are drawn where the new calibration puts them."""
+    table = preset("russian-12ft")
+    corners = [[100, 650], [100, 70], [1180, 650], [1180, 70]]
+    first = Calibration.from_corners(corners, table, (1280, 720))
+    moved = Calibration.from_corners([[x + 9, y] for x, y in corners], table, (1280, 720))
+    rows = [(f, "Y", 1775.0, 887.5, True) for f in range(40)]
+    plan = OverlayPlan({"shots": []}, first, rows, 30.0, recalibrated=[(20, moved)])
+    at = {f: plan.balls_at(f)[0][1:3] for f in (19, 20)}
+    assert at[19] == pytest.approx(tuple(first.table_to_image([[1775.0, 887.5]])[0]))
+    assert at[20] == pytest.approx(tuple(moved.table_to_image([[1775.0, 887.5]])[0]))
+    assert at[20][0] - at[19][0] == pytest.approx(9.0, abs=0.01)
+    assert plan.pockets_px(25)["MR"][0] - plan.pockets_px(5)["MR"][0] == pytest.approx(9.0,
+                                                                                       abs=0.01)
+    assert plan.calibration_at(19) is first and plan.calibration_at(39) is moved
 
 
 def test_annotated_needs_a_video(tmp_path: Path, monkeypatch, capsys):
