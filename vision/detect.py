@@ -628,10 +628,12 @@ class BallDetector:
             grown = False
             for i, (x0, y0, x1, y1) in enumerate(rects):
                 for (a0, b0, a1, b1) in parts.values():
-                    if a0 - m < x1 and a1 + m > x0 and b0 - m < y1 and b1 + m > y0 and not (
-                            a0 - m >= x0 and a1 + m <= x1 and b0 - m >= y0 and b1 + m <= y1):
-                        x0, y0 = max(0, min(x0, a0 - m)), max(0, min(y0, b0 - m))
-                        x1, y1 = min(ww, max(x1, a1 + m)), min(hh, max(y1, b1 + m))
+                    # the part with the reach of the morphology around it, inside the image
+                    a0, b0 = max(0, a0 - m), max(0, b0 - m)
+                    a1, b1 = min(ww, a1 + m), min(hh, b1 + m)
+                    if a0 < x1 and a1 > x0 and b0 < y1 and b1 > y0 and not (
+                            a0 >= x0 and a1 <= x1 and b0 >= y0 and b1 <= y1):
+                        x0, y0, x1, y1 = min(x0, a0), min(y0, b0), max(x1, a1), max(y1, b1)
                         grown = True
                 rects[i] = (x0, y0, x1, y1)
             for i, j in itertools.combinations(range(len(rects)), 2):

@@ -128,10 +128,11 @@ def test_a_frame_shrunk_ahead_gives_the_same_detections():
 
 
 def test_the_foreground_kept_between_frames_finds_what_a_fresh_one_finds():
-    """Frames with new noise each: a red ball rolling by a white one at rest. The detector
-    recomputes its foreground only where the picture changed beyond the noise; a detector that
-    recomputes all of it every frame finds the same balls, within a tenth of a pixel, and the
-    resting white is not measured again while nothing near it changed."""
+    """Frames with new noise each: a red ball rolling by a white one at rest, and past a yellow
+    resting against the cushion (their pictures touch). The detector recomputes its foreground
+    and its blobs only where the picture changed beyond the noise; a detector that recomputes
+    all of it every frame finds the same balls, within a tenth of a pixel, and the resting white
+    is not measured again while nothing near it changed."""
     cal = calibration()
     rng = np.random.default_rng(5)
     base = cloth()
@@ -140,15 +141,16 @@ def test_the_foreground_kept_between_frames_finds_what_a_fresh_one_finds():
     for k in range(12):
         noisy = base.astype(np.float32) + rng.normal(0, 2, base.shape).astype(np.float32)
         img = np.clip(noisy, 0, 255).astype(np.uint8)
-        red = draw_ball(img, cal, (800.0 + 60.0 * k, 700.0), "red")
+        red = draw_ball(img, cal, (800.0 + 60.0 * k, 110.0), "red")
         white = draw_ball(img, cal, (2600.0, 1100.0), "white")
-        fresh._f = None  # recompute the whole foreground map
+        yellow = draw_ball(img, cal, (1300.0, 40.0), "yellow")
+        fresh._f = None  # recompute the whole foreground map (and so every blob)
         a, b = kept.detect(img), fresh.detect(img)
-        assert len(a) == len(b) == 2
+        assert len(a) == len(b) == 3
         for da in a:
             db = min(b, key=lambda q: np.hypot(q.x_px - da.x_px, q.y_px - da.y_px))
             assert np.hypot(da.x_px - db.x_px, da.y_px - db.y_px) < 0.1
-        for (px, py) in (red, white):
+        for (px, py) in (red, white, yellow):
             assert min(np.hypot(q.x_px - px, q.y_px - py) for q in a) < 1.0
         whites.append(min(a, key=lambda q: np.hypot(q.x_px - white[0], q.y_px - white[1])))
     assert all(w is whites[1] for w in whites[1:])  # measured once after the first frame
