@@ -53,10 +53,6 @@ _SQUARE3 = np.ones((3, 3), np.uint8)
 _SQUARE5 = np.ones((5, 5), np.uint8)
 # Reference hues (degrees) of the named ball colours; a cluster takes the nearest name.
 _HUES = {"red": 0.0, "yellow": 60.0}
-# Chromaticity distance (L1) from the cloth beyond which a pixel is strongly coloured (a red or
-# yellow ball on any cloth: 0.8 and more; shadows and dark lines stay below): its own brightness,
-# not the cloth's, tells its shaded rim.
-_COLOURED = 0.5
 KMEANS_SEED = 7  # k-means is seeded on every call: the same video always gives the same balls
 
 
@@ -412,8 +408,6 @@ class BallDetector:
         small = self.shrink(frame)
         smooth = self._cloth_from(small)
         self.cloth = smooth
-        # the cloth's usual brightness (the sum of B, G, R): below a tenth of it, no colour
-        self._cloth_level = float(np.median(smooth.sum(axis=2)[self.field]))
         f = self._foreground(small)
         self.threshold = self._noise_threshold(f)
         model = small.astype(np.float32) + np.float32(1.0)
@@ -489,25 +483,8 @@ class BallDetector:
         ratio = si * inv_sm
         if not weighted:
             return np.asarray(d + np.float32(0.5) * np.maximum(ratio - 1, 0), np.float32)
-        # zero weight at half the reference brightness and below: shadows, holes, dark wood. The
-        # reference is the cloth's, or, next to a strongly coloured thing darker than the cloth
-        # (a red ball on a pale cloth), that thing's own brightness (smoothed over 3x3, so that a
-        # highlight does not count, and its maximum over half a ball): such a ball is not darker
-        # than itself, while its shaded rim, and the shadows far from any coloured thing, are
-        # weighted as before. Nearly black pixels (a fifth of the cloth's usual brightness and
-        # below: the holes, even where the model is the hole itself) have no reliable
-        # chromaticity.
-        k = _odd(0.5 * self._d_work)
-        coloured = cv2.blur(si * (d > _COLOURED).astype(np.float32), (3, 3))
-        own = cv2.dilate(coloured, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
-        ref = np.where(own > 0, np.minimum(np.float32(1.0), own * inv_sm), np.float32(1.0))
-        weight = np.clip(np.float32(2.0) * ratio / np.maximum(ref, np.float32(0.2)) - 1, 0, 1)
-        # ... for pixels strongly coloured themselves (full at _COLOURED, none at half of it):
-        # a shadow beside a red ball keeps the cloth's reference
-        weight = np.maximum(np.clip(np.float32(2.0) * ratio - 1, 0, 1), weight * np.clip(
-            d * np.float32(2.0 / _COLOURED) - 1, 0, 1))
-        level = getattr(self, "_cloth_level", None) or float(np.median(si[self.field]))
-        weight *= np.clip(si * np.float32(10.0 / level) - 1, 0, 1)
+        # zero weight at half the cloth's brightness and below: shadows, holes, dark wood
+        weight = np.clip(np.float32(2.0) * ratio - 1, 0, 1)
         return np.asarray(d * weight, np.float32)
 
     def _update_cloth(self, small: Frame, ball_mask: NDArray[np.uint8]) -> None:
