@@ -53,6 +53,10 @@ _SQUARE3 = np.ones((3, 3), np.uint8)
 _SQUARE5 = np.ones((5, 5), np.uint8)
 # Reference hues (degrees) of the named ball colours; a cluster takes the nearest name.
 _HUES = {"red": 0.0, "yellow": 60.0}
+# Chromaticity distance (L1) from the cloth beyond which a pixel is strongly coloured (a red ball
+# on any cloth: 0.8 and more; most shadows stay below): a dark ball of such pixels is weighted by
+# its own brightness, not the cloth's (see BallDetector._foreground).
+_COLOURED = 0.5
 KMEANS_SEED = 7  # k-means is seeded on every call: the same video always gives the same balls
 
 
@@ -408,6 +412,8 @@ class BallDetector:
         small = self.shrink(frame)
         smooth = self._cloth_from(small)
         self.cloth = smooth
+        # the cloth's usual brightness (the sum of B, G, R): below a tenth of it, no colour
+        self._cloth_level = float(np.median(smooth.sum(axis=2)[self.field]))
         f = self._foreground(small)
         self.threshold = self._noise_threshold(f)
         model = small.astype(np.float32) + np.float32(1.0)
@@ -483,8 +489,39 @@ class BallDetector:
         ratio = si * inv_sm
         if not weighted:
             return np.asarray(d + np.float32(0.5) * np.maximum(ratio - 1, 0), np.float32)
-        # zero weight at half the cloth's brightness and below: shadows, holes, dark wood
-        weight = np.clip(np.float32(2.0) * ratio - 1, 0, 1)
+        # Zero weight at half the reference brightness and below: shadows, holes, dark wood.
+        # The reference is the cloth's, except by a dark ball: a strongly coloured thing (an
+        # opened blob of pixels far from the cloth's chromaticity, no bigger than a ball: no
+        # sleeve, forearm or cue butt) that would be lost against the cloth (fewer of its pixels
+        # above 0.55 of the cloth's brightness than a ball's blob needs, see :meth:`_blobs`),
+        # such as a red ball on a pale cloth. Within a ball of it the reference is its own
+        # brightness (the mean of its pixels over 3x3, the brightest within a ball): such a
+        # ball is not darker than itself. A ball that shows anyway keeps the cloth's reference.
+        strong = cv2.morphologyEx((d > _COLOURED).astype(np.uint8), cv2.MORPH_OPEN,
+                                  self._open_kernel)
+        n, lab, stats, _c = cv2.connectedComponentsWithStats(strong, connectivity=8)
+        big = 2.0 * self._d_work
+        dark = ((stats[:, cv2.CC_STAT_WIDTH] <= big) & (stats[:, cv2.CC_STAT_HEIGHT] <= big))
+        lit = np.bincount(lab.ravel(), weights=(ratio > 0.55).ravel().astype(np.float64),
+                          minlength=n)
+        dark &= lit < 0.45 * math.pi * (0.5 * self._d_work) ** 2
+        dark[0] = False
+        strong_f = dark[lab].astype(np.float32)
+        share = cv2.blur(strong_f, (3, 3))
+        coloured = cv2.blur(si * strong_f, (3, 3)) / np.maximum(share, np.float32(1e-6))
+        coloured *= share > 0
+        k = _odd(self._d_work)
+        own = cv2.dilate(coloured, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+        ref = np.where(own > 0, np.minimum(np.float32(1.0), own * inv_sm), np.float32(1.0))
+        weight = np.clip(np.float32(2.0) * ratio / np.maximum(ref, np.float32(0.2)) - 1, 0, 1)
+        # ... for pixels strongly coloured themselves (none at _COLOURED, full at 1.5 times it):
+        # a shadow beside a red ball keeps the cloth's reference. Nearly black pixels (a fifth of
+        # the cloth's usual brightness and below: the holes, even where the model is the hole
+        # itself) have no reliable chromaticity.
+        level = getattr(self, "_cloth_level", None) or float(np.median(si[self.field]))
+        weight *= (np.clip(d * np.float32(2.0 / _COLOURED) - 2, 0, 1)
+                   * np.clip(si * np.float32(10.0 / level) - 1, 0, 1))
+        weight = np.maximum(np.clip(np.float32(2.0) * ratio - 1, 0, 1), weight)
         return np.asarray(d * weight, np.float32)
 
     def _update_cloth(self, small: Frame, ball_mask: NDArray[np.uint8]) -> None:

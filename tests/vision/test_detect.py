@@ -138,9 +138,6 @@ def pale_cloth(vignetting: float = 0.0, seed: int = 0) -> np.ndarray:
     return np.clip(img, 0, 255).astype(np.uint8)
 
 
-@pytest.mark.xfail(strict=True, reason="known: a pixel under half the cloth's brightness is "
-                   "weighted out as a shadow; weighting by absolute brightness instead merged "
-                   "touching balls into streaks on the committed clips")
 def test_a_dark_ball_on_a_bright_cloth_is_a_ball_not_a_shadow():
     # a red ball on pale cloth is less than half as bright as the cloth: its chromaticity, not
     # its darkness, says it is a ball
