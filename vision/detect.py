@@ -494,11 +494,12 @@ class BallDetector:
         # opened blob of pixels far from the cloth's chromaticity, no bigger than a ball: no
         # sleeve, forearm or cue butt) that would be lost against the cloth (fewer of its pixels
         # above 0.55 of the cloth's brightness than a ball's blob needs, see :meth:`_blobs`),
-        # such as a red ball on a pale cloth. Within a ball of it the reference is its own
-        # brightness (the mean of its pixels over 3x3, the brightest within a ball): such a
+        # such as a red ball on a pale cloth. On it and a quarter of a ball around, the reference
+        # is its own brightness (its pixels' median, so that a highlight does not count): such a
         # ball is not darker than itself. A ball that shows anyway keeps the cloth's reference.
-        strong = cv2.morphologyEx((d > _COLOURED).astype(np.uint8), cv2.MORPH_OPEN,
-                                  self._open_kernel)
+        strong = cv2.morphologyEx(cv2.morphologyEx(  # closed first: a highlight is no hole
+            (d > _COLOURED).astype(np.uint8), cv2.MORPH_CLOSE, self._open_kernel),
+            cv2.MORPH_OPEN, self._open_kernel)
         n, lab, stats, _c = cv2.connectedComponentsWithStats(strong, connectivity=8)
         big = 2.0 * self._d_work
         dark = ((stats[:, cv2.CC_STAT_WIDTH] <= big) & (stats[:, cv2.CC_STAT_HEIGHT] <= big))
@@ -506,13 +507,14 @@ class BallDetector:
                           minlength=n)
         dark &= lit < 0.45 * math.pi * (0.5 * self._d_work) ** 2
         dark[0] = False
-        strong_f = dark[lab].astype(np.float32)
-        share = cv2.blur(strong_f, (3, 3))
-        coloured = cv2.blur(si * strong_f, (3, 3)) / np.maximum(share, np.float32(1e-6))
-        coloured *= share > 0
-        k = _odd(self._d_work)
-        own = cv2.dilate(coloured, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
-        ref = np.where(own > 0, np.minimum(np.float32(1.0), own * inv_sm), np.float32(1.0))
+        own = np.zeros_like(ratio)
+        for i in np.flatnonzero(dark):  # few: the dark balls
+            x, y, w, h = (int(v) for v in stats[i, :4])
+            part = lab[y:y + h, x:x + w] == i
+            own[y:y + h, x:x + w][part] = float(np.median(ratio[y:y + h, x:x + w][part]))
+        k = _odd(0.5 * self._d_work)
+        own = cv2.dilate(own, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+        ref = np.where(own > 0, np.minimum(np.float32(1.0), own), np.float32(1.0))
         weight = np.clip(np.float32(2.0) * ratio / np.maximum(ref, np.float32(0.2)) - 1, 0, 1)
         # ... for pixels strongly coloured themselves (none at _COLOURED, full at 1.5 times it):
         # a shadow beside a red ball keeps the cloth's reference. Nearly black pixels (a fifth of
