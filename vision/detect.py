@@ -57,6 +57,9 @@ _HUES = {"red": 0.0, "yellow": 60.0}
 # on any cloth: 0.8 and more; most shadows stay below): a dark ball of such pixels is weighted by
 # its own brightness, not the cloth's (see BallDetector._foreground).
 _COLOURED = 0.5
+# A detection whose core colour is within this share of the cloth's (each of B, G, R) is cloth
+# (a white ball on the palest cloth is brighter by a sixth, a blurred ball's core by more)
+CLOTH_LIKE = 0.08
 KMEANS_SEED = 7  # k-means is seeded on every call: the same video always gives the same balls
 
 
@@ -770,7 +773,8 @@ class BallDetector:
         return self.colours
 
     def classify(self, detections: Sequence[Detection]) -> list[Detection]:
-        """The detections with their colour from the current colour model."""
+        """The detections with their colour from the current colour model; those with the cloth's
+        own colour there (see :func:`_cloth_coloured`) are left out."""
         if self.colours is None:
             return list(detections)
         from dataclasses import replace
@@ -781,6 +785,8 @@ class BallDetector:
         for d in detections:
             hit = memo.get(id(d))
             if hit is None or hit[0] is not d:
+                if _cloth_coloured(d):
+                    continue  # no ball
                 sure = model.is_sure(d.bgr)
                 hit = (d, replace(d, colour=model.classify(d.bgr, None if sure else d.cloth_bgr),
                                   colour_sure=sure))
@@ -788,6 +794,16 @@ class BallDetector:
             out.append(hit[1])
         self._colour_memo, self._colour_memo_model = kept, model
         return out
+
+
+def _cloth_coloured(d: Detection) -> bool:
+    """The detection's core has the cloth's own colour and brightness there (each channel within
+    :data:`CLOTH_LIKE` of it): no ball, whatever its shape (a compression artefact against a
+    model learned from one frame, a cloth-coloured sleeve)."""
+    if d.cloth_bgr is None:
+        return False
+    q = (np.asarray(d.bgr, np.float64) + 1) / (np.asarray(d.cloth_bgr, np.float64) + 1)
+    return bool(np.abs(q - 1).max() < CLOTH_LIKE)
 
 
 def _fit_outline(region: NDArray[np.bool_], c: NDArray[np.float64], r: float, ix0: int,
