@@ -54,6 +54,13 @@ _SQUARE5 = np.ones((5, 5), np.uint8)
 _SUM_BGR = np.ones((1, 3), np.float32)
 # Reference hues (degrees) of the named ball colours; a cluster takes the nearest name.
 _HUES = {"red": 0.0, "yellow": 60.0}
+# Chromaticity distance (L1) from the cloth beyond which a pixel is strongly coloured (a red ball
+# on any cloth: 0.8 and more; most shadows stay below): a dark ball of such pixels is weighted by
+# its own brightness, not the cloth's (see BallDetector._foreground).
+_COLOURED = 0.5
+# A detection whose core colour is within this share of the cloth's (each of B, G, R) is cloth
+# (a white ball on the palest cloth is brighter by a sixth, a blurred ball's core by more)
+CLOTH_LIKE = 0.08
 KMEANS_SEED = 7  # k-means is seeded on every call: the same video always gives the same balls
 
 
@@ -432,6 +439,8 @@ class BallDetector:
         small = self.shrink(frame)
         smooth = self._cloth_from(small)
         self.cloth = smooth
+        # the cloth's usual brightness (the sum of B, G, R): below a tenth of it, no colour
+        self._cloth_level = float(np.median(smooth.sum(axis=2)[self.field]))
         f = self._foreground(small)
         self.threshold = self._noise_threshold(f)
         model = small.astype(np.float32) + np.float32(1.0)
@@ -507,8 +516,41 @@ class BallDetector:
         ratio = si * inv_sm
         if not weighted:
             return np.asarray(d + np.float32(0.5) * np.maximum(ratio - 1, 0), np.float32)
-        # zero weight at half the cloth's brightness and below: shadows, holes, dark wood
-        weight = np.clip(np.float32(2.0) * ratio - 1, 0, 1)
+        # Zero weight at half the reference brightness and below: shadows, holes, dark wood.
+        # The reference is the cloth's, except by a dark ball: a strongly coloured thing (an
+        # opened blob of pixels far from the cloth's chromaticity, no bigger than a ball: no
+        # sleeve, forearm or cue butt) that would be lost against the cloth (fewer of its pixels
+        # above 0.55 of the cloth's brightness than a ball's blob needs, see :meth:`_blobs`),
+        # such as a red ball on a pale cloth. On it and a quarter of a ball around, the reference
+        # is its own brightness (its pixels' median, so that a highlight does not count): such a
+        # ball is not darker than itself. A ball that shows anyway keeps the cloth's reference.
+        strong = cv2.morphologyEx(cv2.morphologyEx(  # closed first: a highlight is no hole
+            (d > _COLOURED).astype(np.uint8), cv2.MORPH_CLOSE, self._open_kernel),
+            cv2.MORPH_OPEN, self._open_kernel)
+        n, lab, stats, _c = cv2.connectedComponentsWithStats(strong, connectivity=8)
+        big = 2.0 * self._d_work
+        dark = ((stats[:, cv2.CC_STAT_WIDTH] <= big) & (stats[:, cv2.CC_STAT_HEIGHT] <= big))
+        lit = np.bincount(lab.ravel(), weights=(ratio > 0.55).ravel().astype(np.float64),
+                          minlength=n)
+        dark &= lit < 0.45 * math.pi * (0.5 * self._d_work) ** 2
+        dark[0] = False
+        own = np.zeros_like(ratio)
+        for i in np.flatnonzero(dark):  # few: the dark balls
+            x, y, w, h = (int(v) for v in stats[i, :4])
+            part = lab[y:y + h, x:x + w] == i
+            own[y:y + h, x:x + w][part] = float(np.median(ratio[y:y + h, x:x + w][part]))
+        k = _odd(0.5 * self._d_work)
+        own = cv2.dilate(own, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+        ref = np.where(own > 0, np.minimum(np.float32(1.0), own), np.float32(1.0))
+        weight = np.clip(np.float32(2.0) * ratio / np.maximum(ref, np.float32(0.2)) - 1, 0, 1)
+        # ... for pixels strongly coloured themselves (none at _COLOURED, full at 1.5 times it):
+        # a shadow beside a red ball keeps the cloth's reference. Nearly black pixels (a fifth of
+        # the cloth's usual brightness and below: the holes, even where the model is the hole
+        # itself) have no reliable chromaticity.
+        level = getattr(self, "_cloth_level", None) or float(np.median(si[self.field]))
+        weight *= (np.clip(d * np.float32(2.0 / _COLOURED) - 2, 0, 1)
+                   * np.clip(si * np.float32(10.0 / level) - 1, 0, 1))
+        weight = np.maximum(np.clip(np.float32(2.0) * ratio - 1, 0, 1), weight)
         return np.asarray(d * weight, np.float32)
 
     def _update_cloth(self, small: Frame, ball_mask: NDArray[np.uint8]) -> None:
@@ -920,7 +962,8 @@ class BallDetector:
         return self.colours
 
     def classify(self, detections: Sequence[Detection]) -> list[Detection]:
-        """The detections with their colour from the current colour model."""
+        """The detections with their colour from the current colour model; those with the cloth's
+        own colour there (see :func:`_cloth_coloured`) are left out."""
         if self.colours is None:
             return list(detections)
         from dataclasses import replace
@@ -931,6 +974,8 @@ class BallDetector:
         for d in detections:
             hit = memo.get(id(d))
             if hit is None or hit[0] is not d:
+                if _cloth_coloured(d):
+                    continue  # no ball
                 sure = model.is_sure(d.bgr)
                 hit = (d, replace(d, colour=model.classify(d.bgr, None if sure else d.cloth_bgr),
                                   colour_sure=sure))
@@ -959,6 +1004,16 @@ def _middle_colour(pixels: NDArray[Any]) -> NDArray[np.float64]:
     """Per-channel median of (N, 3) pixels, as :func:`_middle`."""
     k = len(pixels) // 2
     return np.partition(pixels.T, k, axis=1)[:, k].astype(np.float64)
+
+
+def _cloth_coloured(d: Detection) -> bool:
+    """The detection's core has the cloth's own colour and brightness there (each channel within
+    :data:`CLOTH_LIKE` of it): no ball, whatever its shape (a compression artefact against a
+    model learned from one frame, a cloth-coloured sleeve)."""
+    if d.cloth_bgr is None:
+        return False
+    q = (np.asarray(d.bgr, np.float64) + 1) / (np.asarray(d.cloth_bgr, np.float64) + 1)
+    return bool(np.abs(q - 1).max() < CLOTH_LIKE)
 
 
 def _fit_outline(region: NDArray[np.bool_], c: NDArray[np.float64], r: float, ix0: int,
