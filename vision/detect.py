@@ -529,16 +529,21 @@ class BallDetector:
             cv2.MORPH_OPEN, self._open_kernel)
         n, lab, stats, _c = cv2.connectedComponentsWithStats(strong, connectivity=8)
         big = 2.0 * self._d_work
-        dark = ((stats[:, cv2.CC_STAT_WIDTH] <= big) & (stats[:, cv2.CC_STAT_HEIGHT] <= big))
-        lit = np.bincount(lab.ravel(), weights=(ratio > 0.55).ravel().astype(np.float64),
-                          minlength=n)
-        dark &= lit < 0.45 * math.pi * (0.5 * self._d_work) ** 2
-        dark[0] = False
-        own = np.zeros_like(ratio)
-        for i in np.flatnonzero(dark):  # few: the dark balls
+        least_lit = 0.45 * math.pi * (0.5 * self._d_work) ** 2
+        own = None
+        for i in range(1, n):  # few: the strongly coloured blobs
             x, y, w, h = (int(v) for v in stats[i, :4])
+            if w > big or h > big:
+                continue
             part = lab[y:y + h, x:x + w] == i
-            own[y:y + h, x:x + w][part] = float(np.median(ratio[y:y + h, x:x + w][part]))
+            mine = ratio[y:y + h, x:x + w][part]
+            if np.count_nonzero(mine > 0.55) >= least_lit:
+                continue  # it shows anyway
+            if own is None:
+                own = np.zeros_like(ratio)
+            own[y:y + h, x:x + w][part] = float(np.median(mine))
+        if own is None:  # no dark ball: every pixel against the cloth's brightness
+            return np.asarray(d * np.clip(np.float32(2.0) * ratio - 1, 0, 1), np.float32)
         k = _odd(0.5 * self._d_work)
         own = cv2.dilate(own, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
         ref = np.where(own > 0, np.minimum(np.float32(1.0), own), np.float32(1.0))
