@@ -527,7 +527,8 @@ class BallDetector:
         strong = cv2.morphologyEx(cv2.morphologyEx(  # closed first: a highlight is no hole
             (d > _COLOURED).astype(np.uint8), cv2.MORPH_CLOSE, self._open_kernel),
             cv2.MORPH_OPEN, self._open_kernel)
-        n, lab, stats, _c = cv2.connectedComponentsWithStats(strong, connectivity=8)
+        n, lab, stats, _c = cv2.connectedComponentsWithStats(strong, connectivity=8,
+                                                             ltype=cv2.CV_16U)
         big = 2.0 * self._d_work
         least_lit = 0.45 * math.pi * (0.5 * self._d_work) ** 2
         own = None
@@ -620,6 +621,10 @@ class BallDetector:
         # one call per group of changed tiles, over its bounding box (all of it counts as
         # changed: its map is this frame's)
         n, _, stats, _ = cv2.connectedComponentsWithStats(tiles.astype(np.uint8), connectivity=8)
+        if int((stats[1:n, 2] * stats[1:n, 3]).sum()) > 0.4 * tiles.size:
+            # most of the table changed (players over it): one call for all of it is cheaper
+            self._f, self._f_src = self._foreground(small), small.copy()
+            return self._f, None
         for x, y, w, h, _ in stats[1:n]:
             tiles[y:y + h, x:x + w] = True
             y0, y1 = int(y) * t, min(hh, int(y + h) * t)
