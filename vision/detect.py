@@ -596,10 +596,12 @@ class BallDetector:
 
         The map is recomputed only in the tiles where some pixel moved by more than
         ``_change_level`` from the value the map was last computed from (the foreground is
-        pointwise, so the rest of the map stands): most of the table is still cloth, frame after
-        frame. A kept pixel differs from this frame's by no more than the noise between two
-        frames (see :meth:`_level_of_change`); the comparison is with the pixel the map was
-        computed from, so slow changes add up and are seen.
+        per pixel, but for a dark ball's reference brightness, which looks a ball around: a
+        group of changed tiles is recomputed as one box, so only a dark ball cut by the box's
+        edge can differ from a whole-table computation): most of the table is still cloth,
+        frame after frame. A kept pixel differs from this frame's by no more than the noise
+        between two frames (see :meth:`_level_of_change`); the comparison is with the pixel the
+        map was computed from, so slow changes add up and are seen.
         """
         model = self.cloth
         if self._f is None or self._f_model is not model or self._f_src is None:
