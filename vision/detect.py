@@ -61,6 +61,9 @@ _COLOURED = 0.5
 # A detection whose core colour is within this share of the cloth's (each of B, G, R) is cloth
 # (a white ball on the palest cloth is brighter by a sixth, a blurred ball's core by more)
 CLOTH_LIKE = 0.08
+# When the picture changed over more than this share of the table (players over it), the
+# foreground and the blobs are made afresh for all of it in one go: cheaper than in pieces.
+MOSTLY_CHANGED = 0.4
 KMEANS_SEED = 7  # k-means is seeded on every call: the same video always gives the same balls
 
 
@@ -367,8 +370,11 @@ class BallDetector:
         # frame's work image (see _refine)
         self._cache: dict[tuple[int, ...], tuple[Detection, float, float]] = {}
         self._cache_small: Frame | None = None
-        self._planes4: tuple[F32, F32] | None = None  # (model, its 4 planes stacked)
-        self._model_cache: tuple[F32, F32, F32, F32, F32] | None = None
+        # the cloth model's chromaticity planes and inverse brightness, and the same stacked in
+        # one (H, W, 4) array (one gather per ball), kept until the model changes
+        self._model_cache: tuple[F32, tuple[F32, F32, F32, F32], F32] | None = None
+        # the cloth's usual brightness (the sum of B, G, R), set with the cloth model
+        self._cloth_level = 0.0
         self._labels = np.zeros((wh, ww), np.uint16)
         # the mask's parts (label -> work-pixel box x0, y0, x1, y1) and the candidates of the
         # last frame, kept where the picture did not change (see _blobs_where_changed)
@@ -494,11 +500,15 @@ class BallDetector:
     def _model_planes(self) -> tuple[F32, F32, F32, F32]:
         """The cloth model's chromaticity planes and inverse brightness, kept until the model
         changes."""
+        return self._model_cache_now()[1]
+
+    def _model_cache_now(self) -> tuple[F32, tuple[F32, F32, F32, F32], F32]:
         m = self.cloth
         assert m is not None
         if self._model_cache is None or self._model_cache[0] is not m:
-            self._model_cache = (m, *_chroma_planes(m))
-        return self._model_cache[1:]
+            planes = _chroma_planes(m)
+            self._model_cache = (m, planes, np.dstack(planes))
+        return self._model_cache
 
     def _foreground(self, small: Frame, planes: tuple[F32, F32, F32, F32] | None = None,
                     weighted: bool = True) -> F32:
@@ -553,9 +563,8 @@ class BallDetector:
         # a shadow beside a red ball keeps the cloth's reference. Nearly black pixels (a fifth of
         # the cloth's usual brightness and below: the holes, even where the model is the hole
         # itself) have no reliable chromaticity.
-        level = getattr(self, "_cloth_level", None) or float(np.median(si[self.field]))
         weight *= (np.clip(d * np.float32(2.0 / _COLOURED) - 2, 0, 1)
-                   * np.clip(si * np.float32(10.0 / level) - 1, 0, 1))
+                   * np.clip(si * np.float32(10.0 / self._cloth_level) - 1, 0, 1))
         weight = np.maximum(np.clip(np.float32(2.0) * ratio - 1, 0, 1), weight)
         return np.asarray(d * weight, np.float32)
 
@@ -623,7 +632,7 @@ class BallDetector:
         # one call per group of changed tiles, over its bounding box (all of it counts as
         # changed: its map is this frame's)
         n, _, stats, _ = cv2.connectedComponentsWithStats(tiles.astype(np.uint8), connectivity=8)
-        if int((stats[1:n, 2] * stats[1:n, 3]).sum()) > 0.4 * tiles.size:
+        if int((stats[1:n, 2] * stats[1:n, 3]).sum()) > MOSTLY_CHANGED * tiles.size:
             # most of the table changed (players over it): one call for all of it is cheaper
             self._f, self._f_src = self._foreground(small), small.copy()
             return self._f, None
@@ -645,9 +654,7 @@ class BallDetector:
         moves a chromaticity by at most ``6 v / S``, S the cloth's brightness sum)."""
         d = diff[self.field].astype(np.float32)
         sigma = 1.4826 * float(np.median(d))  # |a - b| of two noisy frames: its median is MAD
-        assert self.cloth is not None
-        s = float(np.median(self.cloth.sum(axis=2)[self.field]))
-        return max(5.0 * sigma, self.threshold * s / 48.0)
+        return max(5.0 * sigma, self.threshold * self._cloth_level / 48.0)
 
     def _blobs(self, f: F32) -> list[_Blob]:
         """Ball candidates at the working resolution from the whole foreground map."""
@@ -699,7 +706,7 @@ class BallDetector:
                     grown = True
                     break
         if self._next_label > 60000 or sum((r[2] - r[0]) * (r[3] - r[1]) for r in rects) > (
-                0.6 * hh * ww):
+                MOSTLY_CHANGED * hh * ww):
             return self._blobs(f)  # most of the table (or labels running out): all afresh
         gone: set[int] = set()
         for x0, y0, x1, y1 in rects:
@@ -892,9 +899,7 @@ class BallDetector:
                            for b in neighbours])
         radii = [float(self.radius_work[min(int(b.y), hh - 1), min(int(b.x), hw - 1)]) / self.scale
                  for b in blobs]
-        if self._planes4 is None or self._planes4[0] is not self.cloth:
-            self._planes4 = (self.cloth, np.dstack(self._model_planes()))
-        planes = self._planes4[1]
+        planes = self._model_cache_now()[2]
         assert self.cloth is not None
         found: list[tuple[_Blob, NDArray[np.float64], float, float, tuple[float, float, float],
                           int, float, tuple[float, float, float]]] = []

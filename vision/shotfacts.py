@@ -332,11 +332,15 @@ def _bounced(cushion: Cushion, v_in: np.ndarray, v_out: np.ndarray) -> bool:
 
 def nearest_cushion(table: TableSpec, xy: Point) -> tuple[Cushion, float]:
     """The cushion whose nose is nearest to a ball centre, and |distance - R| (mm)."""
-    r = table.ball_radius_mm
-    gaps = {Cushion.HEAD: xy[0], Cushion.FOOT: table.length_mm - xy[0],
-            Cushion.RIGHT: xy[1], Cushion.LEFT: table.width_mm - xy[1]}
+    gaps = _cushion_gaps(table, xy)
     cushion = min(gaps, key=lambda c: gaps[c])
-    return cushion, abs(gaps[cushion] - r)
+    return cushion, abs(gaps[cushion] - table.ball_radius_mm)
+
+
+def _cushion_gaps(table: TableSpec, xy: Point) -> dict[Cushion, float]:
+    """How far (mm) a ball centre is from each cushion's nose."""
+    return {Cushion.HEAD: xy[0], Cushion.FOOT: table.length_mm - xy[0],
+            Cushion.RIGHT: xy[1], Cushion.LEFT: table.width_mm - xy[1]}
 
 
 def nearest_pocket(table: TableSpec, xy: Point) -> tuple[Pocket, float]:
@@ -503,8 +507,7 @@ def _could_leave(table: TableSpec, xy: Point, velocity: np.ndarray | None, fps: 
     its travel. A ball that vanishes at rest, or in the open cloth, was lost by the tracker, not
     off the table."""
     r, d = table.ball_radius_mm, table.ball_diameter_mm
-    gaps = {Cushion.HEAD: xy[0], Cushion.FOOT: table.length_mm - xy[0],
-            Cushion.RIGHT: xy[1], Cushion.LEFT: table.width_mm - xy[1]}
+    gaps = _cushion_gaps(table, xy)
     if velocity is None:  # seen once: it may have left only where it was at a cushion
         return min(gaps.values()) - r <= d
     if float(np.hypot(*velocity)) <= STILL_MM_PER_FRAME * fps:
