@@ -64,6 +64,9 @@ CLOTH_LIKE = 0.08
 # When the picture changed over more than this share of the table (players over it), the
 # foreground and the blobs are made afresh for all of it in one go: cheaper than in pieces.
 MOSTLY_CHANGED = 0.4
+# A blob too wide for balls is searched again above this many times the ball threshold: a ball's
+# own pixels are, the faint junk that joined it to another ball is not (see _strong_parts).
+STRONG = 2.0
 KMEANS_SEED = 7  # k-means is seeded on every call: the same video always gives the same balls
 
 
@@ -766,15 +769,47 @@ class BallDetector:
             if area <= 1.5 * ball_area and min(w, h) <= 2.8 * r - 1:
                 blobs.append(_Blob(cx, cy, label, key=key))
                 continue
-            sub = _distances(opened[ly:ly + h, lx:lx + w] & (labels[ly:ly + h, lx:lx + w] == i))
+            part = opened[ly:ly + h, lx:lx + w] & (labels[ly:ly + h, lx:lx + w] == i)
+            sub = _distances(part)
             if area <= 1.5 * ball_area and float(sub.max()) <= 1.4 * r:
                 blobs.append(_Blob(cx, cy, label, key=key))
                 continue
-            for b in self._split(sub, x, y, label, r, area):
+            found = None
+            if float(sub.max()) > 1.4 * r:
+                found = self._strong_parts(f[y:y + h, x:x + w], part, x, y, label, r)
+            if found is None:
+                found = self._split(sub, x, y, label, r, area)
+            for b in found:
                 b.key = (*key, round(b.x * 10), round(b.y * 10))
                 blobs.append(b)
         return [b for b in blobs
                 if self._centre_ok[min(int(b.y), hh - 1), min(int(b.x), ww - 1)]]
+
+    def _strong_parts(self, f: F32, part: NDArray[Any], x: int, y: int, label: int,
+                      r: float) -> list[_Blob] | None:
+        """Ball centres in a blob too wide for balls in a row, when it is balls joined by a
+        faint halo of junk (a compression block beside a moving ball is a little above the
+        threshold, a ball's own pixels are well above it): its pixels above ``STRONG`` times
+        the threshold, each part of them split as a blob of its own. None when a part is not one
+        ball or two touching: a hand, an arm or the cue (see :meth:`_split`), or a cluster."""
+        strong = cv2.morphologyEx(((f > STRONG * self.threshold) & (part > 0)).astype(np.uint8),
+                                  cv2.MORPH_OPEN, self._open_kernel)
+        n, labels, stats, cents = cv2.connectedComponentsWithStats(strong, connectivity=8,
+                                                                   ltype=cv2.CV_16U)
+        ball_area = math.pi * r * r
+        out: list[_Blob] = []
+        for i in range(1, n):
+            lx, ly, w, h, area = (int(v) for v in stats[i])
+            if area < 0.45 * ball_area:
+                continue
+            sub = _distances(labels[ly:ly + h, lx:lx + w] == i)
+            if float(sub.max()) > 1.4 * r or area > 2.5 * ball_area:
+                return None  # not one ball or two touching: a hand, the cue, a cluster
+            if area <= 1.5 * ball_area:
+                out.append(_Blob(x + float(cents[i, 0]), y + float(cents[i, 1]), label))
+            else:
+                out.extend(self._split(sub, x + lx, y + ly, label, r, area))
+        return out
 
     def _split(self, sub: F32, x: int, y: int, label: int, r: float, area: int) -> list[_Blob]:
         """Ball centres inside a blob bigger than one ball: distance-transform peaks about one

@@ -257,3 +257,29 @@ def test_a_blob_of_the_cloths_own_colour_is_no_ball():
     kept = det.classify([*found, ghost])
     assert len(kept) == len(found) == 2
     assert sorted(d.colour for d in kept) == ["red", "white"]
+
+
+def test_balls_joined_by_a_faint_block_of_junk_are_both_found():
+    # A compression block between two balls, a little above the threshold, joins them into one
+    # blob too wide for balls (which is how a hand looks): the balls are found by their own,
+    # strong, pixels; the block is no ball.
+    cal = calibration()
+    base = cloth()
+    det = BallDetector(cal)
+    det.learn_cloth(base)
+    img = base.copy()
+    a, b = (1700.0, 900.0), (1700.0 + 1.7 * TABLE.ball_diameter_mm, 900.0 + 30.0)
+    pa, pb = draw_ball(img, cal, a, "white"), draw_ball(img, cal, b, "red")
+    # the block: a slight shift of colour over the gap and around both balls
+    corners = cal.table_to_image([[1640.0, 830.0], [1880.0, 990.0]])
+    (x0, y0), (x1, y1) = corners.min(0).astype(int), corners.max(0).astype(int)
+    block = img[y0:y1, x0:x1].astype(np.float32)
+    img[y0:y1, x0:x1] = np.clip(block * (1.0, 1.0, 1.7), 0, 255).astype(np.uint8)
+    pa, pb = draw_ball(img, cal, a, "white"), draw_ball(img, cal, b, "red")
+    f = det._foreground(det.shrink(img))
+    gap = f[det._work_row[round((pa[1] + pb[1]) / 2)], det._work_col[round((pa[0] + pb[0]) / 2)]]
+    assert det.threshold < gap < 2.0 * det.threshold  # the block is faint junk, above threshold
+    found = det.detect(img, update=False)
+    assert len(found) == 2
+    for px, py in (pa, pb):
+        assert min(np.hypot(q.x_px - px, q.y_px - py) for q in found) < 1.5
