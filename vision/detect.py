@@ -556,20 +556,20 @@ class BallDetector:
             if own is None:
                 own = np.zeros_like(ratio)
             own[y:y + h, x:x + w][part] = float(np.median(mine))
+        # Nearly black pixels (a fifth of the cloth's usual brightness and below: the holes,
+        # even where the model is the hole itself) have no reliable chromaticity.
+        lit = np.clip(si * np.float32(10.0 / self._cloth_level) - 1, 0, 1)
         if own is None:  # no dark ball: every pixel against the cloth's brightness
-            return np.asarray(d * np.clip(np.float32(2.0) * ratio - 1, 0, 1), np.float32)
+            return np.asarray(d * np.clip(np.float32(2.0) * ratio - 1, 0, 1) * lit, np.float32)
         k = _odd(0.5 * self._d_work)
         own = cv2.dilate(own, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
         ref = np.where(own > 0, np.minimum(np.float32(1.0), own), np.float32(1.0))
         weight = np.clip(np.float32(2.0) * ratio / np.maximum(ref, np.float32(0.2)) - 1, 0, 1)
         # ... for pixels strongly coloured themselves (none at _COLOURED, full at 1.5 times it):
-        # a shadow beside a red ball keeps the cloth's reference. Nearly black pixels (a fifth of
-        # the cloth's usual brightness and below: the holes, even where the model is the hole
-        # itself) have no reliable chromaticity.
-        weight *= (np.clip(d * np.float32(2.0 / _COLOURED) - 2, 0, 1)
-                   * np.clip(si * np.float32(10.0 / self._cloth_level) - 1, 0, 1))
+        # a shadow beside a red ball keeps the cloth's reference.
+        weight *= np.clip(d * np.float32(2.0 / _COLOURED) - 2, 0, 1)
         weight = np.maximum(np.clip(np.float32(2.0) * ratio - 1, 0, 1), weight)
-        return np.asarray(d * weight, np.float32)
+        return np.asarray(d * weight * lit, np.float32)
 
     def _update_cloth(self, small: Frame, ball_mask: NDArray[np.uint8]) -> None:
         """Blend a fresh cloth estimate into the model where no ball (or hand) is."""

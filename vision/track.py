@@ -47,6 +47,9 @@ START_GATE_DIAMETERS = 2.0  # a ball is named from the start state only this nea
 PIECES_DIAMETERS = 0.95  # same-colour detections nearer than this are pieces of one ball
 REST_JITTER_DIAMETERS = 0.3  # a doubtful detection this near a resting ball leaves it in place
 REST_SPEED_DIAMETERS = 0.05  # slower than this per frame, a ball is at rest
+# what a detection of another colour, doubtful (a streak, a ball under the cue), costs over its
+# distance: a ball takes one of its own colour unless that is this much further than expected
+DOUBTFUL_COLOUR_DIAMETERS = 2.0
 
 
 @dataclass
@@ -283,7 +286,7 @@ class Tracker:
                         if det.colour != "other" and not (det.streak_mm or det.piece
                                                           or not det.colour_sure):
                             continue
-                        c += 0.5 * self.d  # a doubtful colour (a streak, a ball under the cue)
+                        c += DOUBTFUL_COLOUR_DIAMETERS * self.d  # a streak, a ball under the cue
                     cost[i, j] = c
             rows, cols = linear_sum_assignment(cost)
             for i, j in zip(rows, cols, strict=True):

@@ -283,3 +283,29 @@ def test_balls_joined_by_a_faint_block_of_junk_are_both_found():
     assert len(found) == 2
     for px, py in (pa, pb):
         assert min(np.hypot(q.x_px - px, q.y_px - py) for q in found) < 1.5
+
+
+def test_the_noise_in_a_black_pocket_hole_is_no_ball():
+    # In a nearly black hole the colour of a pixel is noise: a few grey levels change its
+    # chromaticity completely. The hole in the learned frame and the hole now differ only so.
+    from rules.table import Pocket
+
+    cal = calibration()
+    base = cloth()
+    (hx, hy), = cal.table_to_image([TABLE.pocket_xy(Pocket.FR)])
+    r = round(1.2 * TABLE.ball_radius_mm / cal.mm_per_px())
+    rng = np.random.default_rng(5)
+
+    def with_hole() -> np.ndarray:
+        img = base.copy()
+        hole = np.zeros_like(img[:, :, 0])
+        cv2.circle(hole, (round(hx), round(hy)), r, 1, -1)
+        dark = rng.integers(0, 7, img.shape, dtype=np.uint8)
+        img[hole > 0] = dark[hole > 0]
+        return img
+
+    det = BallDetector(cal)
+    det.learn_cloth(with_hole())
+    for _ in range(3):
+        found = det.detect(with_hole(), update=False)
+        assert all(np.hypot(q.x_px - hx, q.y_px - hy) > 3 * r for q in found)
