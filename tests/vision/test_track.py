@@ -74,6 +74,9 @@ def test_committed_clip_found_share(name):
 
 @pytest.mark.skipif(not (REAL / "video_9_0056_0101.mp4").is_file(), reason="no real footage")
 def test_real_clip_red_ball_found_in_most_frames():
+    # The red ball rests by the foot-left pocket until it is potted (frame 54; checked by eye),
+    # and a player's hand is over it now and then: it is counted where it is, frames 0-50. (A
+    # red detection anywhere would count a pocket's hole, a hand or the projected lines.)
     from calibration import detect_table_in_video
     from rules.table import TableSpec
 
@@ -82,10 +85,13 @@ def test_real_clip_red_ball_found_in_most_frames():
     cal = detect_table_in_video(video, pool).calibration
     frames = with_red = 0
     for r in track_video(video, cal):
+        if r.frame > 50:
+            break
         frames += 1
-        with_red += any(d.colour == "red" for d in r.detections)
-    assert frames > 100
-    assert with_red >= 0.8 * frames
+        with_red += any(d.colour == "red" and math.hypot(d.x_mm - 2465.0, d.y_mm - 1185.0) < 100.0
+                        for d in r.detections)
+    assert frames == 51
+    assert with_red >= 0.7 * frames
     assert math.isfinite(cal.rms_residual_mm)
 
 
