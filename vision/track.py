@@ -47,6 +47,7 @@ START_GATE_DIAMETERS = 2.0  # a ball is named from the start state only this nea
 PIECES_DIAMETERS = 0.95  # same-colour detections nearer than this are pieces of one ball
 REST_JITTER_DIAMETERS = 0.3  # a doubtful detection this near a resting ball leaves it in place
 REST_SPEED_DIAMETERS = 0.05  # slower than this per frame, a ball is at rest
+COAST_FRAMES = 2  # a rolling ball unseen this many frames is looked for along its way
 # what a detection of another colour, doubtful (a streak, a ball under the cue), costs over its
 # distance: a ball takes one of its own colour unless that is this much further than expected
 DOUBTFUL_COLOUR_DIAMETERS = 2.0
@@ -332,6 +333,8 @@ class Tracker:
                 if self._near_pocket(s.x + s.vx, s.y + s.vy):
                     s.status = "pocketed"
                     continue
+                if missing <= COAST_FRAMES and not self._resting(s):
+                    continue  # unseen a moment while rolling (a merge, a blur): looked for ahead
                 s.status = "hidden"
                 s.vx = s.vy = 0.0
             if missing > self.hide_frames:

@@ -158,3 +158,18 @@ def test_a_resting_ball_seen_drawn_toward_a_ball_rolling_up_stays_put():
     out = feed(tracker, frames)
     for r in out:
         assert math.dist(r.balls["R1"][:2], rest) < 1.0, r.frame
+
+
+def test_a_rolling_ball_unseen_two_frames_is_found_again_along_its_way():
+    # Y rolls 60 mm a frame and is not detected in two frames (merged with another ball, or
+    # too blurred): it is looked for where it should be by then, and found there.
+    tracker = Tracker(TABLE, start_positions=LAYOUT)
+    rest = layout_dets({b: xy for b, xy in LAYOUT.items() if b != "Y"})
+    frames = [[*rest, det(*LAYOUT["Y"], "yellow")] for _ in range(12)]
+    x, y = LAYOUT["Y"]
+    for k in range(1, 9):
+        seen = k not in (4, 5)
+        frames.append([*rest, det(x + 60.0 * k, y, "yellow")] if seen else list(rest))
+    out = feed(tracker, frames)
+    last = out[-1].balls["Y"]
+    assert last[2] and math.dist(last[:2], (x + 480.0, y)) < 1.0
