@@ -1026,7 +1026,7 @@ class BallDetector:
         for d in detections:
             hit = memo.get(id(d))
             if hit is None or hit[0] is not d:
-                if _cloth_coloured(d):
+                if _cloth_coloured(d) or self._faint(d):
                     continue  # no ball
                 sure = model.is_sure(d.bgr)
                 hit = (d, replace(d, colour=model.classify(d.bgr, None if sure else d.cloth_bgr),
@@ -1035,6 +1035,20 @@ class BallDetector:
             out.append(hit[1])
         self._colour_memo, self._colour_memo_model = kept, model
         return out
+
+
+    def _faint(self, d: Detection) -> bool:
+        """The detection's core is barely unlike the cloth there: less than ``STRONG`` times
+        the ball threshold in chromaticity and brightening together (a ball's core is well
+        above it, as in :meth:`_strong_parts`; a dark corner's or a compression block's junk is
+        not). A blurred streak is a mixture with the cloth and is kept."""
+        if d.cloth_bgr is None or d.streak_mm > 0:
+            return False
+        core = np.asarray(d.bgr, np.float64) + 1
+        cloth = np.asarray(d.cloth_bgr, np.float64) + 1
+        contrast = (np.abs(core / core.sum() - cloth / cloth.sum()).sum()
+                    + 0.5 * max(core.sum() / cloth.sum() - 1, 0.0))
+        return bool(contrast < STRONG * self.threshold)
 
 
 def _distances(region: NDArray[Any]) -> F32:

@@ -309,3 +309,38 @@ def test_the_noise_in_a_black_pocket_hole_is_no_ball():
     for _ in range(3):
         found = det.detect(with_hole(), update=False)
         assert all(np.hypot(q.x_px - hx, q.y_px - hy) > 3 * r for q in found)
+
+
+def test_a_blob_barely_unlike_the_cloth_is_no_ball_a_white_on_a_pale_cloth_is():
+    # junk (a dark corner, a compression block): the core a little off the cloth's colour, more
+    # than the cloth-like margin but far less unlike it than any ball; a white ball on a pale
+    # cloth, the faintest ball there is, stays
+    from dataclasses import replace
+
+    from vision.detect import _cloth_coloured
+
+    cal = calibration()
+    for make in (cloth, pale_cloth):
+        img = make()
+        draw_ball(img, cal, (1500.0, 900.0), "red")
+        draw_ball(img, cal, (2500.0, 500.0), "white")
+        det = BallDetector(cal)
+        det.learn_cloth(img)
+        found = det.detect(img, update=False)
+        det.fit_colours(found)
+        assert sorted(d.colour for d in det.classify(found)) == ["red", "white"]
+    # on the green cloth (its ball threshold is ten times the pale one's) a 12 % shift of one
+    # channel is beyond the cloth-like margin and still faint
+    img = cloth()
+    draw_ball(img, cal, (1500.0, 900.0), "red")
+    draw_ball(img, cal, (2500.0, 500.0), "white")
+    det = BallDetector(cal)
+    det.learn_cloth(img)
+    found = det.detect(img, update=False)
+    det.fit_colours(found)
+    under = found[0].cloth_bgr
+    assert under is not None
+    junk = replace(found[0], bgr=(under[0], under[1], 1.12 * under[2]))
+    assert not _cloth_coloured(junk)
+    kept = det.classify([*found, junk])
+    assert len(kept) == len(found) == 2
