@@ -837,10 +837,13 @@ class BallDetector:
             straight = bool(np.abs((pts - c) @ normal).max() < 0.5 * r)  # a streak is
             ridge = min((float(sub[round(0.5 * (a[1] + b[1])), round(0.5 * (a[0] + b[0]))])
                          for a, b in itertools.pairwise(pts)), default=0.0)
+            # ... and nearly as high as the peaks: a streak is as wide all along, two balls
+            # touching on a diagonal can keep 0.7 radii at the pixel between them
+            top = min(float(sub[round(p[1]), round(p[0])]) for p in pts)
             # a ridge as high as 0.7 radii between the peaks: one streak; a neck lower than
             # 0.45 radii: touching balls; between: perhaps the pieces of a faint streak
             pieces = straight and ridge >= 0.45 * r
-            if straight and ridge >= 0.7 * r:
+            if straight and ridge >= 0.7 * r and ridge >= 0.8 * top:
                 mask = sub > 0
                 yy, xx = np.nonzero(mask)
                 length = float(np.linalg.norm(pts[-1] - pts[0])) + 2 * r

@@ -344,3 +344,70 @@ def test_a_blob_barely_unlike_the_cloth_is_no_ball_a_white_on_a_pale_cloth_is():
     assert not _cloth_coloured(junk)
     kept = det.classify([*found, junk])
     assert len(kept) == len(found) == 2
+
+
+# The mask (work pixels, ball radius 4.68) of two white balls touching on a diagonal on a fresh
+# clip's cloth (touching_whites, seed 11, frame 1): their light fills the neck.
+TOUCHING_ON_A_DIAGONAL = """
+..............111...
+............1111111.
+...........11111111.
+..........1111111111
+..........1111111111
+.......11.1111111111
+.....111111111111111
+....1111111111111111
+...11111111111111111
+...11111111111111111
+...1111111111...11..
+...1111111111.......
+...111111111........
+...111111111........
+....111111..........
+......11............
+"""
+
+
+def test_two_balls_touching_on_a_diagonal_are_two_balls_not_a_streak():
+    # the pixel between the two centres keeps 0.7 radii of the blob's width there (as a streak
+    # would); but a streak is as wide as at its peaks all along, two balls are not
+    from vision.detect import _distances
+
+    rows = TOUCHING_ON_A_DIAGONAL.split()
+    mask = np.array([[c == "1" for c in row] for row in rows], np.uint8)
+    det = BallDetector(calibration())
+    r = 4.68
+    blobs = det._split(_distances(mask), 0, 0, 1, r, int(mask.sum()))
+    assert len(blobs) == 2
+    assert not any(b.streak for b in blobs)
+    centres = sorted((b.x, b.y) for b in blobs)
+    assert np.hypot(centres[0][0] - 7, centres[0][1] - 10) < 1.5  # the lower-left ball
+    assert np.hypot(centres[1][0] - 14, centres[1][1] - 5) < 1.5  # the upper-right ball
+
+
+@pytest.mark.parametrize("angle", [0.0, 30.0, 45.0, 60.0])
+def test_two_balls_touching_at_any_angle_are_two_balls_not_a_streak(angle):
+    # on a diagonal the pixel between the two centres can keep 0.7 radii of the blob's width
+    # (as a streak would); but a streak is as wide as at its peaks all along, two balls are not
+    import math as m
+
+    cal = calibration()
+    img = cloth()
+    det = BallDetector(cal)
+    det.learn_cloth(img)
+    a = (1700.0, 900.0)
+    d = TABLE.ball_diameter_mm * 1.005
+    b = (a[0] + d * m.cos(m.radians(angle)), a[1] + d * m.sin(m.radians(angle)))
+    # the light a white ball throws on the cloth around it: a faint halo that fills the neck
+    r = TABLE.ball_radius_mm / cal.mm_per_px()
+    halo = np.zeros(img.shape[:2], np.uint8)
+    for xy in (a, b):
+        (x, y), = cal.table_to_image([xy])
+        cv2.circle(halo, (round(x), round(y)), round(1.25 * r), 1, -1)
+    img[halo > 0] = np.clip(img[halo > 0].astype(np.float32) * (1.25, 1.15, 1.6), 0, 255)
+    pa, pb = draw_ball(img, cal, a, "white", dots=1), draw_ball(img, cal, b, "white", dots=2)
+    found = det.detect(img, update=False)
+    assert all(q.streak_mm == 0 for q in found)
+    assert len(found) == 2
+    for px, py in (pa, pb):
+        assert min(np.hypot(q.x_px - px, q.y_px - py) for q in found) < 2.5
