@@ -1042,16 +1042,20 @@ class BallDetector:
 
     def _faint(self, d: Detection) -> bool:
         """The detection's core is barely unlike the cloth there: less than ``STRONG`` times
-        the ball threshold in chromaticity and brightening together (a ball's core is well
-        above it, as in :meth:`_strong_parts`; a dark corner's or a compression block's junk is
-        not). A blurred streak is a mixture with the cloth and is kept."""
+        the ball threshold in chromaticity and brightening together, more where the cloth is
+        darker than usual (a ball's core is well above it, as in :meth:`_strong_parts`; a dark
+        corner's or a compression block's junk is not). A blurred streak is a mixture with the
+        cloth and is kept."""
         if d.cloth_bgr is None or d.streak_mm > 0:
             return False
         core = np.asarray(d.bgr, np.float64) + 1
         cloth = np.asarray(d.cloth_bgr, np.float64) + 1
         contrast = (np.abs(core / core.sum() - cloth / cloth.sum()).sum()
                     + 0.5 * max(core.sum() / cloth.sum() - 1, 0.0))
-        return bool(contrast < STRONG * self.threshold)
+        # the noise of a chromaticity grows as the light falls (a grey level is a bigger share
+        # of a dark pixel): in a dark corner the margin grows with it
+        darker = max(1.0, self._cloth_level / float(cloth.sum()))
+        return bool(contrast < STRONG * self.threshold * darker)
 
 
 def _distances(region: NDArray[Any]) -> F32:

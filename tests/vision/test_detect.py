@@ -344,6 +344,11 @@ def test_a_blob_barely_unlike_the_cloth_is_no_ball_a_white_on_a_pale_cloth_is():
     assert not _cloth_coloured(junk)
     kept = det.classify([*found, junk])
     assert len(kept) == len(found) == 2
+    # in a corner a third as bright, a chromaticity is three times as noisy: so is the margin
+    dim = (under[0] / 3, under[1] / 3, under[2] / 3)
+    dark_junk = replace(found[0], bgr=(dim[0], dim[1], 2.0 * dim[2]), cloth_bgr=dim)
+    assert not _cloth_coloured(dark_junk)
+    assert len(det.classify([*found, dark_junk])) == 2
 
 
 # The mask (work pixels, ball radius 4.68) of two white balls touching on a diagonal on a fresh
