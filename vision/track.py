@@ -45,6 +45,7 @@ PICK_UP_FRAMES = 5  # ... seen in place this many frames running
 CLEAN_SCORE = 0.7  # a detection this ball-like shows the whole ball
 START_GATE_DIAMETERS = 2.0  # a ball is named from the start state only this near its place
 PIECES_DIAMETERS = 0.95  # same-colour detections nearer than this are pieces of one ball
+STREAK_STEP_DIAMETERS = 1.6  # pieces of a faint streak in a row, this near each other: one ball
 REST_JITTER_DIAMETERS = 0.3  # a doubtful detection this near a resting ball leaves it in place
 REST_SPEED_DIAMETERS = 0.05  # slower than this per frame, a ball is at rest
 COAST_FRAMES = 2  # a rolling ball unseen this many frames is looked for along its way
@@ -394,9 +395,9 @@ class Tracker:
     def _merge_pieces(self, dets: list[Detection]) -> tuple[list[Detection], set[int]]:
         """Two detections closer than two balls can be are pieces of one ball (a blurred streak
         cut in two, a ball cut by the cue or its shadow): one detection at their middle, marked
-        (by its index in the list returned) as doubtful."""
-        out = list(dets)
-        merged: set[int] = set()
+        (by its index in the list returned) as doubtful. The pieces of a faint streak in a row
+        are joined first (see :meth:`_join_streak_pieces`)."""
+        out, merged = self._join_streak_pieces(list(dets), set())
         for i in range(len(out)):
             for j in range(i + 1, len(out)):
                 a, b = out[i], out[j]
@@ -416,6 +417,41 @@ class Tracker:
                 out[j] = None  # type: ignore[call-overload]
                 merged.add(i)
         kept = [k for k, d in enumerate(out) if d is not None]
+        return [out[k] for k in kept], {n for n, k in enumerate(kept) if k in merged}
+
+    def _join_streak_pieces(self, dets: list[Detection],
+                            merged: set[int]) -> tuple[list[Detection], set[int]]:
+        """Pieces of a faint streak (a very fast ball, partly see-through: its colour a
+        mixture with the cloth's) in a row, each within STREAK_STEP_DIAMETERS of the next: one
+        streak detection at their middle, as long as they reach, marked doubtful. Two balls
+        touching are sure of their colour, and stay two."""
+        faint = [k for k, d in enumerate(dets) if d.piece and not d.colour_sure]
+        groups: list[list[int]] = []
+        for k in faint:
+            near = [g for g in groups if dets[g[0]].colour == dets[k].colour and any(
+                math.hypot(dets[k].x_mm - dets[j].x_mm, dets[k].y_mm - dets[j].y_mm)
+                <= STREAK_STEP_DIAMETERS * self.d for j in g)]
+            joined = [k] + [j for g in near for j in g]
+            groups = [g for g in groups if g not in near] + [joined]
+        out = list(dets)
+        gone: set[int] = set()
+        for g in groups:
+            if len(g) < 2:
+                continue
+            pts = np.array([[dets[j].x_mm, dets[j].y_mm] for j in g])
+            c = pts.mean(0)
+            axis = np.linalg.svd(pts - c)[2][0]
+            along = (pts - c) @ axis
+            if float(np.abs((pts - c) @ np.array([-axis[1], axis[0]])).max()) > 0.5 * self.d:
+                continue  # not in a row: not one streak
+            px = np.array([[dets[j].x_px, dets[j].y_px] for j in g]).mean(0)
+            best = max(g, key=lambda j: dets[j].score)
+            out[g[0]] = replace(dets[best], x_mm=float(c[0]), y_mm=float(c[1]),
+                                x_px=float(px[0]), y_px=float(px[1]), piece=False,
+                                streak_mm=float(along.max() - along.min()) + self.d)
+            merged.add(g[0])
+            gone.update(g[1:])
+        kept = [k for k in range(len(out)) if k not in gone]
         return [out[k] for k in kept], {n for n, k in enumerate(kept) if k in merged}
 
     def _observe(self, s: BallState, det: Detection, frame: int, jump: bool = False,

@@ -173,3 +173,26 @@ def test_a_rolling_ball_unseen_two_frames_is_found_again_along_its_way():
     out = feed(tracker, frames)
     last = out[-1].balls["Y"]
     assert last[2] and math.dist(last[:2], (x + 480.0, y)) < 1.0
+
+
+def test_a_struck_ball_seen_only_as_pieces_of_a_faint_streak_is_followed():
+    # W1 is struck at 250 mm a frame: too fast and faint for one blob, it shows as pieces in a
+    # row, each a ball's mixture with the cloth (colour unsure); two whites touching elsewhere
+    # are sure of their colour and stay two balls.
+    layout = {**LAYOUT, "W2": (2800.0, 400.0)}
+    tracker = Tracker(TABLE, start_positions=layout)
+    rest = layout_dets({b: xy for b, xy in layout.items() if b != "W1"})
+    x, y = layout["W1"]
+    frames = [[*rest, det(x, y, "white")] for _ in range(12)]
+    for k in (1, 2, 3):
+        cx = x + 250.0 * k
+        frames.append([*rest, *(det(cx + o, y, "white", score=0.6, piece=True,
+                                    colour_sure=False) for o in (-90.0, -30.0, 30.0, 90.0))])
+    out = feed(tracker, frames)
+    bx, by, visible = out[-1].balls["W1"]
+    assert visible and math.dist((bx, by), (x + 750.0, y)) < 5.0
+    assert math.dist(out[-1].balls["W2"][:2], layout["W2"]) < 1.0
+    # two whites touching, sure of their colour: both kept
+    pair = [det(1500.0, 900.0, "white", piece=True), det(1500.0 + D, 900.0, "white", piece=True)]
+    joined, _ = tracker._join_streak_pieces(pair, set())
+    assert len(joined) == 2
