@@ -52,6 +52,7 @@ COLOURS = ("white", "red", "yellow", "other")
 _SQUARE3 = np.ones((3, 3), np.uint8)
 _SQUARE5 = np.ones((5, 5), np.uint8)
 _SUM_BGR = np.ones((1, 3), np.float32)
+_ONE = np.float32(1.0)
 # Reference hues (degrees) of the named ball colours; a cluster takes the nearest name.
 _HUES = {"red": 0.0, "yellow": 60.0}
 # Chromaticity distance (L1) from the cloth beyond which a pixel is strongly coloured (a red ball
@@ -519,16 +520,13 @@ class BallDetector:
         pixels much darker than the cloth (shadows, holes). Unweighted (for the edge of a ball
         whose shaded side is dark), plus half the relative brightening instead. ``planes``: the
         cloth's (see :func:`_chroma_planes`), the model's by default."""
-        mb, mg, mr, inv_sm = self._model_planes() if planes is None else planes
-        x = small.astype(np.float32)
-        b, g, r = x[..., 0], x[..., 1], x[..., 2]
-        si = b + g + r + np.float32(3.0)
-        inv = np.float32(1.0) / si
-        d = (np.abs((b + 1) * inv - mb) + np.abs((g + 1) * inv - mg)
-             + np.abs((r + 1) * inv - mr))
-        ratio = si * inv_sm
+        d, si, ratio = _chroma_distance(small, self._model_planes() if planes is None else planes)
         if not weighted:
-            return np.asarray(d + np.float32(0.5) * np.maximum(ratio - 1, 0), np.float32)
+            t = np.subtract(ratio, _ONE)
+            np.maximum(t, 0, out=t)
+            t *= np.float32(0.5)
+            d += t
+            return d
         # Zero weight at half the reference brightness and below: shadows, holes, dark wood.
         # The reference is the cloth's, except by a dark ball: a strongly coloured thing (an
         # opened blob of pixels far from the cloth's chromaticity, no bigger than a ball: no
@@ -538,7 +536,7 @@ class BallDetector:
         # is its own brightness (its pixels' median, so that a highlight does not count): such a
         # ball is not darker than itself. A ball that shows anyway keeps the cloth's reference.
         strong = cv2.morphologyEx(cv2.morphologyEx(  # closed first: a highlight is no hole
-            (d > _COLOURED).astype(np.uint8), cv2.MORPH_CLOSE, self._open_kernel),
+            np.greater(d, _COLOURED).view(np.uint8), cv2.MORPH_CLOSE, self._open_kernel),
             cv2.MORPH_OPEN, self._open_kernel)
         n, lab, stats, _c = cv2.connectedComponentsWithStats(strong, connectivity=8,
                                                              ltype=cv2.CV_16U)
@@ -557,7 +555,11 @@ class BallDetector:
                 own = np.zeros_like(ratio)
             own[y:y + h, x:x + w][part] = float(np.median(mine))
         if own is None:  # no dark ball: every pixel against the cloth's brightness
-            return np.asarray(d * np.clip(np.float32(2.0) * ratio - 1, 0, 1), np.float32)
+            w = np.multiply(ratio, np.float32(2.0))
+            w -= _ONE
+            np.clip(w, 0, 1, out=w)
+            w *= d
+            return w
         k = _odd(0.5 * self._d_work)
         own = cv2.dilate(own, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
         ref = np.where(own > 0, np.minimum(np.float32(1.0), own), np.float32(1.0))
@@ -624,11 +626,11 @@ class BallDetector:
             self._change_level = self._level_of_change(diff)
         hh, ww = self._f.shape
         t, pad = self._tile, self._tile_pad
-        _, over = cv2.threshold(diff.reshape(hh, ww * 3), self._change_level, 255,
-                                cv2.THRESH_BINARY)
-        pad[:hh, :ww * 3] = over
-        tiles = pad.reshape(pad.shape[0] // t, t, pad.shape[1] // (3 * t), 3 * t).max(
-            axis=(1, 3)) > 0
+        # a tile changed where its largest change is above the level: the maximum over each
+        # band of tile rows first (along whole rows: fast), then over each tile's columns
+        pad[:hh, :ww * 3] = diff.reshape(hh, ww * 3)
+        rows = pad.reshape(pad.shape[0] // t, t, pad.shape[1]).max(axis=1)
+        tiles = rows.reshape(rows.shape[0], -1, 3 * t).max(axis=2) > self._change_level
         if not tiles.any():
             return self._f, tiles
         planes = self._model_planes()
@@ -1094,6 +1096,33 @@ def _fit_outline(region: NDArray[np.bool_], c: NDArray[np.float64], r: float, ix
         if float(np.hypot(*step)) < 0.01:
             break
     return c
+
+
+def _chroma_distance(small: Frame, planes: tuple[F32, F32, F32, F32]) -> tuple[F32, F32, F32]:
+    """Per pixel of ``small``: the chromaticity distance (L1) from the cloth's ``planes`` (see
+    :func:`_chroma_planes`), the brightness sum B + G + R + 3 and its ratio to the cloth's.
+
+    The arithmetic is that of ``(b + 1) / (b + g + r + 3) - mb`` etc. in float32, step by step in
+    the same order (so the same values to the bit), but on contiguous planes and in place: a
+    third fewer passes over memory than on the interleaved image."""
+    mb, mg, mr, inv_sm = planes
+    b, g, r = cv2.split(small)
+    bp = np.add(b, _ONE, dtype=np.float32)  # integers: exact
+    gp = np.add(g, _ONE, dtype=np.float32)
+    rp = np.add(r, _ONE, dtype=np.float32)
+    si = bp + gp
+    si += rp
+    inv = np.divide(_ONE, si)
+    bp *= inv
+    bp -= mb
+    d = np.abs(bp, out=bp)
+    gp *= inv
+    gp -= mg
+    d += np.abs(gp, out=gp)
+    rp *= inv
+    rp -= mr
+    d += np.abs(rp, out=rp)
+    return d, si, np.multiply(si, inv_sm, out=inv)
 
 
 def _chroma_planes(m: F32) -> tuple[F32, F32, F32, F32]:
