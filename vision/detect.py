@@ -391,6 +391,10 @@ class BallDetector:
         t = self._tile = max(8, round(3 * d_work))
         # per-pixel changes, padded to whole tiles (three channel bytes per pixel)
         self._tile_pad = np.zeros((-(-wh // t) * t, -(-ww // t) * t * 3), np.uint8)
+        # the levels of the map the candidates were last found in (see _levels_of), and where
+        # they changed since, padded to whole tiles
+        self._levels: Frame | None = None
+        self._levels_pad = np.zeros((-(-wh // t) * t, -(-ww // t) * t), np.uint8)
         self._f: F32 | None = None
         self._f_src: Frame | None = None
         self._f_model: F32 | None = None
@@ -592,12 +596,28 @@ class BallDetector:
             self.learn_cloth(frame)
         self._frames_seen += 1
         f, tiles = self._foreground_now(small)
-        if tiles is None or self._last is None or self._parts is None:
-            blobs = self._blobs(f)
-        elif tiles.any():
-            blobs = self._blobs_where_changed(f, tiles)
-        else:
+        if tiles is not None and not tiles.any() and self._last is not None:
             blobs = None  # nothing changed: the last frame's balls
+        elif self.colours is None:
+            # The colour classes are learned from these detections by k-means, which depends on
+            # their order: found in the same order as ever (by the tiles whose picture changed)
+            blobs = (self._blobs(f) if tiles is None or self._last is None or self._parts is None
+                     else self._blobs_where_changed(f, tiles))
+            self._levels = self._levels_of(f)
+        else:
+            # The candidates depend on the map only through its levels (above the threshold,
+            # above STRONG times it, inside the field): searched again only where those changed.
+            # The picture changes almost everywhere from frame to frame (compression noise), the
+            # levels seldom: mostly where a ball moves.
+            levels = self._levels_of(f)
+            before = self._levels
+            if before is None or self._last is None or self._parts is None:
+                blobs = self._blobs(f)
+            else:
+                changed = self._tiles_changed(levels, before)
+                blobs = (self._blobs_where_changed(f, changed) if changed.any()
+                         else self._blob_list)  # same levels: the same candidates
+            self._levels = levels
         if blobs is not None:
             self._last = self._refine(frame, small, blobs) if blobs else []
         if update and self.cloth_update_every and self._frames_seen % self.cloth_update_every == 0:
@@ -651,6 +671,22 @@ class BallDetector:
             self._f_src[y0:y1, x0:x1] = sub
         return self._f, tiles
 
+    def _levels_of(self, f: F32) -> Frame:
+        """What of the foreground map the candidates depend on, per work pixel: 0 at or below
+        the threshold or outside the field, 1 above it, 2 above ``STRONG`` times it."""
+        q = np.greater(f, self.threshold).view(np.uint8) + np.greater(
+            f, STRONG * self.threshold).view(np.uint8)
+        q *= self._field_u8
+        return q
+
+    def _tiles_changed(self, levels: Frame, before: Frame) -> NDArray[np.bool_]:
+        """The tiles (see :meth:`_foreground_now`) where any pixel's level changed."""
+        hh, ww = levels.shape
+        t, pad = self._tile, self._levels_pad
+        pad[:hh, :ww] = cv2.absdiff(levels, before)
+        rows = pad.reshape(pad.shape[0] // t, t, pad.shape[1]).max(axis=1)
+        return np.asarray(rows.reshape(rows.shape[0], -1, t).max(axis=2) > 0)
+
     def _level_of_change(self, diff: Frame) -> float:
         """The least change of a pixel (grey levels, any channel) that counts as a change: above
         this video's frame-to-frame noise (5 sigma of the differences of two frames, from a
@@ -664,6 +700,7 @@ class BallDetector:
     def _blobs(self, f: F32) -> list[_Blob]:
         """Ball candidates at the working resolution from the whole foreground map."""
         hh, ww = f.shape
+        self._levels = None  # see detect: set again there when the map is a frame's
         self._raw = np.zeros((hh, ww), np.uint8)
         self._labels = np.zeros((hh, ww), np.uint16)
         self._parts = {}
