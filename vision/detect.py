@@ -987,17 +987,29 @@ class BallDetector:
             if ix1 - ix0 < 3 or iy1 - iy0 < 3:
                 continue
             patch = frame[iy0:iy1, ix0:ix1]
-            # cloth model and component labels for the patch, from the work resolution
+            # cloth model and component labels for the patch, from the work resolution: the
+            # work pixels under it, gathered from the small window that holds them
             gy, gx = self._work_row[iy0:iy1, None], self._work_col[None, ix0:ix1]
-            at = planes[gy, gx]  # the cloth model's planes under the patch, in one gather
-            fp = self._foreground(patch, (at[..., 0], at[..., 1], at[..., 2], at[..., 3]),
-                                  weighted=False)
-            own = cv2.dilate((labels[gy, gx] == b.label).astype(np.uint8), _SQUARE5) > 0
+            wy, wx = gy[:, 0] - gy[0, 0], gx[0] - gx[0, 0]
+            win = (slice(int(gy[0, 0]), int(gy[-1, 0]) + 1),
+                   slice(int(gx[0, 0]), int(gx[0, -1]) + 1))
+            at = planes[win][wy][:, wx]  # the cloth model's planes under the patch
+            d, si, ratio = _chroma_distance(patch, (at[..., 0], at[..., 1], at[..., 2],
+                                                    at[..., 3]))
+            # as _foreground(patch, weighted=False), with the brightness kept for _count_dots
+            ratio -= _ONE
+            np.maximum(ratio, 0, out=ratio)
+            ratio *= np.float32(0.5)
+            fp = np.add(d, ratio, out=d)
+            own = cv2.dilate((labels[win][wy][:, wx] == b.label).view(np.uint8), _SQUARE5) > 0
             yy = np.arange(iy0, iy1, dtype=np.float32)[:, None]
             xx = np.arange(ix0, ix1, dtype=np.float32)[None, :]
 
             def d2(p: NDArray[np.float64], xx: F32 = xx, yy: F32 = yy) -> F32:
-                return np.asarray((xx - p[0]) ** 2 + (yy - p[1]) ** 2, np.float32)
+                # summed in float64, rounded once to float32 (as asarray of the float64 sum)
+                return np.add((xx - p[0]) ** 2, (yy - p[1]) ** 2,
+                              out=np.empty((len(yy), xx.shape[1]), np.float32),
+                              casting="unsafe")
 
             # Voronoi cell among the other candidates close by
             cell = np.ones_like(own)
@@ -1030,7 +1042,7 @@ class BallDetector:
                    else patch[int(c[1]) - iy0, int(c[0]) - ix0].astype(np.float64))
             maybe_white = self.colours is None or self.colours.classify(bgr, None) == "white"
             dots, dark_px = ((0, 0.0) if b.streak or not maybe_white
-                             else _count_dots(patch, dd, r, inner))
+                             else _count_dots(patch, dd, r, inner, si))
             cb = self.cloth[gy[min(max(int(c[1]) - iy0, 0), len(gy) - 1), 0],
                             gx[0, min(max(int(c[0]) - ix0, 0), gx.shape[1] - 1)]] - 1
             found.append((b, c, r, score, (float(bgr[0]), float(bgr[1]), float(bgr[2])), dots,
@@ -1112,27 +1124,32 @@ def _fit_outline(region: NDArray[np.bool_], c: NDArray[np.float64], r: float, ix
     """The centre of a circle of the known radius through the region's outline, ignoring the
     outline points well inside it (the ball's own shaded side, cut off by the threshold) and
     well outside it (a cue or a neighbour touching it)."""
-    u8 = region.astype(np.uint8)
-    edge = u8 & ~cv2.erode(u8, _SQUARE3)
+    u8 = region.view(np.uint8)
+    edge = cv2.subtract(u8, cv2.erode(u8, _SQUARE3))  # the region less its inside
     ys, xs = np.nonzero(edge)
     if len(xs) < 8:
         return c
     # outline pixels' outer edges are half a pixel further out than their centres
     px, py = (xs + ix0).astype(np.float64), (ys + iy0).astype(np.float64)
+    cx, cy = float(c[0]), float(c[1])
+    near = 0.25 * r
     for _ in range(6):
-        vx, vy = px - c[0], py - c[1]
+        vx, vy = px - cx, py - cy
         d = np.hypot(vx, vy)
-        e = d + 0.5 - r
-        keep = (np.abs(e) < 0.25 * r) & (d > 1e-6)
+        e = d + 0.5
+        e -= r
+        keep = np.abs(e) < near
+        keep &= d > 1e-6
         n = np.count_nonzero(keep)
         if n < 8:
-            return c
-        w = np.where(keep, e / np.where(keep, d, 1.0), 0.0)  # mean of e * v / d over kept points
-        step = np.array([w @ vx, w @ vy]) / n
-        c = c + step
-        if float(np.hypot(*step)) < 0.01:
+            return np.array([cx, cy])
+        # mean of e * v / d over kept points
+        w = np.divide(e, d, out=np.zeros_like(e), where=keep)
+        sx, sy = float(w @ vx) / n, float(w @ vy) / n
+        cx, cy = cx + sx, cy + sy
+        if float(np.hypot(sx, sy)) < 0.01:
             break
-    return c
+    return np.array([cx, cy])
 
 
 def _chroma_distance(small: Frame, planes: tuple[F32, F32, F32, F32]) -> tuple[F32, F32, F32]:
@@ -1169,13 +1186,17 @@ def _chroma_planes(m: F32) -> tuple[F32, F32, F32, F32]:
     return b * inv, g * inv, r * inv, inv
 
 
-def _count_dots(patch: Frame, dd: F32, r: float, inner: NDArray[np.bool_]) -> tuple[int, float]:
+def _count_dots(patch: Frame, dd: F32, r: float, inner: NDArray[np.bool_],
+                si: F32 | None = None) -> tuple[int, float]:
     """Dark blobs inside the ball (within 0.8 radii: ``dd`` is the squared distance from the
     centre; darker than 0.6 of the ball's core): how many, and the spread of their pixels
-    (standard deviation along the longest axis, pixels)."""
+    (standard deviation along the longest axis, pixels). ``si``: the patch's B + G + R + 3
+    when already made (see :func:`_chroma_distance`)."""
     if np.count_nonzero(inner) < 3:
         return 0, 0.0
-    bright = cv2.transform(patch.astype(np.float32), _SUM_BGR)  # B + G + R
+    # B + G + R (integers: exact in float32 either way)
+    bright = (cv2.transform(patch.astype(np.float32), _SUM_BGR) if si is None
+              else si - np.float32(3.0))
     ref = _middle(bright[inner])
     dark = ((bright < 0.6 * ref) & (dd <= (0.8 * r) ** 2)).astype(np.uint8)
     _, _, stats, _ = cv2.connectedComponentsWithStats(dark, connectivity=8, ltype=cv2.CV_16U)
