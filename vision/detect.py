@@ -178,13 +178,18 @@ class ColourModel:
 
     def is_sure(self, bgr: Sequence[float]) -> bool:
         """True when the colour is close to one class (within 0.3 of the way to the next)."""
+        return self.nearest(bgr)[1]
+
+    def nearest(self, bgr: Sequence[float]) -> tuple[int, bool]:
+        """The nearest class's index, and whether the colour is close to it (see
+        :meth:`is_sure`): both from one distance computation."""
         c = chromaticity(np.asarray(bgr, dtype=np.float64))[0]
         dist = np.linalg.norm(self.centres - c, axis=1)
         i = int(np.argmin(dist))
         if len(self.centres) == 1:
-            return True
+            return i, True
         gap = np.linalg.norm(self.centres - self.centres[i], axis=1)
-        return bool(dist[i] < 0.3 * float(np.min(gap[np.arange(len(gap)) != i])))
+        return i, bool(dist[i] < 0.3 * float(np.min(gap[np.arange(len(gap)) != i])))
 
     def classify(self, bgr: Sequence[float], cloth_bgr: Sequence[float] | None = None) -> str:
         """The name of the nearest class. With the cloth's colour there, the nearest *mixture*
@@ -542,16 +547,23 @@ class BallDetector:
         strong = cv2.morphologyEx(cv2.morphologyEx(  # closed first: a highlight is no hole
             np.greater(d, _COLOURED).view(np.uint8), cv2.MORPH_CLOSE, self._open_kernel),
             cv2.MORPH_OPEN, self._open_kernel)
-        n, lab, stats, _c = cv2.connectedComponentsWithStats(strong, connectivity=8,
-                                                             ltype=cv2.CV_16U)
+        # components only in the box around the strong pixels (a few balls: most of the map is
+        # empty, and the labelling's cost is per pixel)
+        bx, by, bw, bh = cv2.boundingRect(strong)  # a uint8 image: its nonzero pixels' box
+        n, lab, stats = 1, None, None
+        if bw:
+            n, lab, stats, _ = cv2.connectedComponentsWithStats(
+                strong[by:by + bh, bx:bx + bw], connectivity=8, ltype=cv2.CV_16U)
         big = 2.0 * self._d_work
         least_lit = 0.45 * math.pi * (0.5 * self._d_work) ** 2
         own = None
         for i in range(1, n):  # few: the strongly coloured blobs
             x, y, w, h = (int(v) for v in stats[i, :4])
+            lab_part = lab[y:y + h, x:x + w]
+            x, y = x + bx, y + by
             if w > big or h > big:
                 continue
-            part = lab[y:y + h, x:x + w] == i
+            part = lab_part == i
             mine = ratio[y:y + h, x:x + w][part]
             if np.count_nonzero(mine > 0.55) >= least_lit:
                 continue  # it shows anyway
@@ -1040,7 +1052,8 @@ class BallDetector:
             inner = disc & sel & (dd <= (0.6 * r) ** 2)
             bgr = (_middle_colour(patch[inner]) if np.count_nonzero(inner) >= 3
                    else patch[int(c[1]) - iy0, int(c[0]) - ix0].astype(np.float64))
-            maybe_white = self.colours is None or self.colours.classify(bgr, None) == "white"
+            maybe_white = (self.colours is None
+                           or self.colours.names[self.colours.nearest(bgr)[0]] == "white")
             dots, dark_px = ((0, 0.0) if b.streak or not maybe_white
                              else _count_dots(patch, dd, r, inner, si))
             cb = self.cloth[gy[min(max(int(c[1]) - iy0, 0), len(gy) - 1), 0],
@@ -1079,9 +1092,10 @@ class BallDetector:
             if hit is None or hit[0] is not d:
                 if _cloth_coloured(d):
                     continue  # no ball
-                sure = model.is_sure(d.bgr)
-                hit = (d, replace(d, colour=model.classify(d.bgr, None if sure else d.cloth_bgr),
-                                  colour_sure=sure))
+                i, sure = model.nearest(d.bgr)
+                # a sure colour is the nearest class's (as classify without the cloth)
+                name = model.names[i] if sure else model.classify(d.bgr, d.cloth_bgr)
+                hit = (d, replace(d, colour=name, colour_sure=sure))
             kept[id(d)] = hit
             out.append(hit[1])
         self._colour_memo, self._colour_memo_model = kept, model
@@ -1115,8 +1129,9 @@ def _cloth_coloured(d: Detection) -> bool:
     model learned from one frame, a cloth-coloured sleeve)."""
     if d.cloth_bgr is None:
         return False
-    q = (np.asarray(d.bgr, np.float64) + 1) / (np.asarray(d.cloth_bgr, np.float64) + 1)
-    return bool(np.abs(q - 1).max() < CLOTH_LIKE)
+    # in plain floats: the same double arithmetic as on arrays, without their overhead
+    return max(abs((b + 1) / (m + 1) - 1)
+               for b, m in zip(d.bgr, d.cloth_bgr, strict=True)) < CLOTH_LIKE
 
 
 def _fit_outline(region: NDArray[np.bool_], c: NDArray[np.float64], r: float, ix0: int,
