@@ -180,13 +180,14 @@ class ColourModel:
         """True when the colour is close to one class (within 0.3 of the way to the next)."""
         return self.nearest(bgr)[1]
 
-    def nearest(self, bgr: Sequence[float]) -> tuple[int, bool]:
+    def nearest(self, bgr: Sequence[float], *, sure: bool = True) -> tuple[int, bool]:
         """The nearest class's index, and whether the colour is close to it (see
-        :meth:`is_sure`): both from one distance computation."""
+        :meth:`is_sure`; not looked at, True, when not ``sure``): both from one distance
+        computation."""
         c = chromaticity(np.asarray(bgr, dtype=np.float64))[0]
         dist = np.linalg.norm(self.centres - c, axis=1)
         i = int(np.argmin(dist))
-        if len(self.centres) == 1:
+        if len(self.centres) == 1 or not sure:
             return i, True
         gap = np.linalg.norm(self.centres - self.centres[i], axis=1)
         return i, bool(dist[i] < 0.3 * float(np.min(gap[np.arange(len(gap)) != i])))
@@ -1053,7 +1054,8 @@ class BallDetector:
             bgr = (_middle_colour(patch[inner]) if np.count_nonzero(inner) >= 3
                    else patch[int(c[1]) - iy0, int(c[0]) - ix0].astype(np.float64))
             maybe_white = (self.colours is None
-                           or self.colours.names[self.colours.nearest(bgr)[0]] == "white")
+                           or self.colours.names[self.colours.nearest(bgr, sure=False)[0]]
+                           == "white")
             dots, dark_px = ((0, 0.0) if b.streak or not maybe_white
                              else _count_dots(patch, dd, r, inner, si))
             cb = self.cloth[gy[min(max(int(c[1]) - iy0, 0), len(gy) - 1), 0],
