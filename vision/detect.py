@@ -1055,12 +1055,17 @@ class BallDetector:
             own = cv2.dilate((labels[win][wy][:, wx] == b.label).view(np.uint8), _SQUARE5) > 0
             yy = np.arange(iy0, iy1, dtype=np.float32)[:, None]
             xx = np.arange(ix0, ix1, dtype=np.float32)[None, :]
+            yy64, xx64 = yy.astype(np.float64), xx.astype(np.float64)
 
-            def d2(p: NDArray[np.float64], xx: F32 = xx, yy: F32 = yy) -> F32:
-                # summed in float64, rounded once to float32 (as asarray of the float64 sum)
-                return np.add((xx - p[0]) ** 2, (yy - p[1]) ** 2,
-                              out=np.empty((len(yy), xx.shape[1]), np.float32),
-                              casting="unsafe")
+            def d2(p: NDArray[np.float64], xx: NDArray[np.float64] = xx64,
+                   yy: NDArray[np.float64] = yy64) -> F32:
+                # squared in float64, summed, rounded once to float32 (the coordinates are
+                # float32 values: p is float64, so the differences were float64 anyway)
+                ax = xx - p[0]
+                ax *= ax
+                ay = yy - p[1]
+                ay *= ay
+                return (ax + ay).astype(np.float32)
 
             # Voronoi cell among the other candidates close by
             cell = np.ones_like(own)
