@@ -30,6 +30,7 @@ class with the cloth under it, and marked as not sure.
 from __future__ import annotations
 
 import colorsys
+import functools
 import itertools
 import math
 import threading
@@ -184,14 +185,32 @@ class ColourModel:
     def nearest(self, bgr: Sequence[float], *, sure: bool = True) -> tuple[int, bool]:
         """The nearest class's index, and whether the colour is close to it (see
         :meth:`is_sure`; not looked at, True, when not ``sure``): both from one distance
-        computation."""
-        c = chromaticity(np.asarray(bgr, dtype=np.float64))[0]
-        dist = np.linalg.norm(self.centres - c, axis=1)
-        i = int(np.argmin(dist))
-        if len(self.centres) == 1 or not sure:
+        computation, in plain floats (the same double arithmetic as :func:`chromaticity` and
+        ``np.linalg.norm`` do on arrays, without their overhead on three numbers)."""
+        centres, gaps = self._plain
+        b, g, r = (float(v) + 1.0 for v in bgr)
+        total = b + g + r
+        cb, cg, cr = b / total, g / total, r / total
+        i, best = 0, math.inf
+        for j, (xb, xg, xr) in enumerate(centres):
+            db, dg, dr = xb - cb, xg - cg, xr - cr
+            dist = math.sqrt(db * db + dg * dg + dr * dr)
+            if dist < best:  # the first of equals, as argmin
+                i, best = j, dist
+        if len(centres) == 1 or not sure:
             return i, True
-        gap = np.linalg.norm(self.centres - self.centres[i], axis=1)
-        return i, bool(dist[i] < 0.3 * float(np.min(gap[np.arange(len(gap)) != i])))
+        return i, best < 0.3 * gaps[i]
+
+    @functools.cached_property
+    def _plain(self) -> tuple[tuple[tuple[float, float, float], ...], tuple[float, ...]]:
+        """The centres as floats, and each class's distance to the nearest other class."""
+        centres = tuple((float(c[0]), float(c[1]), float(c[2])) for c in self.centres)
+        gaps = []
+        for i in range(len(centres)):
+            gap = np.linalg.norm(self.centres - self.centres[i], axis=1)
+            others = gap[np.arange(len(gap)) != i]
+            gaps.append(float(np.min(others)) if len(others) else math.inf)
+        return centres, tuple(gaps)
 
     def classify(self, bgr: Sequence[float], cloth_bgr: Sequence[float] | None = None) -> str:
         """The name of the nearest class. With the cloth's colour there, the nearest *mixture*
