@@ -33,8 +33,7 @@ import colorsys
 import functools
 import itertools
 import math
-import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -302,29 +301,6 @@ class _Blob:
     piece: bool = False  # perhaps a piece of a faint motion-blur streak
 
 
-class _InThread:
-    """``fn(*args)`` run in a thread of its own; :meth:`result` waits for it (and raises what
-    it raised)."""
-
-    def __init__(self, fn: Callable[..., Any], *args: Any) -> None:
-        self._out: Any = None
-        self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, args=(fn, args), daemon=True)
-        self._thread.start()
-
-    def _run(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
-        try:
-            self._out = fn(*args)
-        except BaseException as e:  # handed to the caller of result()
-            self._error = e
-
-    def result(self) -> Any:
-        self._thread.join()
-        if self._error is not None:
-            raise self._error
-        return self._out
-
-
 def _odd(v: float, low: int = 3) -> int:
     n = max(low, round(v))
     return n if n % 2 else n + 1
@@ -550,12 +526,6 @@ class BallDetector:
             cv2.MORPH_ELLIPSE, (_odd(0.6 * self._d_work),) * 2))
         return np.asarray(blob == 0)
 
-    def _cloth_like_now(self, small: Frame) -> NDArray[np.bool_]:
-        """The pixels of ``small`` that are like the cloth against its own wide median (the
-        costly part of a cloth update; it reads only what is fixed after :meth:`learn_cloth`,
-        so another thread may make it)."""
-        return self._cloth_like(small, self._cloth_from(small))
-
     def _cloth_from(self, small: Frame) -> F32:
         med = cv2.medianBlur(small, self._median_k)
         return np.asarray(med, np.float32) + np.float32(1.0)
@@ -639,13 +609,11 @@ class BallDetector:
         weight = np.maximum(np.clip(np.float32(2.0) * ratio - 1, 0, 1), weight)
         return np.asarray(d * weight, np.float32)
 
-    def _update_cloth(self, small: Frame, ball_mask: NDArray[np.uint8],
-                      like: NDArray[np.bool_] | None = None) -> None:
-        """Blend a fresh cloth estimate into the model where no ball (or hand) is. ``like``:
-        :meth:`_cloth_like_now` of ``small`` when already made."""
+    def _update_cloth(self, small: Frame, ball_mask: NDArray[np.uint8]) -> None:
+        """Blend a fresh cloth estimate into the model where no ball (or hand) is."""
         assert self.cloth is not None
-        like = self._cloth_like_now(small) if like is None else like
-        keep = like & (cv2.dilate(ball_mask, self._open_kernel) == 0)
+        smooth = self._cloth_from(small)
+        keep = self._cloth_like(small, smooth) & (cv2.dilate(ball_mask, self._open_kernel) == 0)
         a = np.float32(self.cloth_update_rate)
         blended = self.cloth * (1 - a) + (small.astype(np.float32) + 1) * a
         self.cloth = np.where(keep[..., None], blended, self.cloth).astype(np.float32)
@@ -659,12 +627,6 @@ class BallDetector:
         if self.cloth is None:
             self.learn_cloth(frame)
         self._frames_seen += 1
-        like = None
-        if update and self.cloth_update_every and self._frames_seen % self.cloth_update_every == 0:
-            # the cloth update after this frame: its costly part (a wide median) depends on this
-            # frame alone, so another thread makes it while this one detects (OpenCV and numpy
-            # let go of the GIL; the reader thread leaves a core idle much of the time)
-            like = _InThread(self._cloth_like_now, small)
         f, tiles = self._foreground_now(small)
         if tiles is not None and not tiles.any() and self._last is not None:
             blobs = None  # nothing changed: the last frame's balls
@@ -690,8 +652,8 @@ class BallDetector:
             self._levels = levels
         if blobs is not None:
             self._last = self._refine(frame, small, blobs) if blobs else []
-        if like is not None:
-            self._update_cloth(small, self._raw, like.result())
+        if update and self.cloth_update_every and self._frames_seen % self.cloth_update_every == 0:
+            self._update_cloth(small, self._raw)
         return self._last
 
     def _foreground_now(self, small: Frame) -> tuple[F32, NDArray[np.bool_] | None]:
