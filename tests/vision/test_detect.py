@@ -240,19 +240,26 @@ def test_compression_noise_on_a_pale_cloth_makes_no_balls():
         assert min(np.hypot(q.x_px - px, q.y_px - py) for q in found) < 1.5
 
 
-def test_a_blob_of_the_cloths_own_colour_is_no_ball():
-    # a compression artefact against a model learned from one frame: a blob whose core has the
-    # cloth's colour there is left out by the colour step, a ball is kept
-    from dataclasses import replace
-
+def red_and_white_fitted(make=None) -> tuple[BallDetector, list]:
+    """A red and a white ball on a cloth (``cloth()`` by default), detected, colour classes
+    fitted: the detector and its detections."""
     cal = calibration()
-    img = cloth()
+    img = (make or cloth)()
     draw_ball(img, cal, (1500.0, 900.0), "red")
     draw_ball(img, cal, (2500.0, 500.0), "white")
     det = BallDetector(cal)
     det.learn_cloth(img)
     found = det.detect(img, update=False)
     det.fit_colours(found)
+    return det, found
+
+
+def test_a_blob_of_the_cloths_own_colour_is_no_ball():
+    # a compression artefact against a model learned from one frame: a blob whose core has the
+    # cloth's colour there is left out by the colour step, a ball is kept
+    from dataclasses import replace
+
+    det, found = red_and_white_fitted()
     ghost = replace(found[0], bgr=(101.0, 139.0, 38.0), cloth_bgr=(98.0, 135.0, 36.0))
     kept = det.classify([*found, ghost])
     assert len(kept) == len(found) == 2
@@ -319,25 +326,12 @@ def test_a_blob_barely_unlike_the_cloth_is_no_ball_a_white_on_a_pale_cloth_is():
 
     from vision.detect import _cloth_coloured
 
-    cal = calibration()
     for make in (cloth, pale_cloth):
-        img = make()
-        draw_ball(img, cal, (1500.0, 900.0), "red")
-        draw_ball(img, cal, (2500.0, 500.0), "white")
-        det = BallDetector(cal)
-        det.learn_cloth(img)
-        found = det.detect(img, update=False)
-        det.fit_colours(found)
+        det, found = red_and_white_fitted(make)
         assert sorted(d.colour for d in det.classify(found)) == ["red", "white"]
     # on the green cloth (its ball threshold is ten times the pale one's) a 12 % shift of one
     # channel is beyond the cloth-like margin and still faint
-    img = cloth()
-    draw_ball(img, cal, (1500.0, 900.0), "red")
-    draw_ball(img, cal, (2500.0, 500.0), "white")
-    det = BallDetector(cal)
-    det.learn_cloth(img)
-    found = det.detect(img, update=False)
-    det.fit_colours(found)
+    det, found = red_and_white_fitted()
     under = found[0].cloth_bgr
     assert under is not None
     junk = replace(found[0], bgr=(under[0], under[1], 1.12 * under[2]))
