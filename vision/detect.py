@@ -679,11 +679,9 @@ class BallDetector:
             self._change_level = self._level_of_change(diff)
         hh, ww = self._f.shape
         t, pad = self._tile, self._tile_pad
-        # a tile changed where its largest change is above the level: the maximum over each
-        # band of tile rows first (along whole rows: fast), then over each tile's columns
+        # a tile changed where its largest change is above the level
         pad[:hh, :ww * 3] = diff.reshape(hh, ww * 3)
-        rows = pad.reshape(pad.shape[0] // t, t, pad.shape[1]).max(axis=1)
-        tiles = rows.reshape(rows.shape[0], -1, 3 * t).max(axis=2) > self._change_level
+        tiles = _tile_maxima(pad, t, 3) > self._change_level
         if not tiles.any():
             return self._f, tiles
         planes = self._model_planes()
@@ -717,8 +715,7 @@ class BallDetector:
         hh, ww = levels.shape
         t, pad = self._tile, self._levels_pad
         pad[:hh, :ww] = cv2.absdiff(levels, before)
-        rows = pad.reshape(pad.shape[0] // t, t, pad.shape[1]).max(axis=1)
-        return np.asarray(rows.reshape(rows.shape[0], -1, t).max(axis=2) > 0)
+        return np.asarray(_tile_maxima(pad, t, 1) > 0)
 
     def _level_of_change(self, diff: Frame) -> float:
         """The least change of a pixel (grey levels, any channel) that counts as a change: above
@@ -1131,13 +1128,13 @@ class BallDetector:
         self._colour_memo, self._colour_memo_model = kept, model
         return out
 
-
     def _faint(self, d: Detection) -> bool:
-        """The detection's core is barely unlike the cloth there: less than ``STRONG`` times
-        the ball threshold in chromaticity and brightening together, more where the cloth is
-        darker than usual (a ball's core is well above it, as in :meth:`_strong_parts`; a dark
-        corner's or a compression block's junk is not). A blurred streak is a mixture with the
-        cloth and is kept."""
+        """The detection's core is barely unlike the cloth there: its unweighted foreground
+        (chromaticity distance plus half the brightening, as in :meth:`_foreground`) is below
+        ``STRONG`` times the ball threshold, more where the cloth is darker than usual (a
+        ball's core is well above it, as in :meth:`_strong_parts`; a dark corner's or a
+        compression block's junk is not). A blurred streak is a mixture with the cloth and is
+        kept."""
         if d.cloth_bgr is None or d.streak_mm > 0:
             return False
         core = np.asarray(d.bgr, np.float64) + 1
@@ -1148,6 +1145,14 @@ class BallDetector:
         # of a dark pixel): in a dark corner the margin grows with it
         darker = max(1.0, self._cloth_level / float(cloth.sum()))
         return bool(contrast < STRONG * self.threshold * darker)
+
+
+def _tile_maxima(pad: Frame, t: int, channels: int) -> Frame:
+    """The largest value in each t x t tile of a padded map with ``channels`` values per pixel
+    side by side along its rows: over each band of tile rows first (along whole rows: fast),
+    then over each tile's columns."""
+    rows = pad.reshape(pad.shape[0] // t, t, pad.shape[1]).max(axis=1)
+    return np.asarray(rows.reshape(rows.shape[0], -1, channels * t).max(axis=2))
 
 
 def _distances(region: NDArray[Any]) -> F32:

@@ -397,7 +397,7 @@ class Tracker:
         cut in two, a ball cut by the cue or its shadow): one detection at their middle, marked
         (by its index in the list returned) as doubtful. The pieces of a faint streak in a row
         are joined first (see :meth:`_join_streak_pieces`)."""
-        out, merged = self._join_streak_pieces(list(dets), set())
+        out, merged = self._join_streak_pieces(dets)
         for i in range(len(out)):
             for j in range(i + 1, len(out)):
                 a, b = out[i], out[j]
@@ -419,8 +419,7 @@ class Tracker:
         kept = [k for k, d in enumerate(out) if d is not None]
         return [out[k] for k in kept], {n for n, k in enumerate(kept) if k in merged}
 
-    def _join_streak_pieces(self, dets: list[Detection],
-                            merged: set[int]) -> tuple[list[Detection], set[int]]:
+    def _join_streak_pieces(self, dets: list[Detection]) -> tuple[list[Detection], set[int]]:
         """Pieces of a faint streak (a very fast ball, partly see-through: its colour a
         mixture with the cloth's) in a row, each within STREAK_STEP_DIAMETERS of the next: one
         streak detection at their middle, as long as they reach, marked doubtful. Two balls
@@ -434,6 +433,7 @@ class Tracker:
             joined = [k] + [j for g in near for j in g]
             groups = [g for g in groups if g not in near] + [joined]
         out = list(dets)
+        merged: set[int] = set()
         gone: set[int] = set()
         for g in groups:
             if len(g) < 2:

@@ -194,5 +194,5 @@ def test_a_struck_ball_seen_only_as_pieces_of_a_faint_streak_is_followed():
     assert math.dist(out[-1].balls["W2"][:2], layout["W2"]) < 1.0
     # two whites touching, sure of their colour: both kept
     pair = [det(1500.0, 900.0, "white", piece=True), det(1500.0 + D, 900.0, "white", piece=True)]
-    joined, _ = tracker._join_streak_pieces(pair, set())
+    joined, _ = tracker._join_streak_pieces(pair)
     assert len(joined) == 2
