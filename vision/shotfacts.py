@@ -161,6 +161,37 @@ def split_shots(tracks: Mapping[str, Sequence[Sample]]) -> list[ShotWindow]:
     return windows
 
 
+FLICKER_RETURN_MM = 3 * STILL_MM_PER_FRAME  # back this near its place: it never left it
+
+
+def _without_rest_flicker(samples: Sequence[Sample]) -> list[Sample]:
+    """The samples with a resting ball's flicker undone: a ball at rest seen in one frame at
+    another still place (a detection that splits two touching balls differently from frame to
+    frame) and later back at the first, with no motion between, never moved. No real ball
+    leaves its rest and stops dead a frame later; a ball that is hit rolls on."""
+    out = list(samples)
+    k = 2
+    while k + 1 < len(out):
+        anchor, before, jumped = out[k - 1], out[k - 2], out[k]
+        if not (_still(before, anchor) and not _still(anchor, jumped) and _still(jumped,
+                                                                                 out[k + 1])):
+            k += 1
+            continue
+        end = k + 1  # the run of still samples at the other place
+        while end < len(out) and _still(out[end - 1], out[end]):
+            end += 1
+        if end < len(out) and math.dist(out[end].xy, anchor.xy) <= FLICKER_RETURN_MM:
+            out[k:end] = [Sample(s.frame, s.t, anchor.xy) for s in out[k:end]]
+            k = end
+        else:
+            k += 1
+    return out
+
+
+def _still(a: Sample, b: Sample) -> bool:
+    return math.dist(a.xy, b.xy) <= STILL_MM_PER_FRAME * max(b.frame - a.frame, 1)
+
+
 # --- pieces and events of one shot --------------------------------------------------------------
 def cut_into_pieces(samples: Sequence[Sample]) -> list[Piece]:
     """Straight pieces of a moving ball's samples (the first sample may be its resting place).
@@ -625,6 +656,7 @@ def shots_from_tracks(table: TableSpec, tracks: Mapping[str, Sequence[Sample]],
     """Every shot found in the tracks, as DESIGN.md shot facts (call unknown: null) with
     ``strike_frame``, ``rest_frame`` and ``start_positions`` (where the balls lay just before the
     strike: respotted and placed balls included, for the placement check)."""
+    tracks = {ball: _without_rest_flicker(samples) for ball, samples in tracks.items()}
     shots = []
     for window in split_shots(tracks):
         events, finals = shot_events(table, tracks, window, fps)

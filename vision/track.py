@@ -49,6 +49,7 @@ STREAK_STEP_DIAMETERS = 1.6  # pieces of a faint streak in a row, this near each
 REST_JITTER_DIAMETERS = 0.3  # a doubtful detection this near a resting ball leaves it in place
 REST_SPEED_DIAMETERS = 0.05  # slower than this per frame, a ball is at rest
 COAST_FRAMES = 2  # a rolling ball unseen this many frames is looked for along its way
+BETA = 0.5  # share of the surprise (sighting minus prediction) taken into the velocity
 # what a detection of another colour, doubtful (a streak, a ball under the cue), costs over its
 # distance: a ball takes one of its own colour unless that is this much further than expected
 DOUBTFUL_COLOUR_DIAMETERS = 2.0
@@ -69,6 +70,18 @@ class BallState:
     pair: int = 0  # frames in which this (white) ball showed W2's pair of dots
     single: int = 0  # frames in which it showed one small dot
     left_rest: int = -1_000_000  # the frame it was last seen leaving a place of rest
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """Where a collision sends a ball: its place at the frame predicted for, its velocity out
+    of the collision (mm per frame) and how far from that place it may be seen."""
+
+    x: float
+    y: float
+    vx: float
+    vy: float
+    gate: float
 
 
 @dataclass(frozen=True)
@@ -262,7 +275,9 @@ class Tracker:
         dets, merged = self._merge_pieces(dets)
         if active and dets:
             hitters = {s.ball: self._hitter(s, active, frame) for s in active}
+            after = self._collisions(active, frame)
             cost = np.full((len(active), len(dets)), _FAR)
+            prior: dict[tuple[int, int], Prediction] = {}
             for i, s in enumerate(active):
                 gap = max(1, frame - s.last_seen)
                 hitter = hitters[s.ball]
@@ -280,7 +295,11 @@ class Tracker:
                     gate = 0.75 * self.d
                 for j, det in enumerate(dets):
                     dist = math.hypot(det.x_mm - px, det.y_mm - py)
-                    if dist > gate or self._against_hit(s, hitter, det):
+                    for p in after.get(s.ball, ()):  # or where a collision sends it
+                        d_after = math.hypot(det.x_mm - p.x, det.y_mm - p.y)
+                        if d_after <= p.gate and (d_after < dist or dist > gate):
+                            dist, prior[i, j] = d_after, p
+                    if (dist > gate and (i, j) not in prior) or self._against_hit(s, hitter, det):
                         continue
                     # the less ball-like (a piece, a pocket's glint), the dearer
                     c = dist + 0.5 * self.d * (1.0 - min(det.score, 1.0))
@@ -296,7 +315,8 @@ class Tracker:
                     continue
                 s = active[i]
                 pulled = self._toward(s, hitters[s.ball], dets[j])
-                self._observe(s, dets[j], frame, doubtful=j in merged or pulled)
+                self._observe(s, dets[j], frame, doubtful=j in merged or pulled,
+                              prior=prior.get((i, j)))
                 used.add(j)
             # second chance: a ball struck from rest (or leaving the hand) jumps further than
             # its gate; an unclaimed detection of its colour within the fastest shot's reach
@@ -347,6 +367,55 @@ class Tracker:
         balls = {b: (s.x, s.y, s.visible) for b, s in self.states.items()
                  if s.status in ("table", "hidden")}
         return FrameTracks(frame, frame / self.fps, dict(sorted(balls.items())), tuple(dets))
+
+    def _collisions(self, active: list[BallState], frame: int) -> dict[str, list[Prediction]]:
+        """Where the collisions of this frame send the balls, as other predictions than going
+        straight on. Two balls whose straight paths meet (from a frame before the last sighting
+        up to this frame) swap their velocities' parts along the line of centres at the touch,
+        as equal balls do: a ball hit full stops and the one it hits leaves along its line.
+        Without this, a streak leaving a stopped ball reads as the hitter rolling on."""
+        out: dict[str, list[Prediction]] = {}
+        balls = [s for s in active if s.status in ("table", "hidden")]
+        for k, a in enumerate(balls):
+            for b in balls[k + 1:]:
+                t0 = min(a.last_seen, b.last_seen) - 1.0
+                va = (a.vx, a.vy) if a.status == "table" else (0.0, 0.0)
+                vb = (b.vx, b.vy) if b.status == "table" else (0.0, 0.0)
+                wx, wy = va[0] - vb[0], va[1] - vb[1]  # a's velocity relative to b's
+                w2 = wx * wx + wy * wy
+                if w2 < (0.2 * self.d) ** 2:
+                    continue  # a slow ball's prediction is near enough; a ball at rest jitters
+                # b minus a at t0 (each from its own last sighting)
+                ax, ay = a.x + va[0] * (t0 - a.last_seen), a.y + va[1] * (t0 - a.last_seen)
+                bx, by = b.x + vb[0] * (t0 - b.last_seen), b.y + vb[1] * (t0 - b.last_seen)
+                rx, ry = bx - ax, by - ay
+                closing = rx * wx + ry * wy
+                if closing <= 0:
+                    continue  # moving apart
+                # first time the centres are one diameter apart: |r - w t| = d
+                c = rx * rx + ry * ry - self.d * self.d
+                disc = closing * closing - w2 * c
+                if c <= 0 or disc < 0:
+                    continue  # touching already (at rest, or met before), or passing by
+                t = (closing - math.sqrt(disc)) / w2
+                if t0 + t > frame:
+                    continue  # not yet
+                nx, ny = rx - wx * t, ry - wy * t
+                norm = math.hypot(nx, ny)
+                if norm < 1e-6:
+                    continue
+                nx, ny = nx / norm, ny / norm
+                j = wx * nx + wy * ny  # the part of the closing speed along the line of centres
+                if j <= 0:
+                    continue
+                left = frame - (t0 + t)  # frames from the touch to this frame
+                gate = 1.5 * self.d + math.sqrt(w2) * left
+                for s, (vx, vy), (x, y), sign in ((a, va, (ax, ay), -1.0),
+                                                  (b, vb, (bx, by), 1.0)):
+                    ux, uy = vx + sign * j * nx, vy + sign * j * ny
+                    px, py = x + vx * t + ux * left, y + vy * t + uy * left
+                    out.setdefault(s.ball, []).append(Prediction(px, py, ux, uy, gate))
+        return out
 
     def _resting(self, s: BallState) -> bool:
         return s.status == "table" and math.hypot(s.vx, s.vy) < REST_SPEED_DIAMETERS * self.d
@@ -455,10 +524,13 @@ class Tracker:
         return [out[k] for k in kept], {n for n, k in enumerate(kept) if k in merged}
 
     def _observe(self, s: BallState, det: Detection, frame: int, jump: bool = False,
-                 doubtful: bool = False) -> None:
+                 doubtful: bool = False, prior: Prediction | None = None) -> None:
+        """Move ``s`` to ``det``. ``prior``: the collision that the detection follows, whose
+        outgoing velocity replaces the ball's own before the correction."""
         gap = max(1, frame - s.last_seen)
         resting = self._resting(s)
-        if not jump and resting and (doubtful or det.score < CLEAN_SCORE) and math.hypot(
+        if prior is None and not jump and resting and (
+                doubtful or det.score < CLEAN_SCORE) and math.hypot(
                 det.x_mm - s.x, det.y_mm - s.y) < REST_JITTER_DIAMETERS * self.d:
             # A ball at rest seen only in part (under the cue, the cue's shadow across it) is
             # where it was: following the part would make it jitter, and a jitter looks like a
@@ -469,14 +541,15 @@ class Tracker:
         if resting and math.hypot(det.x_mm - s.x, det.y_mm - s.y) >= (
                 REST_JITTER_DIAMETERS * self.d):
             s.left_rest = frame
-        if jump:
+        if prior is not None:  # the velocity out of the collision, corrected toward the sighting
+            s.vx = prior.vx + BETA * (det.x_mm - prior.x) / gap
+            s.vy = prior.vy + BETA * (det.y_mm - prior.y) / gap
+        elif jump:
             s.vx, s.vy = (det.x_mm - s.x) / gap, (det.y_mm - s.y) / gap
         elif s.status == "table":
             px, py = s.x + s.vx * gap, s.y + s.vy * gap
-            rx, ry = det.x_mm - px, det.y_mm - py
-            beta = 0.5
-            s.vx += beta * rx / gap
-            s.vy += beta * ry / gap
+            s.vx += BETA * (det.x_mm - px) / gap
+            s.vy += BETA * (det.y_mm - py) / gap
         else:
             s.vx = s.vy = 0.0
         s.x, s.y = det.x_mm, det.y_mm

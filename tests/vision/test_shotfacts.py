@@ -191,3 +191,18 @@ def test_true_tracks_of_the_labelled_clips_give_the_labelled_facts_and_verdicts(
     # Cushions are the weak point (jaw rattles and cushions right after another event).
     assert recall[EventType.CUSHION] >= 0.8
     assert equal == shots, f"verdicts equal to the label: {equal}/{shots}"
+
+
+def test_a_resting_ball_whose_detection_flickers_between_two_places_did_not_move():
+    """W1 rests at one place, seen for a few frames 30 mm off (a touching ball's split
+    changing) and back: no real ball jumps from rest to rest, so nothing happened."""
+    from vision.shotfacts import Sample, _without_rest_flicker
+    place, other = (1000.0, 500.0), (1000.0, 530.0)
+    xys = [place] * 5 + [other] * 3 + [place] * 4 + [other] * 2 + [place] * 3
+    samples = [Sample(k, k / 30, xy) for k, xy in enumerate(xys)]
+    assert all(s.xy == place for s in _without_rest_flicker(samples))
+    # a ball that is hit and rolls on, or one that moves and stays, is left as it was
+    rolls = [Sample(k, k / 30, (1000.0 + max(0, k - 4) * 30.0, 500.0)) for k in range(12)]
+    assert _without_rest_flicker(rolls) == rolls
+    stays = samples[:8]
+    assert [s.xy for s in _without_rest_flicker(stays)] == xys[:8]

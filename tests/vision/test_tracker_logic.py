@@ -196,3 +196,28 @@ def test_a_struck_ball_seen_only_as_pieces_of_a_faint_streak_is_followed():
     pair = [det(1500.0, 900.0, "white", piece=True), det(1500.0 + D, 900.0, "white", piece=True)]
     joined, _ = tracker._join_streak_pieces(pair)
     assert len(joined) == 2
+
+
+def test_a_ball_hit_full_while_unseen_leaves_as_a_streak_of_its_own_colour():
+    """W1 at 150 mm a frame hits the resting Y full. In the frame of the contact both are one
+    blurred blob at Y's place; the next frames W1 lies still at the contact, and Y is a streak
+    whose colour is unsure. Going straight on, W1 would be nearer Y's streak than its own
+    place: the collision must send W1's prediction to the contact and Y's along the line."""
+    y_rest = (1800.0, 600.0)
+    layout = {"W1": (900.0, 600.0), "W2": (2800.0, 1400.0), "R1": (2000.0, 1200.0),
+              "R2": (900.0, 300.0), "Y": y_rest}
+    tracker = Tracker(TABLE, start_positions=layout)
+    still = layout_dets({b: xy for b, xy in layout.items() if b not in ("W1", "Y")})
+    frames = [[*still, det(900, 600, "white"), det(*y_rest, "yellow")] for _ in range(12)]
+    for x in range(1050, 1651, 150):  # W1 rolls in; last seen 89 mm short of the touch
+        frames.append([*still, det(float(x), 600, "white"), det(*y_rest, "yellow")])
+    contact = y_rest[0] - D
+    frames.append([*still, det(*y_rest, "white", score=0.5, streak_mm=150.0)])
+    away = [y_rest[0] + (150.0 - 89.0) + 150.0 * k for k in range(1, 4)]
+    for x in away:
+        frames.append([*still, det(contact, 600, "white"),
+                       det(x, 600, "yellow", score=0.5, streak_mm=150.0, colour_sure=False)])
+    out = feed(tracker, frames) + tracker.flush()
+    last = out[-1].balls
+    assert abs(last["W1"][0] - contact) < 5.0 and last["W1"][2]
+    assert abs(last["Y"][0] - away[-1]) < 5.0 and last["Y"][2]
