@@ -69,6 +69,7 @@ MOSTLY_CHANGED = 0.4
 # A blob too wide for balls is searched again above this many times the ball threshold: a ball's
 # own pixels are, the faint junk that joined it to another ball is not (see _strong_parts).
 STRONG = 2.0
+STRONGER = 4.0  # ... and then above this, when the junk is stronger (blocks beside a moving ball)
 KMEANS_SEED = 7  # k-means is seeded on every call: the same video always gives the same balls
 
 
@@ -704,9 +705,11 @@ class BallDetector:
 
     def _levels_of(self, f: F32) -> Frame:
         """What of the foreground map the candidates depend on, per work pixel: 0 at or below
-        the threshold or outside the field, 1 above it, 2 above ``STRONG`` times it."""
+        the threshold or outside the field, 1 above it, 2 above ``STRONG`` times it, 3 above
+        ``STRONGER`` times it."""
         q = np.greater(f, self.threshold).view(np.uint8) + np.greater(
             f, STRONG * self.threshold).view(np.uint8)
+        q += np.greater(f, STRONGER * self.threshold).view(np.uint8)
         q *= self._field_u8
         return q
 
@@ -855,13 +858,13 @@ class BallDetector:
                 if self._centre_ok[min(int(b.y), hh - 1), min(int(b.x), ww - 1)]]
 
     def _strong_parts(self, f: F32, part: NDArray[Any], x: int, y: int, label: int,
-                      r: float) -> list[_Blob] | None:
+                      r: float, level: float = STRONG) -> list[_Blob] | None:
         """Ball centres in a blob too wide for balls in a row, when it is balls joined by a
         faint halo of junk (a compression block beside a moving ball is a little above the
         threshold, a ball's own pixels are well above it): its pixels above ``STRONG`` times
         the threshold, each part of them split as a blob of its own. None when a part is not one
         ball or two touching: a hand, an arm or the cue (see :meth:`_split`), or a cluster."""
-        strong = cv2.morphologyEx(((f > STRONG * self.threshold) & (part > 0)).astype(np.uint8),
+        strong = cv2.morphologyEx(((f > level * self.threshold) & (part > 0)).astype(np.uint8),
                                   cv2.MORPH_OPEN, self._open_kernel)
         n, labels, stats, cents = cv2.connectedComponentsWithStats(strong, connectivity=8,
                                                                    ltype=cv2.CV_16U)
@@ -873,7 +876,12 @@ class BallDetector:
                 continue
             sub = _distances(labels[ly:ly + h, lx:lx + w] == i)
             if float(sub.max()) > 1.4 * r or area > 2.5 * ball_area:
-                return None  # not one ball or two touching: a hand, the cue, a cluster
+                # not one ball or two touching: a hand, the cue, a cluster; or a ball in the
+                # stronger junk a moving ball leaves in a compressed video (blocks at a few
+                # times the threshold), which it outshines many times over
+                if level < STRONGER:
+                    return self._strong_parts(f, part, x, y, label, r, STRONGER)
+                return None
             if area <= 1.5 * ball_area:
                 out.append(_Blob(x + float(cents[i, 0]), y + float(cents[i, 1]), label))
             else:

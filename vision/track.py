@@ -49,6 +49,7 @@ STREAK_STEP_DIAMETERS = 1.6  # pieces of a faint streak in a row, this near each
 REST_JITTER_DIAMETERS = 0.3  # a doubtful detection this near a resting ball leaves it in place
 REST_SPEED_DIAMETERS = 0.05  # slower than this per frame, a ball is at rest
 COAST_FRAMES = 2  # a rolling ball unseen this many frames is looked for along its way
+SENT_FRAMES = 10  # a ball hit from rest while unseen is looked for its way this long
 BETA = 0.5  # share of the surprise (sighting minus prediction) taken into the velocity
 # what a detection of another colour, doubtful (a streak, a ball under the cue), costs over its
 # distance: a ball takes one of its own colour unless that is this much further than expected
@@ -70,6 +71,7 @@ class BallState:
     pair: int = 0  # frames in which this (white) ball showed W2's pair of dots
     single: int = 0  # frames in which it showed one small dot
     left_rest: int = -1_000_000  # the frame it was last seen leaving a place of rest
+    sent: tuple[int, float, float] | None = None  # (frame, vx, vy): hit from rest, unseen since
 
 
 @dataclass(frozen=True)
@@ -318,6 +320,11 @@ class Tracker:
                 self._observe(s, dets[j], frame, doubtful=j in merged or pulled,
                               prior=prior.get((i, j)))
                 used.add(j)
+            for s in active:  # hit at rest but unseen (merged with its hitter, blurred)
+                if s.last_seen != frame and s.ball in after and (
+                        s.status == "hidden" or self._resting(s)) and s.sent is None:
+                    fast = max(after[s.ball], key=lambda p: math.hypot(p.vx, p.vy))
+                    s.sent = (frame, fast.vx, fast.vy)
             # second chance: a ball struck from rest (or leaving the hand) jumps further than
             # its gate; an unclaimed detection of its colour within the fastest shot's reach
             left = [s for s in active if s.last_seen != frame]
@@ -338,7 +345,8 @@ class Tracker:
                         # or one that has just started to move that way (its speed not yet known)
                         near = 2.0 if s.status == "table" else 1.5  # diameters
                         if dist <= near * self.d or (dist <= reach and (
-                                det.streak_mm > 0.5 * self.d or self._ahead(s, det))):
+                                det.streak_mm > 0.5 * self.d or self._ahead(s, det)
+                                or self._sent_toward(s, det, frame))):
                             cost2[i, k] = dist
                 rows, cols = linear_sum_assignment(cost2)
                 for i, k in zip(rows, cols, strict=True):
@@ -428,6 +436,16 @@ class Tracker:
         speed = math.hypot(s.vx, s.vy)
         dx, dy = det.x_mm - s.x, det.y_mm - s.y
         return dx * s.vx + dy * s.vy > math.cos(math.radians(30)) * math.hypot(dx, dy) * speed
+
+    def _sent_toward(self, s: BallState, det: Detection, frame: int) -> bool:
+        """The detection lies the way a collision sent this ball from its rest, while it was
+        unseen, within the last SENT_FRAMES."""
+        if s.sent is None or frame - s.sent[0] > SENT_FRAMES:
+            return False
+        _, vx, vy = s.sent
+        dx, dy = det.x_mm - s.x, det.y_mm - s.y
+        return dx * vx + dy * vy > math.cos(math.radians(30)) * math.hypot(dx, dy) * math.hypot(
+            vx, vy)
 
     def _hitter(self, s: BallState, active: list[BallState], frame: int) -> BallState | None:
         """For a ball at rest: the moving ball arriving at it now (within reach of a contact
@@ -556,6 +574,7 @@ class Tracker:
         s.visible = True
         s.status = "table"
         s.last_seen = frame
+        s.sent = None
         # dots are trusted only on a clean ball at rest (a rolling or blurred ball, or one
         # touched by the cue's shadow, shows false dark blobs)
         if det.streak_mm == 0.0 and det.score > CLEAN_SCORE and self._resting(s):

@@ -292,6 +292,28 @@ def test_balls_joined_by_a_faint_block_of_junk_are_both_found():
         assert min(np.hypot(q.x_px - px, q.y_px - py) for q in found) < 1.5
 
 
+def test_a_moving_ball_in_stronger_junk_blocks_is_found():
+    # A ball moving in a compressed video leaves blocks around it at a few times the threshold:
+    # above twice the threshold they still join it into a blob too wide for a ball. The ball
+    # outshines them many times over, and is found by its pixels above four times it.
+    cal = calibration()
+    base = cloth()
+    det = BallDetector(cal)
+    det.learn_cloth(base)
+    img = base.copy()
+    ball = (1700.0, 900.0)
+    corners = cal.table_to_image([[1560.0, 800.0], [1900.0, 980.0]])
+    (x0, y0), (x1, y1) = corners.min(0).astype(int), corners.max(0).astype(int)
+    block = img[y0:y1, x0:x1].astype(np.float32)
+    img[y0:y1, x0:x1] = np.clip(block * (1.0, 1.0, 2.6), 0, 255).astype(np.uint8)
+    p = draw_ball(img, cal, ball, "yellow")
+    f = det._foreground(det.shrink(img))
+    level = f[det._work_row[round(p[1])], det._work_col[round(p[0] - 40)]] / det.threshold
+    assert 2.0 < level < 4.0  # the junk beside the ball
+    found = det.detect(img, update=False)
+    assert len(found) == 1 and np.hypot(found[0].x_px - p[0], found[0].y_px - p[1]) < 1.5
+
+
 def test_the_noise_in_a_black_pocket_hole_is_no_ball():
     # In a nearly black hole the colour of a pixel is noise: a few grey levels change its
     # chromaticity completely. The hole in the learned frame and the hole now differ only so.

@@ -221,3 +221,26 @@ def test_a_ball_hit_full_while_unseen_leaves_as_a_streak_of_its_own_colour():
     last = out[-1].balls
     assert abs(last["W1"][0] - contact) < 5.0 and last["W1"][2]
     assert abs(last["Y"][0] - away[-1]) < 5.0 and last["Y"][2]
+
+
+def test_a_ball_hit_while_unseen_and_unseen_a_while_is_found_the_way_it_was_sent():
+    """W1 hits the resting Y full and stops; Y is not seen for three frames (merged, then a
+    faint blur), then clean 200 mm down the line: it is Y, sent there, not a new ball."""
+    y_rest = (1800.0, 600.0)
+    layout = {"W1": (1100.0, 600.0), "W2": (2800.0, 1400.0), "R1": (2000.0, 1200.0),
+              "R2": (900.0, 300.0), "Y": y_rest}
+    tracker = Tracker(TABLE, start_positions=layout)
+    still = layout_dets({b: xy for b, xy in layout.items() if b not in ("W1", "Y")})
+    frames = [[*still, det(1100, 600, "white"), det(*y_rest, "yellow")] for _ in range(12)]
+    for x in range(1200, 1701, 100):
+        frames.append([*still, det(float(x), 600, "white"), det(*y_rest, "yellow")])
+    contact = y_rest[0] - D
+    frames.append([*still, det(contact + 30.0, 600, "white", score=0.5, streak_mm=100.0)])
+    frames += [[*still, det(contact, 600, "white")] for _ in range(3)]
+    seen = y_rest[0] + 260.0
+    frames += [[*still, det(contact, 600, "white"), det(seen + 50.0 * k, 600, "yellow")]
+               for k in range(2)]
+    out = feed(tracker, frames) + tracker.flush()
+    last = out[-1].balls
+    assert abs(last["Y"][0] - (seen + 50.0)) < 5.0 and last["Y"][2]
+    assert abs(last["W1"][0] - contact) < 5.0
