@@ -137,8 +137,8 @@ def split_shots(tracks: Mapping[str, Sequence[Sample]]) -> list[ShotWindow]:
     (a ball put back by hand) is not motion."""
     moving: set[int] = set()
     for samples in tracks.values():
-        for a, b in itertools.pairwise(samples):
-            if _placed(a, b):
+        for k, (a, b) in enumerate(itertools.pairwise(samples), 1):
+            if _placed(samples, k):
                 continue
             step = math.dist(a.xy, b.xy) / max(b.frame - a.frame, 1)
             if step > STILL_MM_PER_FRAME:
@@ -324,19 +324,35 @@ def _travel(tracks: Mapping[str, Sequence[Sample]], w: ShotWindow) -> float:
     return most
 
 
-def _placed(a: Sample, b: Sample) -> bool:
-    """Between samples ``a`` and ``b`` the ball was put somewhere by hand: it jumped faster than
-    any shot, or it was away for a while (pocketed, in hand, hidden) and is back elsewhere."""
+def _placed(samples: Sequence[Sample], k: int) -> bool:
+    """Between samples ``k - 1`` and ``k`` the ball was put somewhere by hand: it jumped faster
+    than any shot, or it was away for a while (pocketed, in hand, hidden) and is back elsewhere,
+    but not where its rolling would have taken it (a rolling ball unseen a while in a cluster
+    of balls is seen again further along its way, no faster than it went)."""
+    a, b = samples[k - 1], samples[k]
     gap = max(b.frame - a.frame, 1)
     distance = math.dist(a.xy, b.xy)
-    return distance / gap >= PLACED_MM_PER_FRAME or (gap > MAX_GAP_FRAMES
-                                                     and distance > STILL_MM_PER_FRAME * gap)
+    if distance / gap >= PLACED_MM_PER_FRAME:
+        return True
+    if gap <= MAX_GAP_FRAMES or distance <= STILL_MM_PER_FRAME * gap:
+        return False
+    return not (k >= 2 and _rolled_on(samples[k - 2], a, b))
+
+
+def _rolled_on(before: Sample, a: Sample, b: Sample) -> bool:
+    """``b`` lies the way the ball was rolling from ``before`` to ``a`` (within 30 degrees),
+    no faster than it rolled."""
+    v = np.subtract(a.xy, before.xy) / max(a.frame - before.frame, 1)
+    step = np.subtract(b.xy, a.xy) / max(b.frame - a.frame, 1)
+    speed, step_speed = float(np.hypot(*v)), float(np.hypot(*step))
+    return (speed > STILL_MM_PER_FRAME and step_speed <= 1.2 * speed
+            and float(np.dot(v, step)) > math.cos(math.radians(30)) * speed * step_speed)
 
 
 def _until_placed(samples: list[Sample]) -> list[Sample]:
     """The samples before the ball was picked up and put back somewhere else by hand."""
     for k in range(1, len(samples)):
-        if _placed(samples[k - 1], samples[k]):
+        if _placed(samples, k):
             return samples[:k]
     return samples
 

@@ -206,3 +206,20 @@ def test_a_resting_ball_whose_detection_flickers_between_two_places_did_not_move
     assert _without_rest_flicker(rolls) == rolls
     stays = samples[:8]
     assert [s.xy for s in _without_rest_flicker(stays)] == xys[:8]
+
+
+def test_a_rolling_ball_unseen_a_few_frames_rolled_on_a_ball_unseen_and_elsewhere_was_placed():
+    from vision.shotfacts import Sample, _until_placed
+    # rolling at 30 mm a frame, unseen for four frames (in a cluster of balls), seen again
+    # further along its way: still the same roll
+    xs = [1000.0 + 30.0 * k for k in range(6)] + [1000.0 + 30.0 * k for k in range(10, 14)]
+    frames = [*range(6), *range(10, 14)]
+    rolling = [Sample(f, f / 30, (x, 500.0)) for f, x in zip(frames, xs, strict=True)]
+    assert _until_placed(rolling) == rolling
+    # at rest, unseen four frames (a hand over it), then 120 mm away: put there by hand
+    rest = [Sample(f, f / 30, (1000.0, 500.0)) for f in range(6)]
+    moved = [*rest, Sample(10, 10 / 30, (1120.0, 500.0))]
+    assert _until_placed(moved) == rest
+    # rolling, unseen, then seen off its way (sideways): put there by hand
+    aside = [*rolling[:6], Sample(10, 10 / 30, (1150.0, 620.0))]
+    assert _until_placed(aside) == rolling[:6]
