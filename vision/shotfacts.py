@@ -215,11 +215,29 @@ def cut_into_pieces(samples: Sequence[Sample]) -> list[Piece]:
             i = back
             continue
         pieces.append(Piece(current))
-        current = [s]
+        # a ball that turned while this picture was taken is on neither line: left out
+        current = [] if len(current) >= 3 and _turned_within(current, samples, i) else [s]
         i += 1
     if current:
         pieces.append(Piece(current))
     return pieces
+
+
+def _turned_within(before: Sequence[Sample], samples: Sequence[Sample], i: int) -> bool:
+    """Sample ``i``, off the line ``before`` it, is off the line after it too (the next two
+    samples' line, which the third after it confirms), and the two lines meet: the ball turned
+    (a cushion, a ball) while that frame was exposed, and its blurred picture lies between."""
+    if i + 3 >= len(samples):
+        return False
+    after = [samples[i + 1], samples[i + 2]]
+    if not _on_line(after, samples[i + 3]):
+        return False
+    s = samples[i]
+    backward = [Sample(-a.frame, -a.t, a.xy) for a in reversed(after)]  # time run backward
+    if _on_line(backward, Sample(-s.frame, -s.t, s.xy)):
+        return False
+    _, gap = _meeting(Piece(list(before)), Piece([*after, samples[i + 3]]))
+    return gap <= 2 * LINE_TOLERANCE_MM
 
 
 def _off_line(samples: Sequence[Sample], s: Sample) -> float:
@@ -250,13 +268,20 @@ def _predict(samples: Sequence[Sample], t: float) -> Point:
 def _meeting_time(before: Piece, after: Piece) -> tuple[float, Point]:
     """When and where the motion before a kink and the motion after it meet: the time between the
     two pieces' facing samples at which the two straight motions are closest."""
+    (t, xy), _ = _meeting(before, after)
+    return t, xy
+
+
+def _meeting(before: Piece, after: Piece) -> tuple[tuple[float, Point], float]:
+    """:func:`_meeting_time`, and how far apart (mm) the two motions are then."""
     lo, hi = before.end.t, after.start.t
     ts = np.linspace(lo, hi, 41)
     pa = np.array([before.at(t) for t in ts])
     pb = np.array([after.at(t) for t in ts])
-    k = int(np.argmin(np.hypot(*(pa - pb).T)))
+    gaps = np.hypot(*(pa - pb).T)
+    k = int(np.argmin(gaps))
     xy = (pa[k] + pb[k]) / 2
-    return float(ts[k]), (float(xy[0]), float(xy[1]))
+    return (float(ts[k]), (float(xy[0]), float(xy[1]))), float(gaps[k])
 
 
 def _start_time(rest: Point, piece: Piece, fps: float) -> float:

@@ -223,3 +223,22 @@ def test_a_rolling_ball_unseen_a_few_frames_rolled_on_a_ball_unseen_and_elsewher
     # rolling, unseen, then seen off its way (sideways): put there by hand
     aside = [*rolling[:6], Sample(10, 10 / 30, (1150.0, 620.0))]
     assert _until_placed(aside) == rolling[:6]
+
+
+def test_a_ball_seen_blurred_in_the_frame_it_came_off_a_cushion_still_came_off_it():
+    """R1 rolls at 100 mm a frame into the left cushion and comes off it; in the frame of the
+    bounce its blurred picture lies between the lines in and out (on neither). The lines meet
+    at the cushion: one piece ends there, the other starts there, and that is a bounce."""
+    w, r = TABLE.width_mm, TABLE.ball_radius_mm
+    bounce = 44.3  # frames
+
+    def y(f: int) -> float:  # struck at frame 30 from y = w - r - 1430, toward the cushion
+        f = max(f, 30)
+        return w - r - abs(f - bounce) * (100.0 if f < bounce else 70.0)
+
+    rows = [(f, 1600.0 + 5.0 * max(f - 30, 0), y(f) - (12.0 if f == 44 else 0.0))
+            for f in range(20, 60)]  # at rest, then rolling; blurred at the bounce
+    shots = shots_from_tracks(TABLE, tracks_from_rows(
+        [(f, "R1", x, y, True) for f, x, y in rows], FPS), FPS)
+    cushions = [e for s in shots for e in s["events"] if e["type"] == "cushion"]
+    assert [(c["cushion"], round(c["t"] * FPS)) for c in cushions] == [("left", 44)]
