@@ -532,7 +532,8 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
         velocity = ps[-1].velocity(seen.t) if ps and len(ps[-1].samples) >= 2 else None
         pocket, distance = nearest_pocket(table, seen.xy)
         mouth = table.pocket_mouth_mm(pocket)
-        if distance <= POCKET_REACH_DIAMETERS * D + mouth / 2:
+        if distance <= POCKET_REACH_DIAMETERS * D + mouth / 2 or _heading_into(
+                table, pocket, seen.xy, velocity, fps):
             # Vanished by a pocket: into it (after the jaws, if it rattled), timed by its speed.
             speed = float(np.hypot(*velocity)) if velocity is not None else 0.0
             travel = max(distance - mouth / 2 - R, 0.0)
@@ -571,6 +572,23 @@ def _once_per_cushion_visit(events: list[FoundEvent]) -> list[FoundEvent]:
                 last[b] = None
         kept.append(e)
     return kept
+
+
+def _heading_into(table: TableSpec, pocket: Pocket, xy: Point, velocity: np.ndarray | None,
+                  fps: float) -> bool:
+    """A fast ball last seen further from ``pocket`` than POCKET_REACH_DIAMETERS, rolling
+    straight at its mouth (its line passes within half the mouth of the pocket's point), near
+    enough to get there in the two frames it went unseen."""
+    if velocity is None:
+        return False
+    speed = float(np.hypot(*velocity))
+    to = np.subtract(table.pocket_xy(pocket), xy)
+    distance = float(np.hypot(*to))
+    if speed <= 0 or distance == 0 or float(np.dot(to, velocity)) <= 0:
+        return False
+    miss = abs(float(to[0] * velocity[1] - to[1] * velocity[0])) / speed  # line to the point
+    reach = POCKET_REACH_DIAMETERS * table.ball_diameter_mm + 2 * speed / fps
+    return miss <= table.pocket_mouth_mm(pocket) / 2 and distance <= reach
 
 
 def _could_leave(table: TableSpec, xy: Point, velocity: np.ndarray | None, fps: float) -> bool:

@@ -133,6 +133,7 @@ class Tracker:
         self._pockets = np.array([table.pocket_xy(p) for p in Pocket])
         self._pending: deque[tuple[int, list[Detection]]] = deque()
         self._candidates: dict[str, list[tuple[int, float, float]]] = {}
+        self._unclaimed: list[tuple[float, float]] = []  # the last frame's non-balls (mm)
         self.started = False
 
     # --- initial identities -------------------------------------------------------------------
@@ -301,7 +302,8 @@ class Tracker:
                         d_after = math.hypot(det.x_mm - p.x, det.y_mm - p.y)
                         if d_after <= p.gate and (d_after < dist or dist > gate):
                             dist, prior[i, j] = d_after, p
-                    if (dist > gate and (i, j) not in prior) or self._against_hit(s, hitter, det):
+                    if (dist > gate and (i, j) not in prior) or self._against_hit(
+                            s, hitter, det) or self._was_something_else(s, det):
                         continue
                     # the less ball-like (a piece, a pocket's glint), the dearer
                     c = dist + 0.5 * self.d * (1.0 - min(det.score, 1.0))
@@ -338,7 +340,8 @@ class Tracker:
                         if det.colour != CLASS_OF[s.ball] and not (
                                 det.streak_mm or det.piece or not det.colour_sure):
                             continue
-                        if self._against_hit(s, hitters[s.ball], det):
+                        if self._against_hit(s, hitters[s.ball], det) or (
+                                self._was_something_else(s, det)):
                             continue
                         dist = math.hypot(det.x_mm - s.x, det.y_mm - s.y)
                         # beyond two diameters only a blurred (fast) ball can be the struck one,
@@ -346,7 +349,8 @@ class Tracker:
                         near = 2.0 if s.status == "table" else 1.5  # diameters
                         if dist <= near * self.d or (dist <= reach and (
                                 det.streak_mm > 0.5 * self.d or self._ahead(s, det)
-                                or self._sent_toward(s, det, frame))):
+                                or self._sent_toward(s, det, frame)
+                                or self._away_from_the_cue(s, det))):
                             cost2[i, k] = dist
                 rows, cols = linear_sum_assignment(cost2)
                 for i, k in zip(rows, cols, strict=True):
@@ -369,6 +373,9 @@ class Tracker:
             if missing > self.hide_frames:
                 s.status = "lost"
         self._pick_up(frame, [d for j, d in enumerate(dets) if j not in used])
+        # what no ball took (but a piece or a streak, which may be a ball's other half)
+        self._unclaimed = [(d.x_mm, d.y_mm) for j, d in enumerate(dets)
+                           if j not in used and not (d.piece or d.streak_mm)]
         self._check_whites()
         if self.unresolved:
             self._strike_resolves(frame)
@@ -436,6 +443,30 @@ class Tracker:
         speed = math.hypot(s.vx, s.vy)
         dx, dy = det.x_mm - s.x, det.y_mm - s.y
         return dx * s.vx + dy * s.vy > math.cos(math.radians(30)) * math.hypot(dx, dy) * speed
+
+    def _was_something_else(self, s: BallState, det: Detection) -> bool:
+        """The detection, well away from where the ball was, is where something that was no
+        ball lay in the last frame (the cue's tip, a hand): that thing, not the ball."""
+        if math.hypot(det.x_mm - s.x, det.y_mm - s.y) <= self.d:
+            return False
+        return any(math.hypot(det.x_mm - x, det.y_mm - y) < 0.5 * self.d
+                   for x, y in self._unclaimed)
+
+    def _away_from_the_cue(self, s: BallState, det: Detection) -> bool:
+        """A ball at rest with something no ball (the cue's tip) within three diameters of it
+        in the last frame, and the detection the other way from the ball (within 30 degrees):
+        the ball, struck away from the cue."""
+        if not self._resting(s):
+            return False
+        dx, dy = det.x_mm - s.x, det.y_mm - s.y
+        dist = math.hypot(dx, dy)
+        for x, y in self._unclaimed:
+            ax, ay = s.x - x, s.y - y
+            away = math.hypot(ax, ay)
+            if 0 < away < 3 * self.d and dx * ax + dy * ay > math.cos(
+                    math.radians(30)) * dist * away:
+                return True
+        return False
 
     def _sent_toward(self, s: BallState, det: Detection, frame: int) -> bool:
         """The detection lies the way a collision sent this ball from its rest, while it was

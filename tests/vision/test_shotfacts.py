@@ -242,3 +242,25 @@ def test_a_ball_seen_blurred_in_the_frame_it_came_off_a_cushion_still_came_off_i
         [(f, "R1", x, y, True) for f, x, y in rows], FPS), FPS)
     cushions = [e for s in shots for e in s["events"] if e["type"] == "cushion"]
     assert [(c["cushion"], round(c["t"] * FPS)) for c in cushions] == [("left", 44)]
+
+
+def test_a_fast_ball_vanishing_on_its_way_into_a_corner_pocket_is_potted():
+    """R1 at 5 m/s, last seen 210 mm from the foot-right pocket's point and rolling straight at
+    it: potted there (two frames' travel), not off the table; rolling past the pocket along the
+    cushion instead, it was not potted there."""
+    L = TABLE.length_mm
+    last = (L - 150.0, 152.0)
+    v = (-1.0 / math.sqrt(2), 1.0 / math.sqrt(2))  # unit, away from the pocket
+
+    def run(direction: tuple[float, float]) -> list[tuple[str, object]]:
+        # at rest, then struck at 170 mm a frame; last seen at ``last`` in frame 35
+        path = [(last[0] - direction[0] * 170.0 * (35 - f),
+                 last[1] - direction[1] * 170.0 * (35 - f)) for f in range(30, 36)]
+        rows = [(f, "R1", *path[0], True) for f in range(20, 30)]
+        rows += [(f, "R1", x, y, True) for f, (x, y) in zip(range(30, 36), path, strict=True)]
+        shots = shots_from_tracks(TABLE, tracks_from_rows(rows, FPS), FPS)
+        return [(e["type"], e.get("pocket")) for s in shots for e in s["events"]
+                if e["type"] in ("pocket", "off_table")]
+
+    assert run((-v[0], -v[1])) == [("pocket", "FR")]
+    assert ("pocket", "FR") not in run((1.0, 0.0))

@@ -244,3 +244,23 @@ def test_a_ball_hit_while_unseen_and_unseen_a_while_is_found_the_way_it_was_sent
     last = out[-1].balls
     assert abs(last["Y"][0] - (seen + 50.0)) < 5.0 and last["Y"][2]
     assert abs(last["W1"][0] - contact) < 5.0
+
+
+def test_a_ball_struck_away_from_the_cue_is_not_the_cue_tip():
+    """Behind the resting W1 the cue's tip shows as a white blob 110 mm away for a few frames.
+    W1 is struck away from it at 150 mm a frame, seen as two pieces of its streak: W1 is the
+    nearer piece, not the tip (which was there already, nearer to W1's place)."""
+    layout = {"W1": (1500.0, 800.0), "W2": (2800.0, 1400.0), "R1": (2000.0, 1200.0),
+              "R2": (900.0, 300.0), "Y": (3000.0, 400.0)}
+    tracker = Tracker(TABLE, start_positions=layout)
+    still = layout_dets({b: xy for b, xy in layout.items() if b != "W1"})
+    tip = det(1390.0, 800.0, "white", score=0.5)
+    frames = [[*still, det(1500, 800, "white")] for _ in range(12)]
+    frames += [[*still, det(1500, 800, "white"), tip] for _ in range(3)]
+    for k in (1, 2):
+        x = 1500.0 + 150.0 * k
+        frames.append([*still, tip, det(x - 35.0, 800.0, "white", piece=True),
+                       det(x + 35.0, 800.0, "white", piece=True)])
+    out = feed(tracker, frames) + tracker.flush()
+    x, _, visible = out[-1].balls["W1"]
+    assert visible and abs(x - 1800.0) < 40.0
