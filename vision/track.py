@@ -445,9 +445,11 @@ class Tracker:
         return dx * s.vx + dy * s.vy > math.cos(math.radians(30)) * math.hypot(dx, dy) * speed
 
     def _was_something_else(self, s: BallState, det: Detection) -> bool:
-        """The detection, well away from where the ball was, is where something that was no
-        ball lay in the last frame (the cue's tip, a hand): that thing, not the ball."""
-        if math.hypot(det.x_mm - s.x, det.y_mm - s.y) <= self.d:
+        """The detection, well away from where the ball was seen in the last frame, is where
+        something that was no ball lay in that frame (the cue's tip, a hand): that thing, not
+        the ball. (Of a ball unseen, nothing is known: it may be the ball itself, unclaimed.)"""
+        if s.status != "table" or not s.visible or math.hypot(
+                det.x_mm - s.x, det.y_mm - s.y) <= self.d:
             return False
         return any(math.hypot(det.x_mm - x, det.y_mm - y) < 0.5 * self.d
                    for x, y in self._unclaimed)

@@ -209,8 +209,9 @@ def test_a_ball_hit_full_while_unseen_leaves_as_a_streak_of_its_own_colour():
     tracker = Tracker(TABLE, start_positions=layout)
     still = layout_dets({b: xy for b, xy in layout.items() if b not in ("W1", "Y")})
     frames = [[*still, det(900, 600, "white"), det(*y_rest, "yellow")] for _ in range(12)]
-    for x in range(1050, 1651, 150):  # W1 rolls in; last seen 89 mm short of the touch
-        frames.append([*still, det(float(x), 600, "white"), det(*y_rest, "yellow")])
+    for x in range(1050, 1651, 150):  # W1 rolls in, blurred; last seen 89 mm short of the touch
+        frames.append([*still, det(float(x), 600, "white", streak_mm=100.0),
+                       det(*y_rest, "yellow")])
     contact = y_rest[0] - D
     frames.append([*still, det(*y_rest, "white", score=0.5, streak_mm=150.0)])
     away = [y_rest[0] + (150.0 - 89.0) + 150.0 * k for k in range(1, 4)]
