@@ -49,6 +49,8 @@ STREAK_STEP_DIAMETERS = 1.6  # pieces of a faint streak in a row, this near each
 REST_JITTER_DIAMETERS = 0.3  # a doubtful detection this near a resting ball leaves it in place
 REST_SPEED_DIAMETERS = 0.05  # slower than this per frame, a ball is at rest
 COAST_FRAMES = 2  # a rolling ball unseen this many frames is looked for along its way
+CUE_DIAMETERS = 5.0  # a non-ball this near a resting ball may be the cue (its middle, if long)
+HARDEST_SHOT_DIAMETERS = 7.0  # a ball struck as hard as any (13 m/s) goes this far a frame
 SENT_FRAMES = 10  # a ball hit from rest while unseen is looked for its way this long
 BETA = 0.5  # share of the surprise (sighting minus prediction) taken into the velocity
 # what a detection of another colour, doubtful (a streak, a ball under the cue), costs over its
@@ -303,8 +305,8 @@ class Tracker:
                         if d_after <= p.gate and (d_after < dist or dist > gate):
                             dist, prior[i, j] = d_after, p
                     if (dist > gate and (i, j) not in prior) or self._against_hit(
-                            s, hitter, det) or self._was_something_else(s, det):
-                        continue
+                            s, hitter, det) or (s.visible and self._was_something_else(s, det)):
+                        continue  # (of a ball unseen, its own detection may have been left)
                     # the less ball-like (a piece, a pocket's glint), the dearer
                     c = dist + 0.5 * self.d * (1.0 - min(det.score, 1.0))
                     if det.colour != CLASS_OF[s.ball]:
@@ -340,17 +342,20 @@ class Tracker:
                         if det.colour != CLASS_OF[s.ball] and not (
                                 det.streak_mm or det.piece or not det.colour_sure):
                             continue
-                        if self._against_hit(s, hitters[s.ball], det) or (
-                                self._was_something_else(s, det)):
+                        if self._against_hit(s, hitters[s.ball], det):
                             continue
                         dist = math.hypot(det.x_mm - s.x, det.y_mm - s.y)
                         # beyond two diameters only a blurred (fast) ball can be the struck one,
-                        # or one that has just started to move that way (its speed not yet known)
-                        near = 2.0 if s.status == "table" else 1.5  # diameters
-                        if dist <= near * self.d or (dist <= reach and (
+                        # or one that has just started to move that way (its speed not yet known);
+                        # not a thing that lay there already (near an unseen ball, that thing
+                        # may have been the ball itself)
+                        near = (2.0 if s.status == "table" else 1.5) * self.d
+                        if self._was_something_else(s, det) and (s.visible or dist > near):
+                            continue
+                        if dist <= near or (dist <= reach and (
                                 det.streak_mm > 0.5 * self.d or self._ahead(s, det)
-                                or self._sent_toward(s, det, frame)
-                                or self._away_from_the_cue(s, det))):
+                                or self._away_from_the_cue(s, det))) or self._sent_toward(
+                                s, det, frame):
                             cost2[i, k] = dist
                 rows, cols = linear_sum_assignment(cost2)
                 for i, k in zip(rows, cols, strict=True):
@@ -362,6 +367,9 @@ class Tracker:
                 continue
             s.visible = False
             missing = frame - s.last_seen
+            cue = self._cue_behind(s)
+            if cue is not None and s.sent is None:  # struck too hard to be seen: away from it
+                s.sent = (frame, s.x - cue[0], s.y - cue[1])
             if s.status == "table":
                 if self._near_pocket(s.x + s.vx, s.y + s.vy):
                     s.status = "pocketed"
@@ -373,9 +381,9 @@ class Tracker:
             if missing > self.hide_frames:
                 s.status = "lost"
         self._pick_up(frame, [d for j, d in enumerate(dets) if j not in used])
-        # what no ball took (but a piece or a streak, which may be a ball's other half)
+        # what no ball took (but a piece, which may be a ball's other half)
         self._unclaimed = [(d.x_mm, d.y_mm) for j, d in enumerate(dets)
-                           if j not in used and not (d.piece or d.streak_mm)]
+                           if j not in used and not d.piece]
         self._check_whites()
         if self.unresolved:
             self._strike_resolves(frame)
@@ -440,45 +448,42 @@ class Tracker:
         known): the direction to it is within 30 degrees of the ball's velocity."""
         if s.status != "table" or self._resting(s) or s.last_seen - s.left_rest > 2:
             return False
-        speed = math.hypot(s.vx, s.vy)
-        dx, dy = det.x_mm - s.x, det.y_mm - s.y
-        return dx * s.vx + dy * s.vy > math.cos(math.radians(30)) * math.hypot(dx, dy) * speed
+        return _within_30_degrees((det.x_mm - s.x, det.y_mm - s.y), (s.vx, s.vy))
 
     def _was_something_else(self, s: BallState, det: Detection) -> bool:
-        """The detection, well away from where the ball was seen in the last frame, is where
-        something that was no ball lay in that frame (the cue's tip, a hand): that thing, not
-        the ball. (Of a ball unseen, nothing is known: it may be the ball itself, unclaimed.)"""
-        if s.status != "table" or not s.visible or math.hypot(
-                det.x_mm - s.x, det.y_mm - s.y) <= self.d:
+        """The detection, well away from where the ball was last seen, is where something that
+        was no ball lay in the last frame (the cue's tip, a hand): that thing, not the ball."""
+        if math.hypot(det.x_mm - s.x, det.y_mm - s.y) <= self.d:
             return False
         return any(math.hypot(det.x_mm - x, det.y_mm - y) < 0.5 * self.d
                    for x, y in self._unclaimed)
 
-    def _away_from_the_cue(self, s: BallState, det: Detection) -> bool:
-        """A ball at rest with something no ball (the cue's tip) within three diameters of it
-        in the last frame, and the detection the other way from the ball (within 30 degrees):
-        the ball, struck away from the cue."""
+    def _cue_behind(self, s: BallState) -> tuple[float, float] | None:
+        """For a ball at rest: something no ball (the cue, its tip) within CUE_DIAMETERS of it
+        in the last frame, if any."""
         if not self._resting(s):
-            return False
-        dx, dy = det.x_mm - s.x, det.y_mm - s.y
-        dist = math.hypot(dx, dy)
+            return None
         for x, y in self._unclaimed:
-            ax, ay = s.x - x, s.y - y
-            away = math.hypot(ax, ay)
-            if 0 < away < 3 * self.d and dx * ax + dy * ay > math.cos(
-                    math.radians(30)) * dist * away:
-                return True
-        return False
+            if 0 < math.hypot(s.x - x, s.y - y) < CUE_DIAMETERS * self.d:
+                return x, y
+        return None
+
+    def _away_from_the_cue(self, s: BallState, det: Detection) -> bool:
+        """A ball at rest with the cue's tip behind it (see :meth:`_cue_behind`), and the
+        detection the other way from the ball (within 30 degrees): the ball, struck away."""
+        cue = self._cue_behind(s)
+        return cue is not None and _within_30_degrees(
+            (det.x_mm - s.x, det.y_mm - s.y), (s.x - cue[0], s.y - cue[1]))
 
     def _sent_toward(self, s: BallState, det: Detection, frame: int) -> bool:
-        """The detection lies the way a collision sent this ball from its rest, while it was
-        unseen, within the last SENT_FRAMES."""
+        """The detection lies the way this ball was sent from its rest while unseen (by a
+        collision, or by the cue too fast to be seen) within the last SENT_FRAMES, no further
+        than the hardest shot goes in that time."""
         if s.sent is None or frame - s.sent[0] > SENT_FRAMES:
             return False
-        _, vx, vy = s.sent
         dx, dy = det.x_mm - s.x, det.y_mm - s.y
-        return dx * vx + dy * vy > math.cos(math.radians(30)) * math.hypot(dx, dy) * math.hypot(
-            vx, vy)
+        return math.hypot(dx, dy) <= HARDEST_SHOT_DIAMETERS * self.d * (
+            frame - s.last_seen) and _within_30_degrees((dx, dy), s.sent[1:])
 
     def _hitter(self, s: BallState, active: list[BallState], frame: int) -> BallState | None:
         """For a ball at rest: the moving ball arriving at it now (within reach of a contact
@@ -700,6 +705,12 @@ class Tracker:
         self._buffer = [FrameTracks(r.frame, r.t, dict(sorted(
             (swap.get(b, b), v) for b, v in r.balls.items())), r.detections)
             for r in self._buffer]
+
+
+def _within_30_degrees(a: tuple[float, float], b: tuple[float, float]) -> bool:
+    """Vectors ``a`` and ``b`` point the same way within 30 degrees."""
+    return a[0] * b[0] + a[1] * b[1] > math.cos(math.radians(30)) * math.hypot(*a) * math.hypot(
+        *b)
 
 
 # --- video --------------------------------------------------------------------------------------

@@ -265,3 +265,23 @@ def test_a_ball_struck_away_from_the_cue_is_not_the_cue_tip():
     out = feed(tracker, frames) + tracker.flush()
     x, _, visible = out[-1].balls["W1"]
     assert visible and abs(x - 1800.0) < 40.0
+
+
+def test_a_ball_struck_too_hard_to_be_seen_is_found_again_the_way_the_cue_sent_it():
+    """The cue lies 250 mm behind the resting W1 (a long blob); W1 is struck at 280 mm a frame
+    and not seen for two frames, then seen 840 mm away, straight away from the cue: W1, not a
+    new ball (and never the cue)."""
+    layout = {"W1": (1500.0, 800.0), "W2": (2800.0, 1400.0), "R1": (2000.0, 1200.0),
+              "R2": (900.0, 300.0), "Y": (3000.0, 400.0)}
+    tracker = Tracker(TABLE, start_positions=layout)
+    still = layout_dets({b: xy for b, xy in layout.items() if b != "W1"})
+    cue = det(1250.0, 800.0, "red", score=0.3, streak_mm=190.0, colour_sure=False)
+    frames = [[*still, det(1500, 800, "white")] for _ in range(12)]
+    frames += [[*still, det(1500, 800, "white"), cue] for _ in range(2)]
+    frames += [[*still, cue] for _ in range(2)]
+    frames += [[*still, cue, det(1500.0 + 280.0 * k, 800.0, "white", score=0.6)]
+               for k in (3, 4)]
+    out = feed(tracker, frames) + tracker.flush()
+    x, _, visible = out[-1].balls["W1"]
+    assert visible and abs(x - 2620.0) < 5.0
+    assert all(abs(r.balls["W1"][0] - 1250.0) > 100.0 for r in out if "W1" in r.balls)
