@@ -499,6 +499,10 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
             first = pieces[ball][0]
             hitter, gap = _passing_hitter(ball, rests[ball], first.velocity(first.start.t), t,
                                           seen_in_shot, D, fps)
+        unseen = [b for b in moving if _unseen_at(seen_in_shot.get(b, []), t)]
+        if hitter is None and len(moving) == 1 and unseen:
+            # the only ball rolling was not seen then (too fast, merged): it hit this one
+            hitter, gap = unseen[0], CONTACT_TOLERANCE_MM
         if hitter is not None:
             events.append(FoundEvent(t, "contact", (hitter, ball), rests[ball],
                                      confidence=_confidence(gap, CONTACT_TOLERANCE_MM)))
@@ -678,6 +682,14 @@ def _passing_hitter(ball: str, rest: Point, leaving: np.ndarray, t: float,
             if distance < best[1]:
                 best = (other, distance)
     return best if best[1] <= 1.5 * CONTACT_TOLERANCE_MM else (None, best[1])
+
+
+def _unseen_at(samples: Sequence[Sample], t: float) -> bool:
+    """``t`` falls in a gap of two frames or more in the ball's samples (it was on the table,
+    unseen: too fast, or merged with another ball)."""
+    before = [s for s in samples if s.t < t]
+    after = [s for s in samples if s.t > t]
+    return bool(before and after) and after[0].frame - before[-1].frame >= 3
 
 
 def _confidence(gap: float, tolerance: float) -> float:

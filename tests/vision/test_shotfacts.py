@@ -264,3 +264,19 @@ def test_a_fast_ball_vanishing_on_its_way_into_a_corner_pocket_is_potted():
 
     assert run((-v[0], -v[1])) == [("pocket", "FR")]
     assert ("pocket", "FR") not in run((1.0, 0.0))
+
+
+def test_a_ball_hit_by_the_only_rolling_ball_while_that_ball_was_unseen_was_hit_by_it():
+    """W1 is struck too hard to be seen for two frames; in between Y, at rest, starts moving.
+    Nothing else moves: W1 hit Y (its chord between sightings cuts the corner of its
+    deflection, so no path passes where the hitter must have been)."""
+    rows = [(f, "W1", 1000.0, 600.0, True) for f in range(20, 31)]
+    rows += [(f, "W1", 1000.0 + 300.0 * (f - 30), 600.0 + 250.0 * (f - 32), True)
+             for f in range(33, 40)]
+    y_rest = (1400.0, 800.0)
+    rows += [(f, "Y", *y_rest, True) for f in range(20, 32)]
+    rows += [(f, "Y", y_rest[0] + 40.0 * (f - 31.4), y_rest[1] + 40.0 * (f - 31.4), True)
+             for f in range(32, 40)]
+    shots = shots_from_tracks(TABLE, tracks_from_rows(rows, FPS), FPS)
+    contacts = [e for s in shots for e in s["events"] if e["type"] == "contact"]
+    assert [(c["balls"], round(c["t"] * FPS)) for c in contacts] == [(["W1", "Y"], 31)]
