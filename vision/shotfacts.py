@@ -33,6 +33,8 @@ MIN_TRAVEL_MM = 34.0  # a shot moves some ball at least half a diameter (less is
 MIN_SHOT_FRAMES = 4  # motion over fewer frames is a ball being placed, not a shot
 MAX_GAP_FRAMES = 3  # a ball unseen for longer and then elsewhere was not rolling there
 LINE_TOLERANCE_MM = 8.0  # a sample this far off the straight motion starts a new piece
+BLUR_SHARE = 0.08  # ... and this share of its step more (a blurred centre is less sure)
+PREDICT_SAMPLES = 6  # a motion is extrapolated from a fit of its last this many samples
 OUTLIER_SAMPLES = 2  # ... unless the ball is back on the line within this many samples
 MIN_KINK_MM_S = 150.0  # a smaller change of velocity at a piece's end is noise, not an event
 DOUBLE_KISS_S = 0.1  # two contacts of one pair this close in time are one (the track's noise)
@@ -246,23 +248,31 @@ def _off_line(samples: Sequence[Sample], s: Sample) -> float:
 
 
 def _on_line(samples: Sequence[Sample], s: Sample) -> bool:
-    return _off_line(samples, s) <= LINE_TOLERANCE_MM
+    return _off_line(samples, s) <= _tolerance(samples)
+
+
+def _tolerance(samples: Sequence[Sample]) -> float:
+    """How far off its straight motion a sample may be and still be on it: LINE_TOLERANCE_MM,
+    and BLUR_SHARE of the last step more (a blurred streak's centre is measured worse the
+    longer the streak)."""
+    a, b = samples[-2], samples[-1]
+    step = math.dist(a.xy, b.xy) / max(b.frame - a.frame, 1)
+    return LINE_TOLERANCE_MM + BLUR_SHARE * step
 
 
 def _predict(samples: Sequence[Sample], t: float) -> Point:
-    """Where the straight motion of ``samples`` is at ``t`` (from the last two, with the speed
-    change seen over the last three when there are three)."""
-    a, b = samples[-2], samples[-1]
-    v = ((b.xy[0] - a.xy[0]) / (b.t - a.t), (b.xy[1] - a.xy[1]) / (b.t - a.t))
-    if len(samples) >= 3:
-        z = samples[-3]
-        v0 = ((a.xy[0] - z.xy[0]) / (a.t - z.t), (a.xy[1] - z.xy[1]) / (a.t - z.t))
-        acc = ((v[0] - v0[0]) / ((b.t - z.t) / 2), (v[1] - v0[1]) / ((b.t - z.t) / 2))
-    else:
-        acc = (0.0, 0.0)
-    dt = t - b.t
-    return (b.xy[0] + v[0] * dt + 0.5 * acc[0] * dt * dt,
-            b.xy[1] + v[1] * dt + 0.5 * acc[1] * dt * dt)
+    """Where the straight motion of ``samples`` is at ``t``: a least-squares fit of the last
+    PREDICT_SAMPLES (a line, or with five samples or more a parabola, for the slowing down),
+    which measurement noise of a few millimetres does not throw off as a two-sample line
+    would."""
+    recent = samples[-PREDICT_SAMPLES:]
+    ts = np.array([q.t for q in recent]) - recent[-1].t
+    xy = np.array([q.xy for q in recent])
+    degree = 2 if len(recent) >= 5 else 1
+    coef = np.polyfit(ts, xy, degree)
+    dt = t - recent[-1].t
+    p = sum(c * dt ** (degree - k) for k, c in enumerate(coef))
+    return (float(p[0]), float(p[1]))
 
 
 def _meeting_time(before: Piece, after: Piece) -> tuple[float, Point]:
