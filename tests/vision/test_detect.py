@@ -434,8 +434,6 @@ def test_two_balls_touching_at_any_angle_are_two_balls_not_a_streak(angle):
         assert min(np.hypot(q.x_px - px, q.y_px - py) for q in found) < 2.5
 
 
-@pytest.mark.xfail(strict=True, reason="known: a cluster's area counts each ball's halo as more "
-                   "balls; k-means puts the extra ones in the gaps and pulls the real centres")
 @pytest.mark.parametrize("gaps_mm", [(10.0, 10.0), (25.0, 10.0)])
 def test_three_nearly_touching_balls_of_three_colours_are_three_balls_in_place(gaps_mm):
     # three balls a few mm apart, each throwing a faint halo of light on the cloth around it:
