@@ -12,7 +12,9 @@ in pixels where it lies), so thresholds are in ball diameters:
   0.4 ball diameters;
 * blobs smaller than a third of a ball are noise; blobs wider than a ball (hands, arms) are not
   balls, though round parts of them the size of a ball may be (the tracker gates those);
-* touching balls are split at the peaks of the distance transform (one per ball radius);
+* touching balls are split at the peaks of the distance transform (one per ball radius); a tight
+  cluster whose peaks merged is split into as many balls as its shape holds beyond the peaks (its
+  area alone would count each ball's halo as more balls, put in the gaps between the real ones);
 * a motion-blur streak (a ridge of constant width one diameter) is one ball at the streak's centre.
 
 The centre is then refined at full resolution: the centroid of the ball's pixels above half its
@@ -927,6 +929,8 @@ class BallDetector:
                 return [_Blob(x + float(xx.mean()), y + float(yy.mean()), label, streak=True,
                               length=length)]
         n_area = int(area / (math.pi * r * r))
+        if not wide and len(peaks) < n_area <= 6:  # the area counts halos: what the peaks leave
+            n_area = len(peaks) + _unexplained_balls(sub, peaks, r, n_area - len(peaks))
         if not wide and n_area > len(peaks) and n_area <= 6:
             # a tight cluster: its distance transform has one summit; split the pixels into as
             # many balls as its area holds (k-means; the full-resolution step refines them)
@@ -1169,6 +1173,37 @@ def _distances(region: NDArray[Any]) -> F32:
     within one pixel of its bounding box, and no other blob is nearer than that."""
     framed = cv2.copyMakeBorder(region.astype(np.uint8), 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
     return np.asarray(cv2.distanceTransform(framed, cv2.DIST_L2, 3)[1:-1, 1:-1], np.float32)
+
+
+def _unexplained_balls(sub: F32, peaks: Sequence[tuple[float, float]], r: float,
+                       most: int) -> int:
+    """How many balls a blob holds beyond its distance-transform ``peaks`` (at most ``most``).
+
+    The blob's area alone counts the halo around each ball (light thrown on the cloth, blur)
+    as more balls, which then sit in the gaps between the real ones and pull their centres.
+    Each peak is a ball and explains the blob's pixels within one radius of it; another ball
+    is where a disc of one radius still holds over half a ball of unexplained pixels (a tight
+    cluster whose peaks merged into one summit), found one at a time."""
+    mask = sub > 0
+    hh, ww = mask.shape
+    yy, xx = np.mgrid[0:hh, 0:ww]
+    left = mask.copy()
+    for px, py in peaks:
+        left &= (xx - px) ** 2 + (yy - py) ** 2 > r * r
+    k = math.ceil(r)
+    ky, kx = np.mgrid[-k:k + 1, -k:k + 1]
+    disc = ((kx * kx + ky * ky) <= r * r).astype(np.float32)
+    need = 0.5 * math.pi * r * r
+    n = 0
+    while n < most:
+        held = cv2.filter2D(left.astype(np.float32), -1, disc, borderType=cv2.BORDER_CONSTANT)
+        held[~mask] = 0
+        y, x = np.unravel_index(int(np.argmax(held)), held.shape)
+        if float(held[y, x]) < need:
+            break
+        left &= (xx - x) ** 2 + (yy - y) ** 2 > r * r
+        n += 1
+    return n
 
 
 def _middle(values: NDArray[Any]) -> float:

@@ -432,3 +432,33 @@ def test_two_balls_touching_at_any_angle_are_two_balls_not_a_streak(angle):
     assert len(found) == 2
     for px, py in (pa, pb):
         assert min(np.hypot(q.x_px - px, q.y_px - py) for q in found) < 2.5
+
+
+@pytest.mark.parametrize("gaps_mm", [(10.0, 10.0), (25.0, 10.0)])
+def test_three_nearly_touching_balls_of_three_colours_are_three_balls_in_place(gaps_mm):
+    # three balls a few mm apart, each throwing a faint halo of light on the cloth around it:
+    # their blob's area holds four balls' worth of pixels, but its shape holds three (a fourth
+    # "ball" in the gap pulled its neighbours' centres several mm towards it)
+    import math as m
+
+    cal = calibration()
+    img = cloth()
+    d = TABLE.ball_diameter_mm
+    a = (1700.0, 900.0)
+    b = (a[0] + d + gaps_mm[0], a[1])
+    half = 0.5 * (d + gaps_mm[0])
+    c = (a[0] + half, a[1] + m.sqrt((d + gaps_mm[1]) ** 2 - half ** 2))
+    r = TABLE.ball_radius_mm / cal.mm_per_px()
+    halo = np.zeros(img.shape[:2], np.uint8)
+    for xy in (a, b, c):
+        (x, y), = cal.table_to_image([xy])
+        cv2.circle(halo, (round(x), round(y)), round(1.25 * r), 1, -1)
+    img[halo > 0] = np.clip(img[halo > 0].astype(np.float32) * (1.25, 1.15, 1.6), 0, 255)
+    for xy, colour in ((a, "white"), (b, "red"), (c, "yellow")):
+        draw_ball(img, cal, xy, colour)
+    det = BallDetector(cal)
+    det.learn_cloth(img)
+    found = det.detect(img, update=False)
+    assert len(found) == 3
+    for x, y in (a, b, c):
+        assert min(np.hypot(q.x_mm - x, q.y_mm - y) for q in found) < 2.0
