@@ -266,22 +266,28 @@ def test_a_blob_of_the_cloths_own_colour_is_no_ball():
     assert sorted(d.colour for d in kept) == ["red", "white"]
 
 
-def test_balls_joined_by_a_faint_block_of_junk_are_both_found():
-    # A compression block between two balls, a little above the threshold, joins them into one
-    # blob too wide for balls (which is how a hand looks): the balls are found by their own,
-    # strong, pixels; the block is no ball.
+def detector_and_blocky_frame(corners_mm: tuple[tuple[float, float], tuple[float, float]],
+                              red_gain: float) -> tuple[Calibration, BallDetector, np.ndarray]:
+    """A detector that learned the empty cloth, and a frame of that cloth with a block of
+    compression junk (the red channel times ``red_gain``) over a table rectangle."""
     cal = calibration()
     base = cloth()
     det = BallDetector(cal)
     det.learn_cloth(base)
     img = base.copy()
-    a, b = (1700.0, 900.0), (1700.0 + 1.7 * TABLE.ball_diameter_mm, 900.0 + 30.0)
-    pa, pb = draw_ball(img, cal, a, "white"), draw_ball(img, cal, b, "red")
-    # the block: a slight shift of colour over the gap and around both balls
-    corners = cal.table_to_image([[1640.0, 830.0], [1880.0, 990.0]])
+    corners = cal.table_to_image([list(c) for c in corners_mm])
     (x0, y0), (x1, y1) = corners.min(0).astype(int), corners.max(0).astype(int)
     block = img[y0:y1, x0:x1].astype(np.float32)
-    img[y0:y1, x0:x1] = np.clip(block * (1.0, 1.0, 1.7), 0, 255).astype(np.uint8)
+    img[y0:y1, x0:x1] = np.clip(block * (1.0, 1.0, red_gain), 0, 255).astype(np.uint8)
+    return cal, det, img
+
+
+def test_balls_joined_by_a_faint_block_of_junk_are_both_found():
+    # A compression block between two balls, a little above the threshold, joins them into one
+    # blob too wide for balls (which is how a hand looks): the balls are found by their own,
+    # strong, pixels; the block is no ball.
+    cal, det, img = detector_and_blocky_frame(((1640.0, 830.0), (1880.0, 990.0)), red_gain=1.7)
+    a, b = (1700.0, 900.0), (1700.0 + 1.7 * TABLE.ball_diameter_mm, 900.0 + 30.0)
     pa, pb = draw_ball(img, cal, a, "white"), draw_ball(img, cal, b, "red")
     f = det._foreground(det.shrink(img))
     gap = f[det._work_row[round((pa[1] + pb[1]) / 2)], det._work_col[round((pa[0] + pb[0]) / 2)]]
@@ -296,17 +302,8 @@ def test_a_moving_ball_in_stronger_junk_blocks_is_found():
     # A ball moving in a compressed video leaves blocks around it at a few times the threshold:
     # above twice the threshold they still join it into a blob too wide for a ball. The ball
     # outshines them many times over, and is found by its pixels above four times it.
-    cal = calibration()
-    base = cloth()
-    det = BallDetector(cal)
-    det.learn_cloth(base)
-    img = base.copy()
-    ball = (1700.0, 900.0)
-    corners = cal.table_to_image([[1560.0, 800.0], [1900.0, 980.0]])
-    (x0, y0), (x1, y1) = corners.min(0).astype(int), corners.max(0).astype(int)
-    block = img[y0:y1, x0:x1].astype(np.float32)
-    img[y0:y1, x0:x1] = np.clip(block * (1.0, 1.0, 2.6), 0, 255).astype(np.uint8)
-    p = draw_ball(img, cal, ball, "yellow")
+    cal, det, img = detector_and_blocky_frame(((1560.0, 800.0), (1900.0, 980.0)), red_gain=2.6)
+    p = draw_ball(img, cal, (1700.0, 900.0), "yellow")
     f = det._foreground(det.shrink(img))
     level = f[det._work_row[round(p[1])], det._work_col[round(p[0] - 40)]] / det.threshold
     assert 2.0 < level < 4.0  # the junk beside the ball

@@ -35,6 +35,20 @@ def layout_dets(layout=LAYOUT) -> list[Detection]:
     return [det(x, y, colour[b]) for b, (x, y) in layout.items()]
 
 
+OTHERS = {"W2": (2800.0, 1400.0), "R1": (2000.0, 1200.0), "R2": (900.0, 300.0),
+          "Y": (3000.0, 400.0)}
+
+
+def at_rest_first(places: dict[str, tuple[float, float]], moving: tuple[str, ...]
+                  ) -> tuple[Tracker, list[Detection], list[list[Detection]]]:
+    """A tracker named from ``places`` (over OTHERS), the detections of the balls that stay
+    still, and twelve frames of every ball at rest."""
+    layout = {**OTHERS, **places}
+    tracker = Tracker(TABLE, start_positions=layout)
+    still = layout_dets({b: xy for b, xy in layout.items() if b not in moving})
+    return tracker, still, [layout_dets(layout) for _ in range(12)]
+
+
 def test_start_positions_name_the_reds_and_whites_where_they_were_left():
     tracker = Tracker(TABLE, start_positions=LAYOUT)
     out = feed(tracker, [layout_dets()] * 12)
@@ -204,11 +218,7 @@ def test_a_ball_hit_full_while_unseen_leaves_as_a_streak_of_its_own_colour():
     whose colour is unsure. Going straight on, W1 would be nearer Y's streak than its own
     place: the collision must send W1's prediction to the contact and Y's along the line."""
     y_rest = (1800.0, 600.0)
-    layout = {"W1": (900.0, 600.0), "W2": (2800.0, 1400.0), "R1": (2000.0, 1200.0),
-              "R2": (900.0, 300.0), "Y": y_rest}
-    tracker = Tracker(TABLE, start_positions=layout)
-    still = layout_dets({b: xy for b, xy in layout.items() if b not in ("W1", "Y")})
-    frames = [[*still, det(900, 600, "white"), det(*y_rest, "yellow")] for _ in range(12)]
+    tracker, still, frames = at_rest_first({"W1": (900.0, 600.0), "Y": y_rest}, ("W1", "Y"))
     for x in range(1050, 1651, 150):  # W1 rolls in, blurred; last seen 89 mm short of the touch
         frames.append([*still, det(float(x), 600, "white", streak_mm=100.0),
                        det(*y_rest, "yellow")])
@@ -228,11 +238,7 @@ def test_a_ball_hit_while_unseen_and_unseen_a_while_is_found_the_way_it_was_sent
     """W1 hits the resting Y full and stops; Y is not seen for three frames (merged, then a
     faint blur), then clean 200 mm down the line: it is Y, sent there, not a new ball."""
     y_rest = (1800.0, 600.0)
-    layout = {"W1": (1100.0, 600.0), "W2": (2800.0, 1400.0), "R1": (2000.0, 1200.0),
-              "R2": (900.0, 300.0), "Y": y_rest}
-    tracker = Tracker(TABLE, start_positions=layout)
-    still = layout_dets({b: xy for b, xy in layout.items() if b not in ("W1", "Y")})
-    frames = [[*still, det(1100, 600, "white"), det(*y_rest, "yellow")] for _ in range(12)]
+    tracker, still, frames = at_rest_first({"W1": (1100.0, 600.0), "Y": y_rest}, ("W1", "Y"))
     for x in range(1200, 1701, 100):
         frames.append([*still, det(float(x), 600, "white"), det(*y_rest, "yellow")])
     contact = y_rest[0] - D
@@ -251,12 +257,8 @@ def test_a_ball_struck_away_from_the_cue_is_not_the_cue_tip():
     """Behind the resting W1 the cue's tip shows as a white blob 110 mm away for a few frames.
     W1 is struck away from it at 150 mm a frame, seen as two pieces of its streak: W1 is the
     nearer piece, not the tip (which was there already, nearer to W1's place)."""
-    layout = {"W1": (1500.0, 800.0), "W2": (2800.0, 1400.0), "R1": (2000.0, 1200.0),
-              "R2": (900.0, 300.0), "Y": (3000.0, 400.0)}
-    tracker = Tracker(TABLE, start_positions=layout)
-    still = layout_dets({b: xy for b, xy in layout.items() if b != "W1"})
+    tracker, still, frames = at_rest_first({"W1": (1500.0, 800.0)}, ("W1",))
     tip = det(1390.0, 800.0, "white", score=0.5)
-    frames = [[*still, det(1500, 800, "white")] for _ in range(12)]
     frames += [[*still, det(1500, 800, "white"), tip] for _ in range(3)]
     for k in (1, 2):
         x = 1500.0 + 150.0 * k
@@ -271,12 +273,8 @@ def test_a_ball_struck_too_hard_to_be_seen_is_found_again_the_way_the_cue_sent_i
     """The cue lies 250 mm behind the resting W1 (a long blob); W1 is struck at 280 mm a frame
     and not seen for two frames, then seen 840 mm away, straight away from the cue: W1, not a
     new ball (and never the cue)."""
-    layout = {"W1": (1500.0, 800.0), "W2": (2800.0, 1400.0), "R1": (2000.0, 1200.0),
-              "R2": (900.0, 300.0), "Y": (3000.0, 400.0)}
-    tracker = Tracker(TABLE, start_positions=layout)
-    still = layout_dets({b: xy for b, xy in layout.items() if b != "W1"})
+    tracker, still, frames = at_rest_first({"W1": (1500.0, 800.0)}, ("W1",))
     cue = det(1250.0, 800.0, "red", score=0.3, streak_mm=190.0, colour_sure=False)
-    frames = [[*still, det(1500, 800, "white")] for _ in range(12)]
     frames += [[*still, det(1500, 800, "white"), cue] for _ in range(2)]
     frames += [[*still, cue] for _ in range(2)]
     frames += [[*still, cue, det(1500.0 + 280.0 * k, 800.0, "white", score=0.6)]
