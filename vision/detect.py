@@ -863,9 +863,10 @@ class BallDetector:
                       r: float, level: float = STRONG) -> list[_Blob] | None:
         """Ball centres in a blob too wide for balls in a row, when it is balls joined by a
         faint halo of junk (a compression block beside a moving ball is a little above the
-        threshold, a ball's own pixels are well above it): its pixels above ``STRONG`` times
-        the threshold, each part of them split as a blob of its own. None when a part is not one
-        ball or two touching: a hand, an arm or the cue (see :meth:`_split`), or a cluster."""
+        threshold, a ball's own pixels are well above it): its pixels above ``level`` times
+        the threshold, each part of them split as a blob of its own. A part still too wide at
+        ``STRONG`` is searched again at ``STRONGER``; None when a part is not one ball or two
+        touching even there: a hand, an arm or the cue (see :meth:`_split`), or a cluster."""
         strong = cv2.morphologyEx(((f > level * self.threshold) & (part > 0)).astype(np.uint8),
                                   cv2.MORPH_OPEN, self._open_kernel)
         n, labels, stats, cents = cv2.connectedComponentsWithStats(strong, connectivity=8,
@@ -929,11 +930,13 @@ class BallDetector:
                 return [_Blob(x + float(xx.mean()), y + float(yy.mean()), label, streak=True,
                               length=length)]
         n_area = int(area / (math.pi * r * r))
-        if not wide and len(peaks) < n_area <= 6:  # the area counts halos: what the peaks leave
-            n_area = len(peaks) + _unexplained_balls(sub, peaks, r, n_area - len(peaks))
-        if not wide and n_area > len(peaks) and n_area <= 6:
-            # a tight cluster: its distance transform has one summit; split the pixels into as
-            # many balls as its area holds (k-means; the full-resolution step refines them)
+        # a tight cluster: its distance transform has one summit; split the pixels into as many
+        # balls as its shape holds beyond the peaks (its area counts halos too), by k-means (the
+        # full-resolution step refines them)
+        extra = (_unexplained_balls(sub, peaks, r, n_area - len(peaks))
+                 if not wide and len(peaks) < n_area <= 6 else 0)
+        if extra:
+            n_area = len(peaks) + extra
             yy, xx = np.nonzero(sub > 0)
             pts = np.stack([xx, yy], 1).astype(np.float32)
             criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.01)

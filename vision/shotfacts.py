@@ -28,6 +28,7 @@ Point = tuple[float, float]
 
 STILL_MM_PER_FRAME = 1.5  # a ball moving less than this per frame is at rest
 STILL_FRAMES = 8  # all balls at rest this long: the shot is over
+FLICKER_RETURN_MM = 3 * STILL_MM_PER_FRAME  # a resting ball seen back this near never left
 PLACED_MM_PER_FRAME = 400.0  # faster than any shot (12 m/s): a ball put back by hand
 MIN_TRAVEL_MM = 34.0  # a shot moves some ball at least half a diameter (less is jitter)
 MIN_SHOT_FRAMES = 4  # motion over fewer frames is a ball being placed, not a shot
@@ -161,9 +162,6 @@ def split_shots(tracks: Mapping[str, Sequence[Sample]]) -> list[ShotWindow]:
             if before:
                 w.rest_before[ball] = before[-1].xy
     return windows
-
-
-FLICKER_RETURN_MM = 3 * STILL_MM_PER_FRAME  # back this near its place: it never left it
 
 
 def _without_rest_flicker(samples: Sequence[Sample]) -> list[Sample]:
@@ -509,10 +507,10 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
             first = pieces[ball][0]
             hitter, gap = _passing_hitter(ball, rests[ball], first.velocity(first.start.t), t,
                                           seen_in_shot, D, fps)
-        unseen = [b for b in moving if _unseen_at(seen_in_shot.get(b, []), t)]
-        if hitter is None and len(moving) == 1 and unseen:
+        if hitter is None and len(moving) == 1 and _unseen_at(seen_in_shot.get(moving[0], []),
+                                                              t):
             # the only ball rolling was not seen then (too fast, merged): it hit this one
-            hitter, gap = unseen[0], CONTACT_TOLERANCE_MM
+            hitter, gap = moving[0], CONTACT_TOLERANCE_MM
         if hitter is not None:
             events.append(FoundEvent(t, "contact", (hitter, ball), rests[ball],
                                      confidence=_confidence(gap, CONTACT_TOLERANCE_MM)))

@@ -91,7 +91,7 @@ def test_real_clip_red_ball_found_in_most_frames():
         with_red += any(d.colour == "red" and math.hypot(d.x_mm - 2465.0, d.y_mm - 1185.0) < 100.0
                         for d in r.detections)
     assert frames == 51
-    assert with_red >= 0.7 * frames
+    assert with_red >= 0.85 * frames  # 47 of 51 when written
     assert math.isfinite(cal.rms_residual_mm)
 
 
