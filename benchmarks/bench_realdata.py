@@ -25,6 +25,8 @@ made with these pictures.
 from __future__ import annotations
 
 import argparse
+import json
+import math
 import statistics
 import sys
 import time
@@ -126,14 +128,91 @@ def table_spec(ball_mm: float | None) -> Any:
                      middle_mouth_mm=table.middle_mouth_mm * k)
 
 
+HANDLABELS = ROOT / "benchmarks" / "realdata_handlabels.json"
+
+
+def score_frames(labels: dict[str, list[dict[str, Any]]], match_px: float, calibration: Any,
+                 by_frame: dict[int, Any]) -> Counter[str]:
+    """The hand-labelled balls of one clip against what the tracker reports (ids) and what the
+    detector saw (raw detections): found (an id of the ball's colour, visible, within
+    ``match_px``), wrong colour, missed, phantoms (visible ids near no ball); the same for the
+    raw detections."""
+    import numpy as np
+
+    n: Counter[str] = Counter()
+    for frame, balls in labels.items():
+        r = by_frame.get(int(frame))
+        if r is None:
+            continue
+        ids = [b for b in sorted(r.balls) if r.balls[b][2]]
+        pts = (calibration.table_to_image(np.array([r.balls[b][:2] for b in ids]))
+               if ids else np.zeros((0, 2)))
+        tracked = [(COLOUR_OF[b], float(x), float(y)) for b, (x, y) in zip(ids, pts, strict=True)]
+        raw = [(d.colour, d.x_px, d.y_px) for d in r.detections]
+        for kind, seen in (("ids", tracked), ("detections", raw)):
+            near_any = [False] * len(seen)
+            for ball in balls:
+                near = [k for k, (_, x, y) in enumerate(seen)
+                        if math.hypot(x - ball["x_px"], y - ball["y_px"]) <= match_px]
+                for k in near:
+                    near_any[k] = True
+                if any(seen[k][0] == ball["colour"] for k in near):
+                    n[f"{kind} found"] += 1
+                elif near:
+                    n[f"{kind} wrong colour"] += 1
+                else:
+                    n[f"{kind} missed"] += 1
+            n[f"{kind} phantoms"] += near_any.count(False)
+        n["balls"] += len(balls)
+        n["frames"] += 1
+    return n
+
+
+def score_pots(truth: list[dict[str, Any]], reported: list[tuple[str, Any, float, int]],
+               calibration: Any) -> Counter[str]:
+    """Reported ball losses of one clip against its real pots: right (a red id in a pocket of
+    the right kind within 10 frames of the drop), wrong (the pot reported off the table or in
+    the other kind of pocket), missed, phantom pots and phantom off-table events."""
+    n: Counter[str] = Counter()
+    used: set[int] = set()
+    for pot in truth:
+        a, b = pot["frames"]
+        hit = None
+        for k, (ball, _, _, frame) in enumerate(reported):
+            if k not in used and COLOUR_OF.get(ball) == pot["colour"] and a - 10 <= frame <= b + 10:
+                hit = k
+                break
+        if hit is None:
+            n["pots missed"] += 1
+            continue
+        used.add(hit)
+        pocket = reported[hit][1]
+        middle = pocket in ("ML", "MR")
+        right = pocket is not None and middle == (pot["pocket_side"] == "middle")
+        n["pots right" if right else "pots wrong"] += 1
+    for k, (_, pocket, _, _) in enumerate(reported):
+        if k not in used:
+            n["phantom pots" if pocket else "phantom off-table"] += 1
+    return n
+
+
 def run_clip(path: Path, frames_dir: Path | None, every: int, at: set[int],
-             ball_mm: float | None = None) -> dict[str, Any]:
+             ball_mm: float | str | None = None,
+             hand: dict[str, Any] | None = None) -> dict[str, Any]:
     from calibration import detect_table_in_video
+    from calibration.video import sample_frames
+    from vision.ballsize import measure_ball_size
     from vision.shotfacts import shots_from_tracks, tracks_from_rows
     from vision.track import track_video, video_fps
 
-    table = table_spec(ball_mm)
     t0 = time.perf_counter()
+    measured = None
+    if ball_mm == "auto":  # as big as the balls measure at the preset's calibration
+        preset = detect_table_in_video(path, table_spec(None)).calibration
+        size = measure_ball_size([f for _, f in sample_frames(path, 9)], preset)
+        measured = size.diameter_mm if size else None
+        ball_mm = measured
+    table = table_spec(None if ball_mm is None else float(ball_mm))
     calibration = detect_table_in_video(path, table).calibration
     t1 = time.perf_counter()
     fps = video_fps(path)
@@ -160,7 +239,8 @@ def run_clip(path: Path, frames_dir: Path | None, every: int, at: set[int],
             visible_frames[b] += int(v)
 
     print(f"\n{path.stem}: {n} frames at {fps:g} fps; calibration {t1 - t0:.1f} s, tracking "
-          f"{t2 - t1:.1f} s, shot facts {t3 - t2:.2f} s")
+          f"{t2 - t1:.1f} s, shot facts {t3 - t2:.2f} s; ball {table.ball_diameter_mm:.0f} mm"
+          + ("" if measured is None else " (measured)"))
     print("  tracked visible per frame (median/min/max): "
           + ", ".join(f"{c} {_stats(v)}" for c, v in per_colour.items()))
     print("  raw detections per frame (median/min/max):  "
@@ -183,6 +263,15 @@ def run_clip(path: Path, frames_dir: Path | None, every: int, at: set[int],
                       f"(frame {round(t * fps)})")
     if not shots:
         print("  no shots found")
+    scores: Counter[str] = Counter()
+    if hand is not None and path.stem in hand["frames"]:
+        scores += score_frames(hand["frames"][path.stem], float(hand["match_px"]), calibration,
+                               {r.frame: r for r in results})
+    if hand is not None:
+        scores += score_pots([p for p in hand["pots"] if p["clip"] == path.stem], pots,
+                             calibration)
+    if scores:
+        print("  hand check: " + ", ".join(f"{k} {v}" for k, v in sorted(scores.items())))
 
     if frames_dir is not None:
         wanted = set(range(0, n, every)) | at if every > 0 else set(at)
@@ -192,7 +281,7 @@ def run_clip(path: Path, frames_dir: Path | None, every: int, at: set[int],
                                {f for f in wanted if 0 <= f < n}, frames_dir)
         print(f"  {saved} overlay pictures in {frames_dir}")
     return {"frames": n, "visible": visible_frames, "shots": len(shots), "pots": pots,
-            "seconds": t3 - t0}
+            "seconds": t3 - t0, "scores": scores}
 
 
 def main() -> int:
@@ -203,9 +292,10 @@ def main() -> int:
     parser.add_argument("--every", type=int, default=15, help="overlay every N frames (0: none)")
     parser.add_argument("--at", action="append", default=[], metavar="CLIP:F,F,...",
                         help="also overlay these frames of this clip")
-    parser.add_argument("--ball-mm", type=float,
-                        help="diagnostic: a ball this big (mm in the russian-12ft frame; the "
-                             "footage's balls measure about 95) instead of the preset's 68")
+    parser.add_argument("--ball-mm", default="auto",
+                        help="a ball this big (mm in the russian-12ft frame) instead of the "
+                             "preset's 68; 'auto' (default): as the balls measure in each clip "
+                             "(vision.ballsize, about 100 mm here); 'preset': the preset's")
     args = parser.parse_args()
     if not CLIPS.is_dir():
         print(f"bench_realdata: {CLIPS} not found (the real footage lives beside the project in "
@@ -215,11 +305,16 @@ def main() -> int:
     if args.clips:
         paths = [p for p in paths if p.stem in args.clips]
     at = _parse_at(args.at)
-    print(f"real club footage: {len(paths)} clips from {CLIPS}; table {table_spec(args.ball_mm)}")
+    ball_mm: float | str | None = {"auto": "auto", "preset": None}.get(args.ball_mm,
+                                                                        args.ball_mm)
+    if isinstance(ball_mm, str) and ball_mm != "auto":
+        ball_mm = float(ball_mm)
+    hand = json.loads(HANDLABELS.read_text()) if HANDLABELS.is_file() else None
+    print(f"real club footage: {len(paths)} clips from {CLIPS}; ball {args.ball_mm}")
     summary = []
     for path in paths:
         summary.append((path.stem, run_clip(path, args.frames, args.every,
-                                            at.get(path.stem, set()), args.ball_mm)))
+                                            at.get(path.stem, set()), ball_mm, hand)))
     print("\nsummary")
     print(f"{'clip':36} {'frames':>6} {'shots':>5} {'pots':>4} {'s':>5}  visible share per id")
     total = 0.0
@@ -231,6 +326,10 @@ def main() -> int:
         total += s["seconds"]
     print(f"total {sum(s['frames'] for _, s in summary)} frames, "
           f"{sum(len(s['pots']) for _, s in summary)} pots reported, {total:.0f} s")
+    scores: Counter[str] = sum((s["scores"] for _, s in summary), Counter())
+    if scores:
+        print("hand check (benchmarks/realdata_handlabels.json): "
+              + ", ".join(f"{k} {v}" for k, v in sorted(scores.items())))
     return 0
 
 

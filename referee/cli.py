@@ -213,6 +213,7 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
         save_preview,
     )
     from rules import TableSpec
+    from vision.ballsize import with_ball_check
 
     video: Path = args.video
     table = TableSpec.from_value(args.table)
@@ -228,6 +229,7 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
         else:
             detection = detect_table_in_video(video, table, head=args.head)
             calibration = detection.calibration
+        calibration = with_ball_check(calibration, [f for _, f in frames])
     except CalibrationError as err:
         # Refused: still show what the camera saw, so the operator can see why.
         still = median_frame([f for _, f in frames])

@@ -16,10 +16,12 @@ from calibration import (
     DriftMonitor,
     detect_table_in_video,
     find_table,
+    sample_frames,
 )
 from referee.errors import InputError
 from referee.gamefile import Game, read_json
 from rules import Call, GameState, KaisaError, RuleOptions, TableSpec, cue_ball_of
+from vision.ballsize import with_ball_check
 from vision.shotfacts import shots_from_tracks, tracks_from_rows
 from vision.track import track_video, video_fps
 
@@ -157,6 +159,9 @@ def game_from_video(video: Path, options: RuleOptions, start: GameState,
     clock = time.perf_counter()
     if calibration is None:
         calibration = detect_table_in_video(video, options.table).calibration
+        calibration = with_ball_check(calibration, [f for _, f in sample_frames(video, 9)])
+        for warning in calibration.warnings:
+            print(f"kaisa: calibration warning: {warning}", file=sys.stderr)
     calibrated = time.perf_counter()
     fps = video_fps(video)
     table = options.table

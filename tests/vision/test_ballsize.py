@@ -1,0 +1,67 @@
+"""The balls measured as a ruler: frames drawn here with balls of a known size."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from tests.vision.test_detect import BGR, calibration, cloth
+from vision.ballsize import measure_ball_size, most_common_size, with_ball_check
+
+PLACES = ((600.0, 400.0, "white"), (1500.0, 900.0, "red"), (2400.0, 1300.0, "yellow"),
+          (3000.0, 500.0, "red"), (900.0, 1300.0, "white"))
+
+
+def frame_with_balls(diameter_mm: float, places=PLACES, clutter: bool = False) -> np.ndarray:
+    cal = calibration()
+    img = cloth()
+    if clutter:  # a line projected across the cloth, ending in a ring by a ball
+        a, b = cal.table_to_image([[300.0, 300.0], [3300.0, 1500.0]])
+        cv2.line(img, tuple(round(v) for v in a), tuple(round(v) for v in b), (230, 230, 120), 3)
+        (rx, ry), = cal.table_to_image([[1500.0, 900.0]])
+        cv2.circle(img, (round(rx), round(ry)), round(2.5 * diameter_mm / cal.mm_per_px()),
+                   (230, 230, 120), 2)
+    r = diameter_mm / 2 / cal.mm_per_px()
+    for x, y, colour in places:
+        (px, py), = cal.table_to_image([[x, y]])
+        s = 16
+        cv2.circle(img, (round(px * s), round(py * s)), round(r * s), BGR[colour], -1,
+                   cv2.LINE_AA, 4)
+    return img
+
+
+@pytest.mark.parametrize("diameter_mm", [68.0, 95.0, 50.0])
+def test_the_balls_measure_their_size_whatever_the_preset_says(diameter_mm):
+    # the preset says 68 mm; a ball 40 % bigger or a quarter smaller is measured as it is
+    size = measure_ball_size([frame_with_balls(diameter_mm)], calibration())
+    assert size is not None
+    assert size.diameter_mm == pytest.approx(diameter_mm, rel=0.08)
+    assert size.count >= 4
+
+
+def test_a_projected_line_and_ring_do_not_change_the_size():
+    size = measure_ball_size([frame_with_balls(95.0, clutter=True)], calibration())
+    assert size is not None
+    assert size.diameter_mm == pytest.approx(95.0, rel=0.08)
+
+
+def test_an_empty_cloth_measures_nothing():
+    assert measure_ball_size([cloth(), cloth()], calibration()) is None
+
+
+def test_the_largest_group_of_like_sizes_wins():
+    # two touching balls measured as one (twice the size) are outvoted by the single balls
+    assert most_common_size([17.0, 17.5, 16.8, 34.0, 35.0, 5.0]) == (17.0, 3)
+    assert most_common_size([]) == (0.0, 0)
+
+
+def test_the_calibration_is_warned_when_the_balls_are_not_the_presets():
+    cal = calibration()
+    right = with_ball_check(cal, [frame_with_balls(68.0)])
+    assert right.checks["ball_diameter_mm"] == pytest.approx(68.0, rel=0.08)
+    assert not right.warnings
+    wrong = with_ball_check(cal, [frame_with_balls(95.0)])
+    assert wrong.checks["ball_diameter_mm"] == pytest.approx(95.0, rel=0.08)
+    assert len(wrong.warnings) == 1 and "the balls measure" in wrong.warnings[0]
+    assert with_ball_check(cal, [cloth()]).checks["ball_diameter_mm"] is None

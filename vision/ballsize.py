@@ -1,0 +1,230 @@
+"""How big the balls are in the picture: the balls are a ruler the calibration can be checked by.
+
+The detector expects a ball of the table preset's diameter at the calibration's scale. When the
+preset is wrong (a smaller table called a 12 ft one, a camera calibrated to the wrong table), the
+balls are much bigger or smaller than expected and are rejected as hands or noise. This measures
+them instead: a few frames are rectified to the table plane, every isolated round blob that
+stands out from a median-smoothed cloth is measured at half its contrast, and the most common
+size wins (touching balls and a ball with its neighbour make a second, larger cluster of sizes).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration import Calibration
+from rules.table import Pocket
+
+from .detect import _chroma_distance, _chroma_planes
+
+MM_PER_PX = 4.0  # the rectified picture's scale: a 68 mm ball is 17 pixels across
+SIZE_WINDOW = 0.10  # sizes within 10 % of one another count as the same ball size
+LEAST_BALLS = 3  # fewer blobs of one size than this measure nothing
+MOST_PEAKS = 60  # contrast peaks looked at in one frame (the strongest)
+CLOTH_WINDOW = 8  # preset ball diameters: the median over it is cloth even beside a cluster
+EDGE_SEARCH = (0.7, 1.5)  # the edge is looked for this many half-contrast radii out
+ROUND_SHARE = 0.8  # of a ring well inside a ball contrasted, and of one well outside not
+SIZES = (0.5, 2.5)  # the least and most of the preset's ball size that can be a ball
+CUSHION_REACH = 1.5  # preset ball diameters from the cushions left out
+POCKET_REACH = 2.5  # preset ball diameters around each pocket point left out
+# the measured ball may be this much bigger (or 1 / (1 + this) smaller) than the preset's before
+# it is called wrong: the measure is within about 20 % of the truth on the labelled clips
+MOST_OFF = 0.25
+
+
+@dataclass(frozen=True)
+class BallSize:
+    """The balls' measured diameter in table mm (at the calibration's scale), from ``count``
+    blobs of ``blobs`` looked at."""
+
+    diameter_mm: float
+    count: int
+    blobs: int
+
+    def ratio(self, calibration: Calibration) -> float:
+        """Measured over the table preset's ball diameter."""
+        return self.diameter_mm / calibration.table.ball_diameter_mm
+
+
+def _rectify_maps(calibration: Calibration) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+    t = calibration.table
+    w, h = int(t.length_mm / MM_PER_PX), int(t.width_mm / MM_PER_PX)
+    gx, gy = np.meshgrid((np.arange(w) + 0.5) * MM_PER_PX, (np.arange(h) + 0.5) * MM_PER_PX)
+    p = calibration.table_to_image(np.stack([gx.ravel(), gy.ravel()], 1)).astype(np.float32)
+    return p[:, 0].reshape(h, w), p[:, 1].reshape(h, w)
+
+
+_RADII = np.arange(0.0, 40.0, 0.5)  # rectified pixels: up to a 320 mm ball
+_ANGLES = np.linspace(0, 2 * math.pi, 48, endpoint=False)
+_RING = (_RADII[:, None] * np.cos(_ANGLES)[None, :], _RADII[:, None] * np.sin(_ANGLES)[None, :])
+
+
+def _blob_sizes(top: NDArray[np.uint8], expected_px: float,
+                pockets_out: NDArray[np.uint8]) -> list[float]:
+    """Diameters (rectified pixels) of the round things of one rectified frame, outside the
+    pockets (``pockets_out`` is 0 near them).
+
+    Each peak of the (smoothed) contrast against the cloth is a candidate centre. Its size is
+    where the contrast, the median around a ring, falls to half the centre's: a line across a
+    ball, a ring projected around it or its shadow on one side cover too few of a ring to move
+    the median, and a line's own peak has no size at all. A ball is contrasted all around, well
+    inside that radius, and plain cloth all around well outside it (hands and sleeves are not).
+    """
+    cloth = cv2.medianBlur(top, _odd(CLOTH_WINDOW * expected_px)).astype(np.float32) + 1
+    d, _, ratio = _chroma_distance(top, _chroma_planes(cloth))
+    d += 0.5 * np.maximum(ratio - np.float32(1.0), 0)  # a white ball on pale cloth: brighter
+    m = max(1, int(expected_px))  # leave out the cushions' edge
+    inner = d[m:-m, m:-m]
+    level = float(np.median(inner))
+    spread = float(np.median(np.abs(inner - level))) * 1.4826
+    smooth = cv2.GaussianBlur(d, (0, 0), expected_px / 6)
+    peaks = smooth >= cv2.dilate(smooth, cv2.getStructuringElement(
+        cv2.MORPH_ELLIPSE, (_odd(expected_px / 2),) * 2))
+    peaks &= smooth > level + 8 * spread
+    peaks &= pockets_out.astype(bool)
+    # not by the cushions: the marks projected where a drawn path meets them, a ball's shadow
+    # on the cushion's face
+    e = int(CUSHION_REACH * expected_px)
+    peaks[:e], peaks[-e:], peaks[:, :e], peaks[:, -e:] = False, False, False, False
+    ys, xs = np.nonzero(peaks)
+    strongest = np.argsort(-smooth[ys, xs])[:MOST_PEAKS]
+    sizes = []
+    for x, y in zip(xs[strongest], ys[strongest], strict=True):
+        found = _half_radius(d, float(x), float(y), level)
+        if found is None:
+            continue
+        # once more about the middle of what is above half there (a highlight or a shadow
+        # moves the contrast's peak off the ball's centre)
+        r, ring, half = found
+        cx, cy = _middle_above(d, float(x), float(y), 1.2 * r, half)
+        found = _half_radius(d, cx, cy, level)
+        if found is None:
+            continue
+        r, ring, half = found
+        r = _edge_radius(np.median(ring, axis=1), r)
+        if not SIZES[0] * expected_px <= 2 * r <= SIZES[1] * expected_px:
+            continue
+        inside = ring[int(np.searchsorted(_RADII, 0.6 * r))]
+        outside = ring[min(len(_RADII) - 1, int(np.searchsorted(_RADII, 1.5 * r)))]
+        if np.mean(inside > half) >= ROUND_SHARE and np.mean(outside < half) >= ROUND_SHARE:
+            sizes.append(2 * r)
+
+    return sizes
+
+
+def _half_radius(d: NDArray[np.float32], x: float, y: float,
+                 level: float) -> tuple[float, NDArray[np.float32], float] | None:
+    """The radius about (x, y) where the ring median of ``d`` falls to half way from the
+    centre's value to the cloth's ``level``; the rings sampled; that half value."""
+    ring = np.asarray(cv2.remap(d, (x + _RING[0]).astype(np.float32),
+                                (y + _RING[1]).astype(np.float32), cv2.INTER_LINEAR), np.float32)
+    profile = np.median(ring, axis=1)  # one value per radius
+    half = 0.5 * (float(profile[:2].max()) + level)
+    below = np.nonzero(profile < half)[0]
+    if len(below) == 0 or below[0] == 0:
+        return None
+    k = int(below[0])
+    a, b = float(profile[k - 1]), float(profile[k])
+    r = _RADII[k - 1] + (a - half) / max(a - b, 1e-9) * (_RADII[k] - _RADII[k - 1])
+    return float(r), ring, half
+
+
+def _edge_radius(profile: NDArray[Any], r_half: float) -> float:
+    """Where the ring profile falls fastest near the half-contrast radius: the ball's edge.
+    (A white ball's contrast peaks at its highlight and falls off over its shaded side, so half
+    of the peak lies inside it; its edge is sharp, a shadow's is soft.)"""
+    fall = profile[:-1] - profile[1:]
+    mid = 0.5 * (_RADII[:-1] + _RADII[1:])
+    near = np.nonzero((mid >= EDGE_SEARCH[0] * r_half) & (mid <= EDGE_SEARCH[1] * r_half))[0]
+    if len(near) == 0:
+        return r_half
+    k = int(near[np.argmax(fall[near])])
+    if 0 < k < len(fall) - 1:  # the vertex of a parabola through the fall about its peak
+        a, b, c = float(fall[k - 1]), float(fall[k]), float(fall[k + 1])
+        den = a - 2 * b + c
+        shift = 0.5 * (a - c) / den if den < 0 else 0.0
+        return float(mid[k] + np.clip(shift, -0.5, 0.5) * (mid[1] - mid[0]))
+    return float(mid[k])
+
+
+def _middle_above(d: NDArray[np.float32], x: float, y: float, reach: float,
+                  half: float) -> tuple[float, float]:
+    """The centroid of the pixels of ``d`` above ``half`` within ``reach`` of (x, y)."""
+    h, w = d.shape
+    x0, y0 = max(0, int(x - reach)), max(0, int(y - reach))
+    x1, y1 = min(w, int(x + reach) + 2), min(h, int(y + reach) + 2)
+    gy, gx = np.mgrid[y0:y1, x0:x1]
+    keep = (d[y0:y1, x0:x1] > half) & ((gx - x) ** 2 + (gy - y) ** 2 <= reach * reach)
+    if not keep.any():
+        return x, y
+    return float(gx[keep].mean()), float(gy[keep].mean())
+
+
+def _odd(v: float) -> int:
+    return max(3, round(v) | 1)
+
+
+def most_common_size(sizes: Sequence[float]) -> tuple[float, int]:
+    """The median of the largest group of sizes within ``SIZE_WINDOW`` of one another, and how
+    many are in it (0.0, 0 for none)."""
+    s = np.sort(np.asarray(sizes, dtype=np.float64))
+    best = (0.0, 0)
+    for i, low in enumerate(s):
+        j = int(np.searchsorted(s, low * (1 + 2 * SIZE_WINDOW), side="right"))
+        if j - i > best[1]:
+            best = (float(np.median(s[i:j])), j - i)
+    return best
+
+
+def measure_ball_size(frames: Sequence[NDArray[Any]],
+                      calibration: Calibration) -> BallSize | None:
+    """The balls' diameter in table mm, from frames of the video (None: too few round blobs of
+    one size to tell)."""
+    mx, my = _rectify_maps(calibration)
+    expected_px = calibration.table.ball_diameter_mm / MM_PER_PX
+    # a pocket's hole and rim, of whatever size the real table's pockets are, are no ball
+    pockets_out = np.ones(mx.shape, np.uint8)
+    t = calibration.table
+    for pocket in Pocket:
+        x, y = t.pocket_xy(pocket)
+        cv2.circle(pockets_out, (round(x / MM_PER_PX), round(y / MM_PER_PX)),
+                   round(POCKET_REACH * expected_px), 0, -1)
+    sizes: list[float] = []
+    for frame in frames:
+        top = np.asarray(cv2.remap(frame, mx, my, cv2.INTER_LINEAR), np.uint8)
+        sizes += _blob_sizes(top, expected_px, pockets_out)
+    size, count = most_common_size(sizes)
+    if count < LEAST_BALLS:
+        return None
+    return BallSize(size * MM_PER_PX, count, len(sizes))
+
+
+def with_ball_check(calibration: Calibration, frames: Sequence[NDArray[Any]]) -> Calibration:
+    """The calibration with the balls' measured size in its ``checks`` (``ball_diameter_mm``,
+    ``ball_count``) and, when it is off the table preset's by more than ``MOST_OFF``, a warning
+    saying so: then the preset (or the calibration's scale) is wrong, and the detector, which
+    expects the preset's ball, will miss the balls."""
+    size = measure_ball_size(frames, calibration)
+    checks = dict(calibration.checks or {})
+    warnings = list(checks.get("warnings", ()))
+    if size is None:
+        checks.update(ball_diameter_mm=None, ball_count=0)
+    else:
+        checks.update(ball_diameter_mm=round(size.diameter_mm, 1), ball_count=size.count)
+        ratio = size.ratio(calibration)
+        if not 1 / (1 + MOST_OFF) <= ratio <= 1 + MOST_OFF:
+            t = calibration.table
+            warnings.append(
+                f"the balls measure {size.diameter_mm:.0f} mm across at this calibration, the "
+                f"table preset {t.name} says {t.ball_diameter_mm:g} mm: the preset is not this "
+                f"table (or the table was found at the wrong size), and balls of the wrong size "
+                f"are missed")
+    checks["warnings"] = warnings
+    return replace(calibration, checks=checks)
