@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,7 @@ from calibration import (
 from referee.errors import InputError
 from referee.gamefile import Game, read_json
 from rules import Call, GameState, KaisaError, RuleOptions, TableSpec, cue_ball_of
-from vision.ballsize import with_ball_check
+from vision.ballsize import table_for_the_balls, with_ball_check
 from vision.shotfacts import shots_from_tracks, tracks_from_rows
 from vision.track import track_video, video_fps
 
@@ -165,6 +165,10 @@ def game_from_video(video: Path, options: RuleOptions, start: GameState,
     calibrated = time.perf_counter()
     fps = video_fps(video)
     table = options.table
+    if calibration.table == table:
+        # balls far from the preset's size are looked for at the size they measure
+        table = table_for_the_balls(calibration)
+        calibration = replace(calibration, table=table)
     drift = DriftMonitor(calibration, every_s=DRIFT_CHECK_S,
                          recalibrate=lambda frame: find_table(frame, table))
     rows = track_rows(video, calibration, table, cue_ball_of(start.shooter).value,

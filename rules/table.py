@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from enum import StrEnum
 from typing import Any
 
@@ -172,6 +172,14 @@ class TableSpec:
     def nearest_short_cushion(self, xy: Point) -> Cushion:
         """The short cushion nearer to ``xy`` (the head one on an exact tie)."""
         return Cushion.HEAD if xy[0] <= self.length_mm / 2 else Cushion.FOOT
+
+    def with_ball(self, diameter_mm: float) -> TableSpec:
+        """The same table played with balls of another size, the pocket mouths in proportion
+        (a mouth is cut for its balls); named "custom"."""
+        k = diameter_mm / self.ball_diameter_mm
+        return replace(self, name="custom", ball_diameter_mm=diameter_mm,
+                       corner_mouth_mm=self.corner_mouth_mm * k,
+                       middle_mouth_mm=self.middle_mouth_mm * k)
 
     # --- (de)serialisation ------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:

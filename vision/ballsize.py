@@ -20,7 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration import Calibration
-from rules.table import Pocket
+from rules.table import Pocket, TableSpec
 
 from .detect import _chroma_distance, _chroma_planes
 
@@ -206,6 +206,22 @@ def measure_ball_size(frames: Sequence[NDArray[Any]],
     return BallSize(size * MM_PER_PX, count, len(sizes))
 
 
+def off_the_preset(diameter_mm: float, table: TableSpec) -> bool:
+    """True when a measured ball is too far from the table preset's to be the same ball."""
+    ratio = diameter_mm / table.ball_diameter_mm
+    return not 1 / (1 + MOST_OFF) <= ratio <= 1 + MOST_OFF
+
+
+def table_for_the_balls(calibration: Calibration) -> TableSpec:
+    """The calibration's table, with the balls as measured (:func:`with_ball_check`) when the
+    preset's are far off: the detector looks for balls of the table's size."""
+    measured = (calibration.checks or {}).get("ball_diameter_mm")
+    table = calibration.table
+    if isinstance(measured, (int, float)) and off_the_preset(float(measured), table):
+        return table.with_ball(float(measured))
+    return table
+
+
 def with_ball_check(calibration: Calibration, frames: Sequence[NDArray[Any]]) -> Calibration:
     """The calibration with the balls' measured size in its ``checks`` (``ball_diameter_mm``,
     ``ball_count``) and, when it is off the table preset's by more than ``MOST_OFF``, a warning
@@ -218,13 +234,12 @@ def with_ball_check(calibration: Calibration, frames: Sequence[NDArray[Any]]) ->
         checks.update(ball_diameter_mm=None, ball_count=0)
     else:
         checks.update(ball_diameter_mm=round(size.diameter_mm, 1), ball_count=size.count)
-        ratio = size.ratio(calibration)
-        if not 1 / (1 + MOST_OFF) <= ratio <= 1 + MOST_OFF:
+        if off_the_preset(size.diameter_mm, calibration.table):
             t = calibration.table
             warnings.append(
                 f"the balls measure {size.diameter_mm:.0f} mm across at this calibration, the "
                 f"table preset {t.name} says {t.ball_diameter_mm:g} mm: the preset is not this "
-                f"table (or the table was found at the wrong size), and balls of the wrong size "
-                f"are missed")
+                f"table (or the table was found at the wrong size); the balls are looked for at "
+                f"the size they measure")
     checks["warnings"] = warnings
     return replace(calibration, checks=checks)

@@ -7,7 +7,12 @@ import numpy as np
 import pytest
 
 from tests.vision.test_detect import BGR, calibration, cloth
-from vision.ballsize import measure_ball_size, most_common_size, with_ball_check
+from vision.ballsize import (
+    measure_ball_size,
+    most_common_size,
+    table_for_the_balls,
+    with_ball_check,
+)
 
 PLACES = ((600.0, 400.0, "white"), (1500.0, 900.0, "red"), (2400.0, 1300.0, "yellow"),
           (3000.0, 500.0, "red"), (900.0, 1300.0, "white"))
@@ -65,3 +70,13 @@ def test_the_calibration_is_warned_when_the_balls_are_not_the_presets():
     assert wrong.checks["ball_diameter_mm"] == pytest.approx(95.0, rel=0.08)
     assert len(wrong.warnings) == 1 and "the balls measure" in wrong.warnings[0]
     assert with_ball_check(cal, [cloth()]).checks["ball_diameter_mm"] is None
+
+
+def test_the_table_is_made_for_the_balls_only_when_the_preset_is_far_off():
+    cal = calibration()
+    assert table_for_the_balls(with_ball_check(cal, [frame_with_balls(68.0)])) == cal.table
+    big = table_for_the_balls(with_ball_check(cal, [frame_with_balls(95.0)]))
+    assert big.ball_diameter_mm == pytest.approx(95.0, rel=0.08)
+    k = big.ball_diameter_mm / cal.table.ball_diameter_mm
+    assert big.corner_mouth_mm == pytest.approx(cal.table.corner_mouth_mm * k)
+    assert (big.length_mm, big.width_mm) == (cal.table.length_mm, cal.table.width_mm)
