@@ -1274,7 +1274,9 @@ def _chroma_distance(small: Frame, planes: tuple[F32, F32, F32, F32]) -> tuple[F
     the same order (so the same values to the bit), but on contiguous planes and in place: a
     third fewer passes over memory than on the interleaved image."""
     mb, mg, mr, inv_sm = planes
-    b, g, r = cv2.split(small)
+    # split from a contiguous copy: on a view (a box of the work image, a patch of the frame)
+    # cv2.split takes several times as long as the copy and the split together
+    b, g, r = cv2.split(np.ascontiguousarray(small))
     bp = np.add(b, _ONE, dtype=np.float32)  # integers: exact
     gp = np.add(g, _ONE, dtype=np.float32)
     rp = np.add(r, _ONE, dtype=np.float32)
