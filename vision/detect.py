@@ -595,7 +595,9 @@ class BallDetector:
             own[y:y + h, x:x + w][part] = float(np.median(mine))
         # Nearly black pixels (a fifth of the cloth's usual brightness and below: the holes,
         # even where the model is the hole itself) have no reliable chromaticity.
-        lit = np.clip(si * np.float32(10.0 / self._cloth_level) - 1, 0, 1)
+        lit = np.multiply(si, np.float32(10.0 / self._cloth_level), out=si)
+        lit -= _ONE
+        np.clip(lit, 0, 1, out=lit)
         if own is None:  # no dark ball: every pixel against the cloth's brightness
             w = np.multiply(ratio, np.float32(2.0))
             w -= _ONE
@@ -619,8 +621,14 @@ class BallDetector:
         smooth = self._cloth_from(small)
         keep = self._cloth_like(small, smooth) & (cv2.dilate(ball_mask, self._open_kernel) == 0)
         a = np.float32(self.cloth_update_rate)
-        blended = self.cloth * (1 - a) + (small.astype(np.float32) + 1) * a
-        self.cloth = np.where(keep[..., None], blended, self.cloth).astype(np.float32)
+        # cloth * (1 - a) + (small + 1) * a, step by step in place (the same float32 values),
+        # then the old model copied back where not to keep
+        blended = np.multiply(self.cloth, 1 - a)
+        fresh = np.add(small, _ONE, dtype=np.float32)  # integers: exact
+        fresh *= a
+        blended += fresh
+        np.copyto(blended, self.cloth, where=~keep[..., None])
+        self.cloth = blended
 
     # --- detection -----------------------------------------------------------------------------
     def detect(self, frame: Frame, *, update: bool = True,
