@@ -685,13 +685,15 @@ class BallDetector:
         if self._f is None or self._f_model is not model or self._f_src is None:
             self._f, self._f_src, self._f_model = self._foreground(small), small.copy(), model
             return self._f, None
-        diff = cv2.absdiff(small, self._f_src)
-        if self._change_level is None:
-            self._change_level = self._level_of_change(diff)
         hh, ww = self._f.shape
         t, pad = self._tile, self._tile_pad
-        # a tile changed where its largest change is above the level
-        pad[:hh, :ww * 3] = diff.reshape(hh, ww * 3)
+        # a tile changed where its largest change is above the level: the changes are written
+        # straight into the padded map (a view of it with the frame's shape)
+        diff = cv2.absdiff(small, self._f_src, dst=pad[:hh, :ww * 3].reshape(hh, ww, 3))
+        if not np.may_share_memory(diff, pad):  # (OpenCV made a new array after all)
+            pad[:hh, :ww * 3] = diff.reshape(hh, ww * 3)
+        if self._change_level is None:
+            self._change_level = self._level_of_change(diff)
         tiles = _tile_maxima(pad, t, 3) > self._change_level
         if not tiles.any():
             return self._f, tiles
