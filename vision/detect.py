@@ -531,7 +531,7 @@ class BallDetector:
 
     def _cloth_from(self, small: Frame) -> F32:
         med = cv2.medianBlur(small, self._median_k)
-        return np.asarray(med, np.float32) + np.float32(1.0)
+        return np.add(med, _ONE, dtype=np.float32)  # integers: exact
 
     def _model_planes(self) -> tuple[F32, F32, F32, F32]:
         """The cloth model's chromaticity planes and inverse brightness, kept until the model
@@ -579,7 +579,7 @@ class BallDetector:
                 strong[by:by + bh, bx:bx + bw], connectivity=8, ltype=cv2.CV_16U)
         big = 2.0 * self._d_work
         least_lit = 0.45 * math.pi * (0.5 * self._d_work) ** 2
-        own = None
+        dark: list[tuple[int, int, int, int, NDArray[np.bool_], float]] = []
         for i in range(1, n):  # few: the strongly coloured blobs
             x, y, w, h = (int(v) for v in stats[i, :4])
             lab_part = lab[y:y + h, x:x + w]
@@ -590,30 +590,44 @@ class BallDetector:
             mine = ratio[y:y + h, x:x + w][part]
             if np.count_nonzero(mine > 0.55) >= least_lit:
                 continue  # it shows anyway
-            if own is None:
-                own = np.zeros_like(ratio)
-            own[y:y + h, x:x + w][part] = float(np.median(mine))
+            dark.append((x, y, w, h, part, _median(mine)))
         # Nearly black pixels (a fifth of the cloth's usual brightness and below: the holes,
         # even where the model is the hole itself) have no reliable chromaticity.
         lit = np.multiply(si, np.float32(10.0 / self._cloth_level), out=si)
         lit -= _ONE
         np.clip(lit, 0, 1, out=lit)
-        if own is None:  # no dark ball: every pixel against the cloth's brightness
-            w = np.multiply(ratio, np.float32(2.0))
-            w -= _ONE
-            np.clip(w, 0, 1, out=w)
-            w *= d
-            w *= lit
+        # every pixel against the cloth's brightness (a dark ball's own reference only changes
+        # the pixels it reaches: made again below in the box around them)
+        w = np.multiply(ratio, np.float32(2.0))
+        w -= _ONE
+        np.clip(w, 0, 1, out=w)
+        w *= d
+        w *= lit
+        if not dark:
             return w
+        # The dark balls' own brightness (the reference), spread by k, in the box around them
+        # and the reach of that: the same as on the whole map (the reference is the cloth's, 1,
+        # elsewhere, and there the weight below is the one above to the bit).
         k = _odd(0.5 * self._d_work)
+        hh, ww = ratio.shape
+        ox0 = max(0, min(q[0] for q in dark) - k // 2)
+        oy0 = max(0, min(q[1] for q in dark) - k // 2)
+        ox1 = min(ww, max(q[0] + q[2] for q in dark) + k // 2)
+        oy1 = min(hh, max(q[1] + q[3] for q in dark) + k // 2)
+        own = np.zeros((oy1 - oy0, ox1 - ox0), np.float32)
+        for x, y, bw, bh, part, level in dark:
+            own[y - oy0:y - oy0 + bh, x - ox0:x - ox0 + bw][part] = level
         own = cv2.dilate(own, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+        box = (slice(oy0, oy1), slice(ox0, ox1))
+        ratio, d = ratio[box], d[box]
         ref = np.where(own > 0, np.minimum(np.float32(1.0), own), np.float32(1.0))
         weight = np.clip(np.float32(2.0) * ratio / np.maximum(ref, np.float32(0.2)) - 1, 0, 1)
         # ... for pixels strongly coloured themselves (none at _COLOURED, full at 1.5 times it):
         # a shadow beside a red ball keeps the cloth's reference.
         weight *= np.clip(d * np.float32(2.0 / _COLOURED) - 2, 0, 1)
         weight = np.maximum(np.clip(np.float32(2.0) * ratio - 1, 0, 1), weight)
-        return np.asarray(d * weight * lit, np.float32)
+        w[box] = d * weight * lit[box]
+        return w
 
     def _update_cloth(self, small: Frame, ball_mask: NDArray[np.uint8]) -> None:
         """Blend a fresh cloth estimate into the model where no ball (or hand) is."""
@@ -627,8 +641,8 @@ class BallDetector:
         fresh = np.add(small, _ONE, dtype=np.float32)  # integers: exact
         fresh *= a
         blended += fresh
-        np.copyto(blended, self.cloth, where=~keep[..., None])
-        self.cloth = blended
+        self.cloth = np.asarray(cv2.copyTo(self.cloth, np.logical_not(keep).view(np.uint8),
+                                           blended), np.float32)
 
     # --- detection -----------------------------------------------------------------------------
     def detect(self, frame: Frame, *, update: bool = True,
@@ -1224,6 +1238,16 @@ def _middle(values: NDArray[Any]) -> float:
     ``np.median`` on the small arrays of one ball."""
     k = len(values) // 2
     return float(np.partition(values, k)[k])
+
+
+def _median(values: NDArray[np.float32]) -> float:
+    """``float(np.median(values))`` of a non-empty 1-D float32 array without NaNs, to the bit
+    (the mean of the two middle values in float32 for an even count), without its overhead."""
+    k = len(values) // 2
+    if len(values) % 2:
+        return float(np.partition(values, k)[k])
+    p = np.partition(values, (k - 1, k))
+    return float(p[k - 1] + p[k]) / 2
 
 
 def _middle_colour(pixels: NDArray[Any]) -> NDArray[np.float64]:
