@@ -279,6 +279,8 @@ class _PixelToTable:
 
     def __call__(self, points_px: NDArray[Any]) -> NDArray[np.float64]:
         p = np.asarray(points_px, dtype=np.float64).reshape(-1, 2)
+        if len(p) <= 4:
+            return self._few(p)
         g = (p - self._origin) / self._step
         hi = np.array(self._shift.shape[1::-1]) - 2
         i = np.clip(np.floor(g).astype(np.intp), 0, hi)
@@ -289,6 +291,25 @@ class _PixelToTable:
         shift = ((s[iy, ix] * (1 - ax) + s[iy, ix + 1] * ax) * (1 - ay)
                  + (s[iy + 1, ix] * (1 - ax) + s[iy + 1, ix + 1] * ax) * ay)
         return apply_homography(self._h, p + shift)
+
+    def _few(self, p: NDArray[np.float64]) -> NDArray[np.float64]:
+        """:meth:`__call__` for a few points: the same double arithmetic, step by step, in plain
+        floats (without the overhead of a dozen array operations on a few numbers)."""
+        s = self._shift
+        ox, oy = float(self._origin[0]), float(self._origin[1])
+        step = self._step
+        hx, hy = s.shape[1] - 2, s.shape[0] - 2
+        out = []
+        for px, py in p.tolist():
+            gx, gy = (px - ox) / step, (py - oy) / step
+            ix, iy = min(max(math.floor(gx), 0), hx), min(max(math.floor(gy), 0), hy)
+            ax, ay = gx - ix, gy - iy
+            bx, by = 1 - ax, 1 - ay
+            (a0, a1), (b0, b1) = s[iy, ix].tolist(), s[iy, ix + 1].tolist()
+            (c0, c1), (d0, d1) = s[iy + 1, ix].tolist(), s[iy + 1, ix + 1].tolist()
+            out.append([px + ((a0 * bx + b0 * ax) * by + (c0 * bx + d0 * ax) * ay),
+                        py + ((a1 * bx + b1 * ax) * by + (c1 * bx + d1 * ax) * ay)])
+        return apply_homography(self._h, np.array(out, dtype=np.float64).reshape(-1, 2))
 
 
 @dataclass
@@ -567,12 +588,14 @@ class BallDetector:
         # such as a red ball on a pale cloth. On it and a quarter of a ball around, the reference
         # is its own brightness (its pixels' median, so that a highlight does not count): such a
         # ball is not darker than itself. A ball that shows anyway keeps the cloth's reference.
-        strong = cv2.morphologyEx(cv2.morphologyEx(  # closed first: a highlight is no hole
-            np.greater(d, _COLOURED).view(np.uint8), cv2.MORPH_CLOSE, self._open_kernel),
-            cv2.MORPH_OPEN, self._open_kernel)
+        strong = np.greater(d, _COLOURED).view(np.uint8)
         # components only in the box around the strong pixels (a few balls: most of the map is
-        # empty, and the labelling's cost is per pixel)
+        # empty, and the labelling's cost is per pixel); none without any strong pixel
         bx, by, bw, bh = cv2.boundingRect(strong)  # a uint8 image: its nonzero pixels' box
+        if bw:
+            strong = cv2.morphologyEx(cv2.morphologyEx(  # closed first: a highlight is no hole
+                strong, cv2.MORPH_CLOSE, self._open_kernel), cv2.MORPH_OPEN, self._open_kernel)
+            bx, by, bw, bh = cv2.boundingRect(strong)
         n, lab, stats = 1, None, None
         if bw:
             n, lab, stats, _ = cv2.connectedComponentsWithStats(
@@ -1099,13 +1122,14 @@ class BallDetector:
             t = max(self.threshold, 0.5 * level)
             above = fp > t
             sel = above & own & cell
-            for _ in range(3 if not b.streak else 1):
-                region = sel if b.streak else sel & (d2(c) <= (1.3 * r) ** 2)
+            for it in range(3 if not b.streak else 1):
+                # (the first time round the centre is still the one dd was made for)
+                region = sel if b.streak else sel & ((dd if it == 0 else d2(c)) <= (1.3 * r) ** 2)
                 n_px = float(np.count_nonzero(region))
                 if n_px < 3:
                     break
-                c = np.array([float(region.sum(0) @ xx[0]) / n_px,
-                              float(region.sum(1) @ yy[:, 0]) / n_px])
+                c = np.array([float(np.dot(region.sum(0), xx[0])) / n_px,
+                              float(np.dot(region.sum(1), yy[:, 0])) / n_px])
             if not b.streak:
                 c = _fit_outline(sel & (d2(c) <= (1.3 * r) ** 2), c, r, ix0, iy0)
             dd = d2(c)
@@ -1293,7 +1317,7 @@ def _fit_outline(region: NDArray[np.bool_], c: NDArray[np.float64], r: float, ix
             return np.array([cx, cy])
         # mean of e * v / d over kept points
         w = np.divide(e, d, out=np.zeros_like(e), where=keep)
-        sx, sy = float(w @ vx) / n, float(w @ vy) / n
+        sx, sy = float(w.dot(vx)) / n, float(w.dot(vy)) / n  # (the same BLAS dot as @)
         cx, cy = cx + sx, cy + sy
         if float(np.hypot(sx, sy)) < 0.01:
             break
