@@ -766,7 +766,9 @@ class BallDetector:
         """The tiles (see :meth:`_foreground_now`) where any pixel's level changed."""
         hh, ww = levels.shape
         t, pad = self._tile, self._levels_pad
-        pad[:hh, :ww] = cv2.absdiff(levels, before)
+        diff = cv2.absdiff(levels, before, dst=pad[:hh, :ww])  # straight into the padded map
+        if not np.may_share_memory(diff, pad):  # (OpenCV made a new array after all)
+            pad[:hh, :ww] = diff
         return np.asarray(_tile_maxima(pad, t, 1) > 0)
 
     def _level_of_change(self, diff: Frame) -> float:
