@@ -262,14 +262,31 @@ class _PixelToTable:
         s = self._shift[:, i] * (1 - a)[None, :, None] + self._shift[:, i + 1] * a[None, :, None]
         i, a = self._cell((np.asarray(ys, np.float64) - self._origin[1]) / self._step,
                           self._shift.shape[0])
-        shift = s[i] * (1 - a)[:, None, None] + s[i + 1] * a[:, None, None]
-        u = np.asarray(xs, np.float64)[None, :] + shift[..., 0]
-        v = np.asarray(ys, np.float64)[:, None] + shift[..., 1]
-        # the homography elementwise (numpy's (N, 2) @ (2, 3) product is slow at this size)
+        # each component on its own (contiguous) and in place: the same steps as
+        # xs + (s[i] * (1 - a) + s[i + 1] * a) per pixel, without the temporaries
+        b, a = (1 - a)[:, None], a[:, None]
+        uv = []
+        for k, q in ((0, np.asarray(xs, np.float64)[None, :]),
+                     (1, np.asarray(ys, np.float64)[:, None])):
+            sk = np.ascontiguousarray(s[..., k])
+            t = sk[i]
+            t *= b
+            t1 = sk[i + 1]
+            t1 *= a
+            t += t1
+            uv.append(np.add(q, t, out=t))
+        u, v = uv
+        # the homography elementwise (numpy's (N, 2) @ (2, 3) product is slow at this size),
+        # as h[r, 0] * u + h[r, 1] * v + h[r, 2], in place
         h = self._h
-        w = h[2, 0] * u + h[2, 1] * v + h[2, 2]
-        return np.stack([(h[0, 0] * u + h[0, 1] * v + h[0, 2]) / w,
-                         (h[1, 0] * u + h[1, 1] * v + h[1, 2]) / w], -1)
+        out = []
+        for r in range(3):
+            o = np.multiply(u, h[r, 0])
+            o += np.multiply(v, h[r, 1], out=t1)
+            o += h[r, 2]
+            out.append(o)
+        w = out[2]
+        return np.stack([np.divide(out[0], w, out=out[0]), np.divide(out[1], w, out=out[1])], -1)
 
     @staticmethod
     def _cell(g: NDArray[np.float64], n: int) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
@@ -391,7 +408,7 @@ class BallDetector:
         # table coordinates and ball radius of every work pixel
         mm = self._to_table.grid(x0 + (np.arange(ww) + 0.5) * self._sx - 0.5,
                                  y0 + (np.arange(wh) + 0.5) * self._sy - 0.5)
-        tx, ty = mm[..., 0], mm[..., 1]
+        tx, ty = np.ascontiguousarray(mm[..., 0]), np.ascontiguousarray(mm[..., 1])
         m = 0.25 * self.r_mm
         self.field = ((tx > -m) & (tx < t.length_mm + m) & (ty > -m) & (ty < t.width_mm + m))
         self._field_u8 = self.field.astype(np.uint8)
@@ -503,7 +520,11 @@ class BallDetector:
         smooth = self._cloth_from(small)
         self.cloth = smooth
         # the cloth's usual brightness (the sum of B, G, R): below a tenth of it, no colour
-        self._cloth_level = float(np.median(smooth.sum(axis=2)[self.field]))
+        # (B + G + R of whole numbers: the same in any order, and faster on the planes)
+        b, g, r = cv2.split(smooth)
+        level = b + g
+        level += r
+        self._cloth_level = float(np.median(level[self.field]))
         f = self._foreground(small)
         self.threshold = self._noise_threshold(f)
         model = small.astype(np.float32) + np.float32(1.0)
@@ -515,7 +536,7 @@ class BallDetector:
             cv2.circle(paint, (round(b.x), round(b.y)), max(2, round(2.2 * r)), 1, -1)
         fill = self._fill_from_cloth(model, (paint == 0) & self._on_cloth & (f <= self.threshold),
                                      smooth)
-        self.cloth = np.where(paint[..., None] > 0, fill, model).astype(np.float32)
+        self.cloth = np.asarray(cv2.copyTo(fill, paint, model), np.float32)  # fill where painted
         self.threshold = self._noise_threshold(self._foreground(small))
 
     def _fill_from_cloth(self, model: F32, known: NDArray[np.bool_], fallback: F32) -> F32:
@@ -528,8 +549,9 @@ class BallDetector:
         den = cv2.GaussianBlur(w, (0, 0), sigma)
         num = cv2.GaussianBlur(model * w[..., None], (0, 0), sigma)
         ok = den > np.float32(0.02)  # at least 2 % of the Gaussian's weight is known cloth
-        return np.where(ok[..., None], num / np.maximum(den, np.float32(1e-6))[..., None],
-                        fallback).astype(np.float32)
+        mean = np.divide(num, np.maximum(den, np.float32(1e-6))[..., None], out=num)
+        return np.asarray(cv2.copyTo(fallback.astype(np.float32, copy=False),
+                                     np.logical_not(ok).view(np.uint8), mean), np.float32)
 
     def _noise_threshold(self, f: F32) -> float:
         """8 sigma of the cloth's noise, and never below a quarter of a white ball's contrast on
@@ -564,7 +586,7 @@ class BallDetector:
         assert m is not None
         if self._model_cache is None or self._model_cache[0] is not m:
             planes = _chroma_planes(m)
-            self._model_cache = (m, planes, np.dstack(planes))
+            self._model_cache = (m, planes, np.asarray(cv2.merge(planes), np.float32))
         return self._model_cache
 
     def _foreground(self, small: Frame, planes: tuple[F32, F32, F32, F32] | None = None,
