@@ -262,14 +262,31 @@ class _PixelToTable:
         s = self._shift[:, i] * (1 - a)[None, :, None] + self._shift[:, i + 1] * a[None, :, None]
         i, a = self._cell((np.asarray(ys, np.float64) - self._origin[1]) / self._step,
                           self._shift.shape[0])
-        shift = s[i] * (1 - a)[:, None, None] + s[i + 1] * a[:, None, None]
-        u = np.asarray(xs, np.float64)[None, :] + shift[..., 0]
-        v = np.asarray(ys, np.float64)[:, None] + shift[..., 1]
-        # the homography elementwise (numpy's (N, 2) @ (2, 3) product is slow at this size)
+        # each component on its own (contiguous) and in place: the same steps as
+        # xs + (s[i] * (1 - a) + s[i + 1] * a) per pixel, without the temporaries
+        b, a = (1 - a)[:, None], a[:, None]
+        uv = []
+        for k, q in ((0, np.asarray(xs, np.float64)[None, :]),
+                     (1, np.asarray(ys, np.float64)[:, None])):
+            sk = np.ascontiguousarray(s[..., k])
+            t = sk[i]
+            t *= b
+            t1 = sk[i + 1]
+            t1 *= a
+            t += t1
+            uv.append(np.add(q, t, out=t))
+        u, v = uv
+        # the homography elementwise (numpy's (N, 2) @ (2, 3) product is slow at this size),
+        # as h[r, 0] * u + h[r, 1] * v + h[r, 2], in place
         h = self._h
-        w = h[2, 0] * u + h[2, 1] * v + h[2, 2]
-        return np.stack([(h[0, 0] * u + h[0, 1] * v + h[0, 2]) / w,
-                         (h[1, 0] * u + h[1, 1] * v + h[1, 2]) / w], -1)
+        out = []
+        for r in range(3):
+            o = np.multiply(u, h[r, 0])
+            o += np.multiply(v, h[r, 1], out=t1)
+            o += h[r, 2]
+            out.append(o)
+        w = out[2]
+        return np.stack([np.divide(out[0], w, out=out[0]), np.divide(out[1], w, out=out[1])], -1)
 
     @staticmethod
     def _cell(g: NDArray[np.float64], n: int) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
@@ -279,6 +296,8 @@ class _PixelToTable:
 
     def __call__(self, points_px: NDArray[Any]) -> NDArray[np.float64]:
         p = np.asarray(points_px, dtype=np.float64).reshape(-1, 2)
+        if len(p) <= 4:
+            return self._few(p)
         g = (p - self._origin) / self._step
         hi = np.array(self._shift.shape[1::-1]) - 2
         i = np.clip(np.floor(g).astype(np.intp), 0, hi)
@@ -289,6 +308,25 @@ class _PixelToTable:
         shift = ((s[iy, ix] * (1 - ax) + s[iy, ix + 1] * ax) * (1 - ay)
                  + (s[iy + 1, ix] * (1 - ax) + s[iy + 1, ix + 1] * ax) * ay)
         return apply_homography(self._h, p + shift)
+
+    def _few(self, p: NDArray[np.float64]) -> NDArray[np.float64]:
+        """:meth:`__call__` for a few points: the same double arithmetic, step by step, in plain
+        floats (without the overhead of a dozen array operations on a few numbers)."""
+        s = self._shift
+        ox, oy = float(self._origin[0]), float(self._origin[1])
+        step = self._step
+        hx, hy = s.shape[1] - 2, s.shape[0] - 2
+        out = []
+        for px, py in p.tolist():
+            gx, gy = (px - ox) / step, (py - oy) / step
+            ix, iy = min(max(math.floor(gx), 0), hx), min(max(math.floor(gy), 0), hy)
+            ax, ay = gx - ix, gy - iy
+            bx, by = 1 - ax, 1 - ay
+            (a0, a1), (b0, b1) = s[iy, ix].tolist(), s[iy, ix + 1].tolist()
+            (c0, c1), (d0, d1) = s[iy + 1, ix].tolist(), s[iy + 1, ix + 1].tolist()
+            out.append([px + ((a0 * bx + b0 * ax) * by + (c0 * bx + d0 * ax) * ay),
+                        py + ((a1 * bx + b1 * ax) * by + (c1 * bx + d1 * ax) * ay)])
+        return apply_homography(self._h, np.array(out, dtype=np.float64).reshape(-1, 2))
 
 
 @dataclass
@@ -370,7 +408,7 @@ class BallDetector:
         # table coordinates and ball radius of every work pixel
         mm = self._to_table.grid(x0 + (np.arange(ww) + 0.5) * self._sx - 0.5,
                                  y0 + (np.arange(wh) + 0.5) * self._sy - 0.5)
-        tx, ty = mm[..., 0], mm[..., 1]
+        tx, ty = np.ascontiguousarray(mm[..., 0]), np.ascontiguousarray(mm[..., 1])
         m = 0.25 * self.r_mm
         self.field = ((tx > -m) & (tx < t.length_mm + m) & (ty > -m) & (ty < t.width_mm + m))
         self._field_u8 = self.field.astype(np.uint8)
@@ -482,7 +520,11 @@ class BallDetector:
         smooth = self._cloth_from(small)
         self.cloth = smooth
         # the cloth's usual brightness (the sum of B, G, R): below a tenth of it, no colour
-        self._cloth_level = float(np.median(smooth.sum(axis=2)[self.field]))
+        # (B + G + R of whole numbers: the same in any order, and faster on the planes)
+        b, g, r = cv2.split(smooth)
+        level = b + g
+        level += r
+        self._cloth_level = float(np.median(level[self.field]))
         f = self._foreground(small)
         self.threshold = self._noise_threshold(f)
         model = small.astype(np.float32) + np.float32(1.0)
@@ -494,7 +536,7 @@ class BallDetector:
             cv2.circle(paint, (round(b.x), round(b.y)), max(2, round(2.2 * r)), 1, -1)
         fill = self._fill_from_cloth(model, (paint == 0) & self._on_cloth & (f <= self.threshold),
                                      smooth)
-        self.cloth = np.where(paint[..., None] > 0, fill, model).astype(np.float32)
+        self.cloth = np.asarray(cv2.copyTo(fill, paint, model), np.float32)  # fill where painted
         self.threshold = self._noise_threshold(self._foreground(small))
 
     def _fill_from_cloth(self, model: F32, known: NDArray[np.bool_], fallback: F32) -> F32:
@@ -507,8 +549,9 @@ class BallDetector:
         den = cv2.GaussianBlur(w, (0, 0), sigma)
         num = cv2.GaussianBlur(model * w[..., None], (0, 0), sigma)
         ok = den > np.float32(0.02)  # at least 2 % of the Gaussian's weight is known cloth
-        return np.where(ok[..., None], num / np.maximum(den, np.float32(1e-6))[..., None],
-                        fallback).astype(np.float32)
+        mean = np.divide(num, np.maximum(den, np.float32(1e-6))[..., None], out=num)
+        return np.asarray(cv2.copyTo(fallback.astype(np.float32, copy=False),
+                                     np.logical_not(ok).view(np.uint8), mean), np.float32)
 
     def _noise_threshold(self, f: F32) -> float:
         """8 sigma of the cloth's noise, and never below a quarter of a white ball's contrast on
@@ -531,7 +574,7 @@ class BallDetector:
 
     def _cloth_from(self, small: Frame) -> F32:
         med = cv2.medianBlur(small, self._median_k)
-        return np.asarray(med, np.float32) + np.float32(1.0)
+        return np.add(med, _ONE, dtype=np.float32)  # integers: exact
 
     def _model_planes(self) -> tuple[F32, F32, F32, F32]:
         """The cloth model's chromaticity planes and inverse brightness, kept until the model
@@ -543,7 +586,7 @@ class BallDetector:
         assert m is not None
         if self._model_cache is None or self._model_cache[0] is not m:
             planes = _chroma_planes(m)
-            self._model_cache = (m, planes, np.dstack(planes))
+            self._model_cache = (m, planes, np.asarray(cv2.merge(planes), np.float32))
         return self._model_cache
 
     def _foreground(self, small: Frame, planes: tuple[F32, F32, F32, F32] | None = None,
@@ -567,19 +610,21 @@ class BallDetector:
         # such as a red ball on a pale cloth. On it and a quarter of a ball around, the reference
         # is its own brightness (its pixels' median, so that a highlight does not count): such a
         # ball is not darker than itself. A ball that shows anyway keeps the cloth's reference.
-        strong = cv2.morphologyEx(cv2.morphologyEx(  # closed first: a highlight is no hole
-            np.greater(d, _COLOURED).view(np.uint8), cv2.MORPH_CLOSE, self._open_kernel),
-            cv2.MORPH_OPEN, self._open_kernel)
+        strong = np.greater(d, _COLOURED).view(np.uint8)
         # components only in the box around the strong pixels (a few balls: most of the map is
-        # empty, and the labelling's cost is per pixel)
+        # empty, and the labelling's cost is per pixel); none without any strong pixel
         bx, by, bw, bh = cv2.boundingRect(strong)  # a uint8 image: its nonzero pixels' box
+        if bw:
+            strong = cv2.morphologyEx(cv2.morphologyEx(  # closed first: a highlight is no hole
+                strong, cv2.MORPH_CLOSE, self._open_kernel), cv2.MORPH_OPEN, self._open_kernel)
+            bx, by, bw, bh = cv2.boundingRect(strong)
         n, lab, stats = 1, None, None
         if bw:
             n, lab, stats, _ = cv2.connectedComponentsWithStats(
                 strong[by:by + bh, bx:bx + bw], connectivity=8, ltype=cv2.CV_16U)
         big = 2.0 * self._d_work
         least_lit = 0.45 * math.pi * (0.5 * self._d_work) ** 2
-        own = None
+        dark: list[tuple[int, int, int, int, NDArray[np.bool_], float]] = []
         for i in range(1, n):  # few: the strongly coloured blobs
             x, y, w, h = (int(v) for v in stats[i, :4])
             lab_part = lab[y:y + h, x:x + w]
@@ -590,28 +635,44 @@ class BallDetector:
             mine = ratio[y:y + h, x:x + w][part]
             if np.count_nonzero(mine > 0.55) >= least_lit:
                 continue  # it shows anyway
-            if own is None:
-                own = np.zeros_like(ratio)
-            own[y:y + h, x:x + w][part] = float(np.median(mine))
+            dark.append((x, y, w, h, part, _median(mine)))
         # Nearly black pixels (a fifth of the cloth's usual brightness and below: the holes,
         # even where the model is the hole itself) have no reliable chromaticity.
-        lit = np.clip(si * np.float32(10.0 / self._cloth_level) - 1, 0, 1)
-        if own is None:  # no dark ball: every pixel against the cloth's brightness
-            w = np.multiply(ratio, np.float32(2.0))
-            w -= _ONE
-            np.clip(w, 0, 1, out=w)
-            w *= d
-            w *= lit
+        lit = np.multiply(si, np.float32(10.0 / self._cloth_level), out=si)
+        lit -= _ONE
+        np.clip(lit, 0, 1, out=lit)
+        # every pixel against the cloth's brightness (a dark ball's own reference only changes
+        # the pixels it reaches: made again below in the box around them)
+        w = np.multiply(ratio, np.float32(2.0))
+        w -= _ONE
+        np.clip(w, 0, 1, out=w)
+        w *= d
+        w *= lit
+        if not dark:
             return w
+        # The dark balls' own brightness (the reference), spread by k, in the box around them
+        # and the reach of that: the same as on the whole map (the reference is the cloth's, 1,
+        # elsewhere, and there the weight below is the one above to the bit).
         k = _odd(0.5 * self._d_work)
+        hh, ww = ratio.shape
+        ox0 = max(0, min(q[0] for q in dark) - k // 2)
+        oy0 = max(0, min(q[1] for q in dark) - k // 2)
+        ox1 = min(ww, max(q[0] + q[2] for q in dark) + k // 2)
+        oy1 = min(hh, max(q[1] + q[3] for q in dark) + k // 2)
+        own = np.zeros((oy1 - oy0, ox1 - ox0), np.float32)
+        for x, y, bw, bh, part, level in dark:
+            own[y - oy0:y - oy0 + bh, x - ox0:x - ox0 + bw][part] = level
         own = cv2.dilate(own, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+        box = (slice(oy0, oy1), slice(ox0, ox1))
+        ratio, d = ratio[box], d[box]
         ref = np.where(own > 0, np.minimum(np.float32(1.0), own), np.float32(1.0))
         weight = np.clip(np.float32(2.0) * ratio / np.maximum(ref, np.float32(0.2)) - 1, 0, 1)
         # ... for pixels strongly coloured themselves (none at _COLOURED, full at 1.5 times it):
         # a shadow beside a red ball keeps the cloth's reference.
         weight *= np.clip(d * np.float32(2.0 / _COLOURED) - 2, 0, 1)
         weight = np.maximum(np.clip(np.float32(2.0) * ratio - 1, 0, 1), weight)
-        return np.asarray(d * weight * lit, np.float32)
+        w[box] = d * weight * lit[box]
+        return w
 
     def _update_cloth(self, small: Frame, ball_mask: NDArray[np.uint8]) -> None:
         """Blend a fresh cloth estimate into the model where no ball (or hand) is."""
@@ -619,8 +680,14 @@ class BallDetector:
         smooth = self._cloth_from(small)
         keep = self._cloth_like(small, smooth) & (cv2.dilate(ball_mask, self._open_kernel) == 0)
         a = np.float32(self.cloth_update_rate)
-        blended = self.cloth * (1 - a) + (small.astype(np.float32) + 1) * a
-        self.cloth = np.where(keep[..., None], blended, self.cloth).astype(np.float32)
+        # cloth * (1 - a) + (small + 1) * a, step by step in place (the same float32 values),
+        # then the old model copied back where not to keep
+        blended = np.multiply(self.cloth, 1 - a)
+        fresh = np.add(small, _ONE, dtype=np.float32)  # integers: exact
+        fresh *= a
+        blended += fresh
+        self.cloth = np.asarray(cv2.copyTo(self.cloth, np.logical_not(keep).view(np.uint8),
+                                           blended), np.float32)
 
     # --- detection -----------------------------------------------------------------------------
     def detect(self, frame: Frame, *, update: bool = True,
@@ -677,13 +744,15 @@ class BallDetector:
         if self._f is None or self._f_model is not model or self._f_src is None:
             self._f, self._f_src, self._f_model = self._foreground(small), small.copy(), model
             return self._f, None
-        diff = cv2.absdiff(small, self._f_src)
-        if self._change_level is None:
-            self._change_level = self._level_of_change(diff)
         hh, ww = self._f.shape
         t, pad = self._tile, self._tile_pad
-        # a tile changed where its largest change is above the level
-        pad[:hh, :ww * 3] = diff.reshape(hh, ww * 3)
+        # a tile changed where its largest change is above the level: the changes are written
+        # straight into the padded map (a view of it with the frame's shape)
+        diff = cv2.absdiff(small, self._f_src, dst=pad[:hh, :ww * 3].reshape(hh, ww, 3))
+        if not np.may_share_memory(diff, pad):  # (OpenCV made a new array after all)
+            pad[:hh, :ww * 3] = diff.reshape(hh, ww * 3)
+        if self._change_level is None:
+            self._change_level = self._level_of_change(diff)
         tiles = _tile_maxima(pad, t, 3) > self._change_level
         if not tiles.any():
             return self._f, tiles
@@ -719,7 +788,9 @@ class BallDetector:
         """The tiles (see :meth:`_foreground_now`) where any pixel's level changed."""
         hh, ww = levels.shape
         t, pad = self._tile, self._levels_pad
-        pad[:hh, :ww] = cv2.absdiff(levels, before)
+        diff = cv2.absdiff(levels, before, dst=pad[:hh, :ww])  # straight into the padded map
+        if not np.may_share_memory(diff, pad):  # (OpenCV made a new array after all)
+            pad[:hh, :ww] = diff
         return np.asarray(_tile_maxima(pad, t, 1) > 0)
 
     def _level_of_change(self, diff: Frame) -> float:
@@ -1075,13 +1146,14 @@ class BallDetector:
             t = max(self.threshold, 0.5 * level)
             above = fp > t
             sel = above & own & cell
-            for _ in range(3 if not b.streak else 1):
-                region = sel if b.streak else sel & (d2(c) <= (1.3 * r) ** 2)
+            for it in range(3 if not b.streak else 1):
+                # (the first time round the centre is still the one dd was made for)
+                region = sel if b.streak else sel & ((dd if it == 0 else d2(c)) <= (1.3 * r) ** 2)
                 n_px = float(np.count_nonzero(region))
                 if n_px < 3:
                     break
-                c = np.array([float(region.sum(0) @ xx[0]) / n_px,
-                              float(region.sum(1) @ yy[:, 0]) / n_px])
+                c = np.array([float(np.dot(region.sum(0), xx[0])) / n_px,
+                              float(np.dot(region.sum(1), yy[:, 0])) / n_px])
             if not b.streak:
                 c = _fit_outline(sel & (d2(c) <= (1.3 * r) ** 2), c, r, ix0, iy0)
             dd = d2(c)
@@ -1216,6 +1288,16 @@ def _middle(values: NDArray[Any]) -> float:
     return float(np.partition(values, k)[k])
 
 
+def _median(values: NDArray[np.float32]) -> float:
+    """``float(np.median(values))`` of a non-empty 1-D float32 array without NaNs, to the bit
+    (the mean of the two middle values in float32 for an even count), without its overhead."""
+    k = len(values) // 2
+    if len(values) % 2:
+        return float(np.partition(values, k)[k])
+    p = np.partition(values, (k - 1, k))
+    return float(p[k - 1] + p[k]) / 2
+
+
 def _middle_colour(pixels: NDArray[Any]) -> NDArray[np.float64]:
     """Per-channel median of (N, 3) pixels, as :func:`_middle`."""
     k = len(pixels) // 2
@@ -1259,7 +1341,7 @@ def _fit_outline(region: NDArray[np.bool_], c: NDArray[np.float64], r: float, ix
             return np.array([cx, cy])
         # mean of e * v / d over kept points
         w = np.divide(e, d, out=np.zeros_like(e), where=keep)
-        sx, sy = float(w @ vx) / n, float(w @ vy) / n
+        sx, sy = float(w.dot(vx)) / n, float(w.dot(vy)) / n  # (the same BLAS dot as @)
         cx, cy = cx + sx, cy + sy
         if float(np.hypot(sx, sy)) < 0.01:
             break
@@ -1274,7 +1356,9 @@ def _chroma_distance(small: Frame, planes: tuple[F32, F32, F32, F32]) -> tuple[F
     the same order (so the same values to the bit), but on contiguous planes and in place: a
     third fewer passes over memory than on the interleaved image."""
     mb, mg, mr, inv_sm = planes
-    b, g, r = cv2.split(small)
+    # split from a contiguous copy: on a view (a box of the work image, a patch of the frame)
+    # cv2.split takes several times as long as the copy and the split together
+    b, g, r = cv2.split(np.ascontiguousarray(small))
     bp = np.add(b, _ONE, dtype=np.float32)  # integers: exact
     gp = np.add(g, _ONE, dtype=np.float32)
     rp = np.add(r, _ONE, dtype=np.float32)

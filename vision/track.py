@@ -788,9 +788,9 @@ def track_video(video_path: str | Path, calibration: Calibration,
         raise VisionError(f"expected a video file, found nothing at {str(p)!r}")
     table = table or calibration.table
     detector = BallDetector(calibration)
-    tracker = Tracker(table, video_fps(p), cue_ball=cue_ball, start_positions=start_positions)
+    fps = video_fps(p)  # (opening the video costs about as much as decoding ten frames)
+    tracker = Tracker(table, fps, cue_ball=cue_ball, start_positions=start_positions)
     held: list[tuple[int, Frame, list[Detection]]] = []
-    fps = video_fps(p)
     moved = False  # the reader thread shrinks frames for the first calibration's detector
     for index, frame, small in read_ahead_frames(p, detector.shrink):
         event = drift.check(index, index / fps, frame) if drift is not None else None
