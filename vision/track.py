@@ -74,6 +74,7 @@ class BallState:
     single: int = 0  # frames in which it showed one small dot
     left_rest: int = -1_000_000  # the frame it was last seen leaving a place of rest
     sent: tuple[int, float, float] | None = None  # (frame, vx, vy): hit from rest, unseen since
+    looked: Detection | None = field(default=None, repr=False)  # the last look its dots counted
 
 
 @dataclass(frozen=True)
@@ -155,13 +156,15 @@ class Tracker:
                         taken.add(id(o))
                         o["n"] = int(o["n"]) + 1  # type: ignore[call-overload]
                         o["xy"] = (det.x_mm, det.y_mm)
-                        o["two"] = int(o["two"]) + self._is_pair(det)  # type: ignore[call-overload]
-                        o["one"] = int(o["one"]) + self._is_single(det)  # type: ignore[call-overload]
+                        if det is not o["look"]:  # one look, one piece of evidence (_observe)
+                            o["two"] = int(o["two"]) + self._is_pair(det)  # type: ignore[call-overload]
+                            o["one"] = int(o["one"]) + self._is_single(det)  # type: ignore[call-overload]
+                            o["look"] = det
                         o["colours"].append(det.colour)  # type: ignore[attr-defined]
                         o["score"] = float(o["score"]) + det.score  # type: ignore[arg-type]
                         break
                 else:
-                    objects.append({"xy": (det.x_mm, det.y_mm), "n": 1,
+                    objects.append({"xy": (det.x_mm, det.y_mm), "n": 1, "look": det,
                                     "two": int(self._is_pair(det)),
                                     "one": int(self._is_single(det)), "colours": [det.colour],
                                     "score": det.score})
@@ -615,9 +618,13 @@ class Tracker:
         s.sent = None
         # dots are trusted only on a clean ball at rest (a rolling or blurred ball, or one
         # touched by the cue's shadow, shows false dark blobs)
-        if det.streak_mm == 0.0 and det.score > CLEAN_SCORE and self._resting(s):
+        # One look is one piece of evidence: a ball at rest in an unchanged picture is the same
+        # detection frame after frame, and a misread repeated for a hundred frames is still one.
+        if (det.streak_mm == 0.0 and det.score > CLEAN_SCORE and self._resting(s)
+                and det is not s.looked):
             s.pair += self._is_pair(det)
             s.single += self._is_single(det)
+            s.looked = det
 
     def _is_pair(self, det: Detection) -> bool:
         """W2's two dots (seen apart, or merged into one long blob)."""

@@ -283,3 +283,22 @@ def test_a_ball_struck_too_hard_to_be_seen_is_found_again_the_way_the_cue_sent_i
     x, _, visible = out[-1].balls["W1"]
     assert visible and abs(x - 2620.0) < 5.0
     assert all(abs(r.balls["W1"][0] - 1250.0) > 100.0 for r in out if "W1" in r.balls)
+
+
+def test_one_misread_of_a_resting_whites_dots_repeated_frame_after_frame_is_one_look():
+    # W1 at rest by the cushion: its one dot read as W2's pair by the cushion's shadow. The
+    # detector gives the same detection while the picture there does not change; counted every
+    # frame, a hundred frames of it outvoted W2's real dots and swapped the whites.
+    tracker = Tracker(TABLE, start_positions=LAYOUT)
+    misread = det(*LAYOUT["W1"], "white", score=0.9, dots=2)
+    others = [det(x, y, c) for b, (x, y) in LAYOUT.items() for c in [
+        {"R1": "red", "R2": "red", "Y": "yellow"}.get(b)] if c]
+    out = feed(tracker, [[misread, det(*LAYOUT["W2"], "white", score=0.9, dots=1), *others]
+                         for _ in range(100)])
+    assert math.dist(out[-1].balls["W1"][:2], LAYOUT["W1"]) < 1.0
+    # ... while new looks (the picture there changed: a new detection each frame) still count
+    tracker = Tracker(TABLE, start_positions=LAYOUT)
+    out = feed(tracker, [[det(*LAYOUT["W1"], "white", score=0.9, dots=2),
+                          det(*LAYOUT["W2"], "white", score=0.9, dots=1), *others]
+                         for _ in range(100)])
+    assert math.dist(out[-1].balls["W1"][:2], LAYOUT["W2"]) < 1.0, "the dots swap the whites"
