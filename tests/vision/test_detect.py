@@ -240,6 +240,29 @@ def test_compression_noise_on_a_pale_cloth_makes_no_balls():
         assert min(np.hypot(q.x_px - px, q.y_px - py) for q in found) < 1.5
 
 
+@pytest.mark.xfail(strict=True, reason="known: looking for the first frame's balls with their "
+                   "brightening counted paints this one out (6 of 6 seeds) and fixes carom_3 of "
+                   "seed 23, but lost a verdict each on seeds 11 and 17; not merged")
+@pytest.mark.parametrize("seed", range(6))
+def test_a_white_ball_on_a_grey_cloth_in_the_first_frame_is_not_learned_as_cloth(seed):
+    # On a grey cloth a white ball has hardly any colour against it, only light. Joined to the
+    # compression noise of the first frame it made no ball-like blob, stayed in the cloth
+    # model, and was unseen for the whole video (carom_3 of seed 23: W2).
+    cal = calibration()
+    base = np.ones((H, W, 3), np.float32) * np.array([150, 140, 130], np.float32)
+    frames = []
+    for s in (2 * seed, 2 * seed + 1):
+        img = np.clip(base + block_noise((H, W), 2.5, s), 0, 255).astype(np.uint8)
+        white = draw_ball(img, cal, (3076.0, TABLE.width_mm - 133.0), "white")
+        draw_ball(img, cal, (3104.0, TABLE.width_mm - 218.0), "yellow")
+        draw_ball(img, cal, (3200.0, TABLE.width_mm - 256.0), "red")
+        frames.append(img)
+    det = BallDetector(cal)
+    det.learn_cloth(frames[0])
+    found = det.detect(frames[1], update=False)
+    assert min(np.hypot(q.x_px - white[0], q.y_px - white[1]) for q in found) < 2.0
+
+
 def red_and_white_fitted(make=None) -> tuple[BallDetector, list]:
     """A red and a white ball on a cloth (``cloth()`` by default), detected, colour classes
     fitted: the detector and its detections."""
