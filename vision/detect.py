@@ -365,6 +365,7 @@ class BallDetector:
         self.cloth_update_every = cloth_update_every
         self.cloth_update_rate = cloth_update_rate
         self._frames_seen = 0
+        self._prepared = 0  # frames made ready by prepare (in a reader thread)
         w, h = calibration.image_size
         t = self.table
         self.r_mm = t.ball_radius_mm
@@ -506,18 +507,32 @@ class BallDetector:
         return np.asarray(cv2.resize(frame[y0:y1, x0:x1], self.work_size, interpolation=mode),
                           np.uint8)
 
+    def prepare(self, frame: Frame) -> tuple[Frame, F32 | None]:
+        """What :meth:`detect` needs of ``frame`` that a reader thread can make ahead of time:
+        the work image (:meth:`shrink`) and, for the frames that will make the cloth model (the
+        first, learned from, and every ``cloth_update_every``-th, which update it: counted by the
+        calls of this method, one per frame in order), its wide median (the costliest step of
+        the cloth's update, the same whichever thread makes it); None for the other frames."""
+        small = self.shrink(frame)
+        self._prepared += 1
+        n, every = self._prepared, self.cloth_update_every
+        return small, (self._cloth_from(small) if n == 1 or (every and n % every == 0) else None)
+
     # --- cloth model ---------------------------------------------------------------------------
-    def learn_cloth(self, frame: Frame) -> None:
+    def learn_cloth(self, frame: Frame, *, small: Frame | None = None,
+                    smooth: F32 | None = None) -> None:
         """Model the empty cloth from one frame of the video and set the ball threshold from the
-        cloth's own noise.
+        cloth's own noise. ``small`` and ``smooth``: ``shrink(frame)`` and its wide median when
+        already made (see :meth:`prepare`).
 
         The model is the frame itself (so thin static things stay in it: the shadow under the
         cushion noses, spots, drawn lines), except around the ball-like blobs found against a
         median 2.5 ball diameters wide, which are painted over with the cloth around them
         (:meth:`_fill_from_cloth`).
         """
-        small = self.shrink(frame)
-        smooth = self._cloth_from(small)
+        if small is None:
+            small, smooth = self.shrink(frame), None
+        smooth = self._cloth_from(small) if smooth is None else smooth
         self.cloth = smooth
         # the cloth's usual brightness (the sum of B, G, R): below a tenth of it, no colour
         # (B + G + R of whole numbers: the same in any order, and faster on the planes)
@@ -674,10 +689,12 @@ class BallDetector:
         w[box] = d * weight * lit[box]
         return w
 
-    def _update_cloth(self, small: Frame, ball_mask: NDArray[np.uint8]) -> None:
-        """Blend a fresh cloth estimate into the model where no ball (or hand) is."""
+    def _update_cloth(self, small: Frame, ball_mask: NDArray[np.uint8],
+                      smooth: F32 | None = None) -> None:
+        """Blend a fresh cloth estimate into the model where no ball (or hand) is. ``smooth``:
+        ``_cloth_from(small)`` when already made."""
         assert self.cloth is not None
-        smooth = self._cloth_from(small)
+        smooth = self._cloth_from(small) if smooth is None else smooth
         keep = self._cloth_like(small, smooth) & (cv2.dilate(ball_mask, self._open_kernel) == 0)
         a = np.float32(self.cloth_update_rate)
         # cloth * (1 - a) + (small + 1) * a, step by step in place (the same float32 values),
@@ -690,13 +707,15 @@ class BallDetector:
                                            blended), np.float32)
 
     # --- detection -----------------------------------------------------------------------------
-    def detect(self, frame: Frame, *, update: bool = True,
-               small: Frame | None = None) -> list[Detection]:
+    def detect(self, frame: Frame, *, update: bool = True, small: Frame | None = None,
+               smooth: F32 | None = None) -> list[Detection]:
         """Every ball in ``frame``. The first call learns the cloth from this frame. ``small``:
-        ``shrink(frame)`` when already made."""
-        small = self.shrink(frame) if small is None else small
+        ``shrink(frame)`` when already made; ``smooth``: its wide median, when made (see
+        :meth:`prepare`; used when this frame learns or updates the cloth)."""
+        if small is None:
+            small, smooth = self.shrink(frame), None
         if self.cloth is None:
-            self.learn_cloth(frame)
+            self.learn_cloth(frame, small=small, smooth=smooth)
         self._frames_seen += 1
         f, tiles = self._foreground_now(small)
         if tiles is not None and not tiles.any() and self._last is not None:
@@ -724,7 +743,7 @@ class BallDetector:
         if blobs is not None:
             self._last = self._refine(frame, small, blobs) if blobs else []
         if update and self.cloth_update_every and self._frames_seen % self.cloth_update_every == 0:
-            self._update_cloth(small, self._raw)
+            self._update_cloth(small, self._raw, smooth)
         return self._last
 
     def _foreground_now(self, small: Frame) -> tuple[F32, NDArray[np.bool_] | None]:
