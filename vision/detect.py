@@ -342,6 +342,18 @@ class _Blob:
     piece: bool = False  # perhaps a piece of a faint motion-blur streak
 
 
+@dataclass(frozen=True)
+class ClothWork:
+    """A frame's share of the cloth model's making, done ahead of time by a reader thread (see
+    :meth:`BallDetector.prepare`): the frame's wide median (``_cloth_from``) and, once the
+    cloth was learned, the pixels that are cloth against it (``_cloth_like``), made with the
+    ``learned`` ball threshold and cloth brightness (used only while they are the detector's)."""
+
+    smooth: F32
+    cloth_like: NDArray[np.bool_] | None = None
+    learned: tuple[float, float] | None = None
+
+
 def _odd(v: float, low: int = 3) -> int:
     n = max(low, round(v))
     return n if n % 2 else n + 1
@@ -366,6 +378,8 @@ class BallDetector:
         self.cloth_update_rate = cloth_update_rate
         self._frames_seen = 0
         self._prepared = 0  # frames made ready by prepare (in a reader thread)
+        # the ball threshold and the cloth's brightness once learned (see ClothWork)
+        self._learned: tuple[float, float] | None = None
         w, h = calibration.image_size
         t = self.table
         self.r_mm = t.ball_radius_mm
@@ -507,22 +521,31 @@ class BallDetector:
         return np.asarray(cv2.resize(frame[y0:y1, x0:x1], self.work_size, interpolation=mode),
                           np.uint8)
 
-    def prepare(self, frame: Frame) -> tuple[Frame, F32 | None]:
+    def prepare(self, frame: Frame) -> tuple[Frame, ClothWork | None]:
         """What :meth:`detect` needs of ``frame`` that a reader thread can make ahead of time:
         the work image (:meth:`shrink`) and, for the frames that will make the cloth model (the
         first, learned from, and every ``cloth_update_every``-th, which update it: counted by the
-        calls of this method, one per frame in order), its wide median (the costliest step of
-        the cloth's update, the same whichever thread makes it); None for the other frames."""
+        calls of this method, one per frame in order), the costly steps of that (the same
+        whichever thread makes them, see :class:`ClothWork`); None for the other frames."""
         small = self.shrink(frame)
         self._prepared += 1
         n, every = self._prepared, self.cloth_update_every
-        return small, (self._cloth_from(small) if n == 1 or (every and n % every == 0) else None)
+        if not (n == 1 or (every and n % every == 0)):
+            return small, None
+        smooth = self._cloth_from(small)
+        learned = self._learned  # None until the cloth is learned (or while it is learned anew)
+        if learned is None:
+            return small, ClothWork(smooth)
+        like = self._cloth_like(small, smooth)
+        # (the threshold and brightness it was made with were still the learned ones throughout)
+        return small, (ClothWork(smooth, like, learned) if self._learned is learned
+                       else ClothWork(smooth))
 
     # --- cloth model ---------------------------------------------------------------------------
     def learn_cloth(self, frame: Frame, *, small: Frame | None = None,
-                    smooth: F32 | None = None) -> None:
+                    ahead: ClothWork | None = None) -> None:
         """Model the empty cloth from one frame of the video and set the ball threshold from the
-        cloth's own noise. ``small`` and ``smooth``: ``shrink(frame)`` and its wide median when
+        cloth's own noise. ``small`` and ``ahead``: ``shrink(frame)`` and its cloth work when
         already made (see :meth:`prepare`).
 
         The model is the frame itself (so thin static things stay in it: the shadow under the
@@ -530,9 +553,10 @@ class BallDetector:
         median 2.5 ball diameters wide, which are painted over with the cloth around them
         (:meth:`_fill_from_cloth`).
         """
+        self._learned = None  # (a reader thread's cloth work made meanwhile is not used)
         if small is None:
-            small, smooth = self.shrink(frame), None
-        smooth = self._cloth_from(small) if smooth is None else smooth
+            small, ahead = self.shrink(frame), None
+        smooth = self._cloth_from(small) if ahead is None else ahead.smooth
         self.cloth = smooth
         # the cloth's usual brightness (the sum of B, G, R): below a tenth of it, no colour
         # (B + G + R of whole numbers: the same in any order, and faster on the planes)
@@ -553,6 +577,7 @@ class BallDetector:
                                      smooth)
         self.cloth = np.asarray(cv2.copyTo(fill, paint, model), np.float32)  # fill where painted
         self.threshold = self._noise_threshold(self._foreground(small))
+        self._learned = (self.threshold, self._cloth_level)
 
     def _fill_from_cloth(self, model: F32, known: NDArray[np.bool_], fallback: F32) -> F32:
         """The cloth's colour at every pixel as a Gaussian-weighted mean (one ball diameter) of
@@ -690,12 +715,17 @@ class BallDetector:
         return w
 
     def _update_cloth(self, small: Frame, ball_mask: NDArray[np.uint8],
-                      smooth: F32 | None = None) -> None:
-        """Blend a fresh cloth estimate into the model where no ball (or hand) is. ``smooth``:
-        ``_cloth_from(small)`` when already made."""
+                      ahead: ClothWork | None = None) -> None:
+        """Blend a fresh cloth estimate into the model where no ball (or hand) is. ``ahead``:
+        the frame's cloth work when already made (see :meth:`prepare`)."""
         assert self.cloth is not None
-        smooth = self._cloth_from(small) if smooth is None else smooth
-        keep = self._cloth_like(small, smooth) & (cv2.dilate(ball_mask, self._open_kernel) == 0)
+        if ahead is None:
+            like = self._cloth_like(small, self._cloth_from(small))
+        elif ahead.cloth_like is None or ahead.learned != (self.threshold, self._cloth_level):
+            like = self._cloth_like(small, ahead.smooth)
+        else:
+            like = ahead.cloth_like
+        keep = like & (cv2.dilate(ball_mask, self._open_kernel) == 0)
         a = np.float32(self.cloth_update_rate)
         # cloth * (1 - a) + (small + 1) * a, step by step in place (the same float32 values),
         # then the old model copied back where not to keep
@@ -708,14 +738,14 @@ class BallDetector:
 
     # --- detection -----------------------------------------------------------------------------
     def detect(self, frame: Frame, *, update: bool = True, small: Frame | None = None,
-               smooth: F32 | None = None) -> list[Detection]:
+               ahead: ClothWork | None = None) -> list[Detection]:
         """Every ball in ``frame``. The first call learns the cloth from this frame. ``small``:
-        ``shrink(frame)`` when already made; ``smooth``: its wide median, when made (see
+        ``shrink(frame)`` when already made; ``ahead``: its cloth work, when made (see
         :meth:`prepare`; used when this frame learns or updates the cloth)."""
         if small is None:
-            small, smooth = self.shrink(frame), None
+            small, ahead = self.shrink(frame), None
         if self.cloth is None:
-            self.learn_cloth(frame, small=small, smooth=smooth)
+            self.learn_cloth(frame, small=small, ahead=ahead)
         self._frames_seen += 1
         f, tiles = self._foreground_now(small)
         if tiles is not None and not tiles.any() and self._last is not None:
@@ -743,7 +773,7 @@ class BallDetector:
         if blobs is not None:
             self._last = self._refine(frame, small, blobs) if blobs else []
         if update and self.cloth_update_every and self._frames_seen % self.cloth_update_every == 0:
-            self._update_cloth(small, self._raw, smooth)
+            self._update_cloth(small, self._raw, ahead)
         return self._last
 
     def _foreground_now(self, small: Frame) -> tuple[F32, NDArray[np.bool_] | None]:

@@ -801,10 +801,10 @@ def track_video(video_path: str | Path, calibration: Calibration,
             colours, detector = detector.colours, BallDetector(event.calibration)
             detector.colours = colours
             moved = True
-        small, smooth = (None, None) if moved or ready is None else ready
+        small, ahead = (None, None) if moved or ready is None else ready
         if detector.cloth is None:
-            detector.learn_cloth(frame, small=small, smooth=smooth)
-        dets = detector.detect(frame, small=small, smooth=smooth)
+            detector.learn_cloth(frame, small=small, ahead=ahead)
+        dets = detector.detect(frame, small=small, ahead=ahead)
         if detector.colours is None:
             held.append((index, frame, dets))
             if len(held) < colour_frames:
