@@ -642,6 +642,32 @@ class BallDetector:
             t *= np.float32(0.5)
             d += t
             return d
+        w = self._weights(d, si, ratio)
+        self._dark_balls(d, ratio, si, w)  # (si now holds lit)
+        return w
+
+    def _weights(self, d: F32, si: F32, ratio: F32) -> F32:
+        """The weighted foreground of pixels from their chroma distance, brightness sum and its
+        ratio to the cloth's (see :func:`_chroma_distance`) against the cloth's brightness, per
+        pixel (:meth:`_dark_balls` then mends it by the dark balls); ``si`` becomes the pixels'
+        lit weight."""
+        # Nearly black pixels (a fifth of the cloth's usual brightness and below: the holes,
+        # even where the model is the hole itself) have no reliable chromaticity.
+        lit = np.multiply(si, np.float32(10.0 / self._cloth_level), out=si)
+        lit -= _ONE
+        np.clip(lit, 0, 1, out=lit)
+        # every pixel against the cloth's brightness (a dark ball's own reference only changes
+        # the pixels it reaches: made again by _dark_balls in the box around them)
+        w = np.multiply(ratio, np.float32(2.0))
+        w -= _ONE
+        np.clip(w, 0, 1, out=w)
+        w *= d
+        w *= lit
+        return w
+
+    def _dark_balls(self, d: F32, ratio: F32, lit: F32, w: F32) -> None:
+        """Mend ``w`` (from :meth:`_weights`) by the dark balls in the map: ``d``, ``ratio`` and
+        ``lit`` the map's (whole or a box)."""
         # Zero weight at half the reference brightness and below: shadows, holes, dark wood.
         # The reference is the cloth's, except by a dark ball: a strongly coloured thing (an
         # opened blob of pixels far from the cloth's chromaticity, no bigger than a ball: no
@@ -666,30 +692,18 @@ class BallDetector:
         least_lit = 0.45 * math.pi * (0.5 * self._d_work) ** 2
         dark: list[tuple[int, int, int, int, NDArray[np.bool_], float]] = []
         for i in range(1, n):  # few: the strongly coloured blobs
-            x, y, w, h = (int(v) for v in stats[i, :4])
-            lab_part = lab[y:y + h, x:x + w]
+            x, y, pw, ph = (int(v) for v in stats[i, :4])
+            lab_part = lab[y:y + ph, x:x + pw]
             x, y = x + bx, y + by
-            if w > big or h > big:
+            if pw > big or ph > big:
                 continue
             part = lab_part == i
-            mine = ratio[y:y + h, x:x + w][part]
+            mine = ratio[y:y + ph, x:x + pw][part]
             if np.count_nonzero(mine > 0.55) >= least_lit:
                 continue  # it shows anyway
-            dark.append((x, y, w, h, part, _median(mine)))
-        # Nearly black pixels (a fifth of the cloth's usual brightness and below: the holes,
-        # even where the model is the hole itself) have no reliable chromaticity.
-        lit = np.multiply(si, np.float32(10.0 / self._cloth_level), out=si)
-        lit -= _ONE
-        np.clip(lit, 0, 1, out=lit)
-        # every pixel against the cloth's brightness (a dark ball's own reference only changes
-        # the pixels it reaches: made again below in the box around them)
-        w = np.multiply(ratio, np.float32(2.0))
-        w -= _ONE
-        np.clip(w, 0, 1, out=w)
-        w *= d
-        w *= lit
+            dark.append((x, y, pw, ph, part, _median(mine)))
         if not dark:
-            return w
+            return
         # The dark balls' own brightness (the reference), spread by k, in the box around them
         # and the reach of that: the same as on the whole map (the reference is the cloth's, 1,
         # elsewhere, and there the weight below is the one above to the bit).
@@ -712,7 +726,6 @@ class BallDetector:
         weight *= np.clip(d * np.float32(2.0 / _COLOURED) - 2, 0, 1)
         weight = np.maximum(np.clip(np.float32(2.0) * ratio - 1, 0, 1), weight)
         w[box] = d * weight * lit[box]
-        return w
 
     def _update_cloth(self, small: Frame, ball_mask: NDArray[np.uint8],
                       ahead: ClothWork | None = None) -> None:
@@ -813,14 +826,35 @@ class BallDetector:
             # most of the table changed (players over it): one call for all of it is cheaper
             self._f, self._f_src = self._foreground(small), small.copy()
             return self._f, None
+        boxes = []
         for x, y, w, h, _ in stats[1:n]:
             tiles[y:y + h, x:x + w] = True
-            y0, y1 = int(y) * t, min(hh, int(y + h) * t)
-            x0, x1 = int(x) * t, min(ww, int(x + w) * t)
-            sub = small[y0:y1, x0:x1]
-            self._f[y0:y1, x0:x1] = self._foreground(
-                sub, tuple(p[y0:y1, x0:x1] for p in planes))  # type: ignore[arg-type]
-            self._f_src[y0:y1, x0:x1] = sub
+            boxes.append((slice(int(y) * t, min(hh, int(y + h) * t)),
+                          slice(int(x) * t, min(ww, int(x + w) * t))))
+        if len(boxes) == 1:
+            box = boxes[0]
+            self._f[box] = self._foreground(
+                small[box], tuple(p[box] for p in planes))  # type: ignore[arg-type]
+            self._f_src[box] = small[box]
+            return self._f, tiles
+        # several boxes: the per-pixel part for all of their pixels at once (one after another
+        # in one column: the same steps on each pixel), the dark balls' part box by box
+        stacked = self._model_cache_now()[2]
+        at = np.concatenate([stacked[b].reshape(-1, 4) for b in boxes])
+        d, si, ratio = _chroma_distance(
+            np.concatenate([small[b].reshape(-1, 3) for b in boxes])[:, None],
+            tuple(np.ascontiguousarray(at[:, k, None]) for k in range(4)))  # type: ignore[arg-type]
+        fg = self._weights(d, si, ratio)
+        i = 0
+        for box in boxes:
+            shape = (box[0].stop - box[0].start, box[1].stop - box[1].start)
+            j = i + shape[0] * shape[1]
+            w_box = fg[i:j].reshape(shape)
+            self._dark_balls(d[i:j].reshape(shape), ratio[i:j].reshape(shape),
+                             si[i:j].reshape(shape), w_box)  # (si now holds lit)
+            self._f[box] = w_box
+            self._f_src[box] = small[box]
+            i = j
         return self._f, tiles
 
     def _levels_of(self, f: F32) -> Frame:
