@@ -342,6 +342,18 @@ class _Blob:
     piece: bool = False  # perhaps a piece of a faint motion-blur streak
 
 
+@dataclass(frozen=True)
+class ClothWork:
+    """A frame's share of the cloth model's making, done ahead of time by a reader thread (see
+    :meth:`BallDetector.prepare`): the frame's wide median (``_cloth_from``) and, once the
+    cloth was learned, the pixels that are cloth against it (``_cloth_like``), made with the
+    ``learned`` ball threshold and cloth brightness (used only while they are the detector's)."""
+
+    smooth: F32
+    cloth_like: NDArray[np.bool_] | None = None
+    learned: tuple[float, float] | None = None
+
+
 def _odd(v: float, low: int = 3) -> int:
     n = max(low, round(v))
     return n if n % 2 else n + 1
@@ -365,6 +377,9 @@ class BallDetector:
         self.cloth_update_every = cloth_update_every
         self.cloth_update_rate = cloth_update_rate
         self._frames_seen = 0
+        self._prepared = 0  # frames made ready by prepare (in a reader thread)
+        # the ball threshold and the cloth's brightness once learned (see ClothWork)
+        self._learned: tuple[float, float] | None = None
         w, h = calibration.image_size
         t = self.table
         self.r_mm = t.ball_radius_mm
@@ -506,18 +521,42 @@ class BallDetector:
         return np.asarray(cv2.resize(frame[y0:y1, x0:x1], self.work_size, interpolation=mode),
                           np.uint8)
 
+    def prepare(self, frame: Frame) -> tuple[Frame, ClothWork | None]:
+        """What :meth:`detect` needs of ``frame`` that a reader thread can make ahead of time:
+        the work image (:meth:`shrink`) and, for the frames that will make the cloth model (the
+        first, learned from, and every ``cloth_update_every``-th, which update it: counted by the
+        calls of this method, one per frame in order), the costly steps of that (the same
+        whichever thread makes them, see :class:`ClothWork`); None for the other frames."""
+        small = self.shrink(frame)
+        self._prepared += 1
+        n, every = self._prepared, self.cloth_update_every
+        if not (n == 1 or (every and n % every == 0)):
+            return small, None
+        smooth = self._cloth_from(small)
+        learned = self._learned  # None until the cloth is learned (or while it is learned anew)
+        if learned is None:
+            return small, ClothWork(smooth)
+        like = self._cloth_like(small, smooth)
+        # (the threshold and brightness it was made with were still the learned ones throughout)
+        return small, (ClothWork(smooth, like, learned) if self._learned is learned
+                       else ClothWork(smooth))
+
     # --- cloth model ---------------------------------------------------------------------------
-    def learn_cloth(self, frame: Frame) -> None:
+    def learn_cloth(self, frame: Frame, *, small: Frame | None = None,
+                    ahead: ClothWork | None = None) -> None:
         """Model the empty cloth from one frame of the video and set the ball threshold from the
-        cloth's own noise.
+        cloth's own noise. ``small`` and ``ahead``: ``shrink(frame)`` and its cloth work when
+        already made (see :meth:`prepare`).
 
         The model is the frame itself (so thin static things stay in it: the shadow under the
         cushion noses, spots, drawn lines), except around the ball-like blobs found against a
         median 2.5 ball diameters wide, which are painted over with the cloth around them
         (:meth:`_fill_from_cloth`).
         """
-        small = self.shrink(frame)
-        smooth = self._cloth_from(small)
+        self._learned = None  # (a reader thread's cloth work made meanwhile is not used)
+        if small is None:
+            small, ahead = self.shrink(frame), None
+        smooth = self._cloth_from(small) if ahead is None else ahead.smooth
         self.cloth = smooth
         # the cloth's usual brightness (the sum of B, G, R): below a tenth of it, no colour
         # (B + G + R of whole numbers: the same in any order, and faster on the planes)
@@ -538,6 +577,7 @@ class BallDetector:
                                      smooth)
         self.cloth = np.asarray(cv2.copyTo(fill, paint, model), np.float32)  # fill where painted
         self.threshold = self._noise_threshold(self._foreground(small))
+        self._learned = (self.threshold, self._cloth_level)
 
     def _fill_from_cloth(self, model: F32, known: NDArray[np.bool_], fallback: F32) -> F32:
         """The cloth's colour at every pixel as a Gaussian-weighted mean (one ball diameter) of
@@ -602,6 +642,32 @@ class BallDetector:
             t *= np.float32(0.5)
             d += t
             return d
+        w = self._weights(d, si, ratio)
+        self._dark_balls(d, ratio, si, w)  # (si now holds lit)
+        return w
+
+    def _weights(self, d: F32, si: F32, ratio: F32) -> F32:
+        """The weighted foreground of pixels from their chroma distance, brightness sum and its
+        ratio to the cloth's (see :func:`_chroma_distance`) against the cloth's brightness, per
+        pixel (:meth:`_dark_balls` then mends it by the dark balls); ``si`` becomes the pixels'
+        lit weight."""
+        # Nearly black pixels (a fifth of the cloth's usual brightness and below: the holes,
+        # even where the model is the hole itself) have no reliable chromaticity.
+        lit = np.multiply(si, np.float32(10.0 / self._cloth_level), out=si)
+        lit -= _ONE
+        np.clip(lit, 0, 1, out=lit)
+        # every pixel against the cloth's brightness (a dark ball's own reference only changes
+        # the pixels it reaches: made again by _dark_balls in the box around them)
+        w = np.multiply(ratio, np.float32(2.0))
+        w -= _ONE
+        np.clip(w, 0, 1, out=w)
+        w *= d
+        w *= lit
+        return w
+
+    def _dark_balls(self, d: F32, ratio: F32, lit: F32, w: F32) -> None:
+        """Mend ``w`` (from :meth:`_weights`) by the dark balls in the map: ``d``, ``ratio`` and
+        ``lit`` the map's (whole or a box)."""
         # Zero weight at half the reference brightness and below: shadows, holes, dark wood.
         # The reference is the cloth's, except by a dark ball: a strongly coloured thing (an
         # opened blob of pixels far from the cloth's chromaticity, no bigger than a ball: no
@@ -626,30 +692,18 @@ class BallDetector:
         least_lit = 0.45 * math.pi * (0.5 * self._d_work) ** 2
         dark: list[tuple[int, int, int, int, NDArray[np.bool_], float]] = []
         for i in range(1, n):  # few: the strongly coloured blobs
-            x, y, w, h = (int(v) for v in stats[i, :4])
-            lab_part = lab[y:y + h, x:x + w]
+            x, y, pw, ph = (int(v) for v in stats[i, :4])
+            lab_part = lab[y:y + ph, x:x + pw]
             x, y = x + bx, y + by
-            if w > big or h > big:
+            if pw > big or ph > big:
                 continue
             part = lab_part == i
-            mine = ratio[y:y + h, x:x + w][part]
+            mine = ratio[y:y + ph, x:x + pw][part]
             if np.count_nonzero(mine > 0.55) >= least_lit:
                 continue  # it shows anyway
-            dark.append((x, y, w, h, part, _median(mine)))
-        # Nearly black pixels (a fifth of the cloth's usual brightness and below: the holes,
-        # even where the model is the hole itself) have no reliable chromaticity.
-        lit = np.multiply(si, np.float32(10.0 / self._cloth_level), out=si)
-        lit -= _ONE
-        np.clip(lit, 0, 1, out=lit)
-        # every pixel against the cloth's brightness (a dark ball's own reference only changes
-        # the pixels it reaches: made again below in the box around them)
-        w = np.multiply(ratio, np.float32(2.0))
-        w -= _ONE
-        np.clip(w, 0, 1, out=w)
-        w *= d
-        w *= lit
+            dark.append((x, y, pw, ph, part, _median(mine)))
         if not dark:
-            return w
+            return
         # The dark balls' own brightness (the reference), spread by k, in the box around them
         # and the reach of that: the same as on the whole map (the reference is the cloth's, 1,
         # elsewhere, and there the weight below is the one above to the bit).
@@ -672,13 +726,19 @@ class BallDetector:
         weight *= np.clip(d * np.float32(2.0 / _COLOURED) - 2, 0, 1)
         weight = np.maximum(np.clip(np.float32(2.0) * ratio - 1, 0, 1), weight)
         w[box] = d * weight * lit[box]
-        return w
 
-    def _update_cloth(self, small: Frame, ball_mask: NDArray[np.uint8]) -> None:
-        """Blend a fresh cloth estimate into the model where no ball (or hand) is."""
+    def _update_cloth(self, small: Frame, ball_mask: NDArray[np.uint8],
+                      ahead: ClothWork | None = None) -> None:
+        """Blend a fresh cloth estimate into the model where no ball (or hand) is. ``ahead``:
+        the frame's cloth work when already made (see :meth:`prepare`)."""
         assert self.cloth is not None
-        smooth = self._cloth_from(small)
-        keep = self._cloth_like(small, smooth) & (cv2.dilate(ball_mask, self._open_kernel) == 0)
+        if ahead is None:
+            like = self._cloth_like(small, self._cloth_from(small))
+        elif ahead.cloth_like is None or ahead.learned != (self.threshold, self._cloth_level):
+            like = self._cloth_like(small, ahead.smooth)
+        else:
+            like = ahead.cloth_like
+        keep = like & (cv2.dilate(ball_mask, self._open_kernel) == 0)
         a = np.float32(self.cloth_update_rate)
         # cloth * (1 - a) + (small + 1) * a, step by step in place (the same float32 values),
         # then the old model copied back where not to keep
@@ -690,13 +750,15 @@ class BallDetector:
                                            blended), np.float32)
 
     # --- detection -----------------------------------------------------------------------------
-    def detect(self, frame: Frame, *, update: bool = True,
-               small: Frame | None = None) -> list[Detection]:
+    def detect(self, frame: Frame, *, update: bool = True, small: Frame | None = None,
+               ahead: ClothWork | None = None) -> list[Detection]:
         """Every ball in ``frame``. The first call learns the cloth from this frame. ``small``:
-        ``shrink(frame)`` when already made."""
-        small = self.shrink(frame) if small is None else small
+        ``shrink(frame)`` when already made; ``ahead``: its cloth work, when made (see
+        :meth:`prepare`; used when this frame learns or updates the cloth)."""
+        if small is None:
+            small, ahead = self.shrink(frame), None
         if self.cloth is None:
-            self.learn_cloth(frame)
+            self.learn_cloth(frame, small=small, ahead=ahead)
         self._frames_seen += 1
         f, tiles = self._foreground_now(small)
         if tiles is not None and not tiles.any() and self._last is not None:
@@ -724,7 +786,7 @@ class BallDetector:
         if blobs is not None:
             self._last = self._refine(frame, small, blobs) if blobs else []
         if update and self.cloth_update_every and self._frames_seen % self.cloth_update_every == 0:
-            self._update_cloth(small, self._raw)
+            self._update_cloth(small, self._raw, ahead)
         return self._last
 
     def _foreground_now(self, small: Frame) -> tuple[F32, NDArray[np.bool_] | None]:
@@ -764,14 +826,35 @@ class BallDetector:
             # most of the table changed (players over it): one call for all of it is cheaper
             self._f, self._f_src = self._foreground(small), small.copy()
             return self._f, None
+        boxes = []
         for x, y, w, h, _ in stats[1:n]:
             tiles[y:y + h, x:x + w] = True
-            y0, y1 = int(y) * t, min(hh, int(y + h) * t)
-            x0, x1 = int(x) * t, min(ww, int(x + w) * t)
-            sub = small[y0:y1, x0:x1]
-            self._f[y0:y1, x0:x1] = self._foreground(
-                sub, tuple(p[y0:y1, x0:x1] for p in planes))  # type: ignore[arg-type]
-            self._f_src[y0:y1, x0:x1] = sub
+            boxes.append((slice(int(y) * t, min(hh, int(y + h) * t)),
+                          slice(int(x) * t, min(ww, int(x + w) * t))))
+        if len(boxes) == 1:
+            box = boxes[0]
+            self._f[box] = self._foreground(
+                small[box], tuple(p[box] for p in planes))  # type: ignore[arg-type]
+            self._f_src[box] = small[box]
+            return self._f, tiles
+        # several boxes: the per-pixel part for all of their pixels at once (one after another
+        # in one column: the same steps on each pixel), the dark balls' part box by box
+        stacked = self._model_cache_now()[2]
+        at = np.concatenate([stacked[b].reshape(-1, 4) for b in boxes])
+        d, si, ratio = _chroma_distance(
+            np.concatenate([small[b].reshape(-1, 3) for b in boxes])[:, None],
+            tuple(np.ascontiguousarray(at[:, k, None]) for k in range(4)))  # type: ignore[arg-type]
+        fg = self._weights(d, si, ratio)
+        i = 0
+        for box in boxes:
+            shape = (box[0].stop - box[0].start, box[1].stop - box[1].start)
+            j = i + shape[0] * shape[1]
+            w_box = fg[i:j].reshape(shape)
+            self._dark_balls(d[i:j].reshape(shape), ratio[i:j].reshape(shape),
+                             si[i:j].reshape(shape), w_box)  # (si now holds lit)
+            self._f[box] = w_box
+            self._f_src[box] = small[box]
+            i = j
         return self._f, tiles
 
     def _levels_of(self, f: F32) -> Frame:

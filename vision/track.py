@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from queue import Empty, Queue
+from typing import TypeVar
 
 import cv2
 import numpy as np
@@ -34,6 +35,8 @@ from scipy.optimize import linear_sum_assignment
 from calibration import Calibration, DriftMonitor
 from rules.table import Pocket, TableSpec
 from vision.detect import BallDetector, Detection, Frame, VisionError
+
+T = TypeVar("T")
 
 BALLS = ("W1", "W2", "R1", "R2", "Y")
 CLASS_OF = {"W1": "white", "W2": "white", "R1": "red", "R2": "red", "Y": "yellow"}
@@ -721,15 +724,15 @@ def _within_30_degrees(a: tuple[float, float], b: tuple[float, float]) -> bool:
 
 
 # --- video --------------------------------------------------------------------------------------
-def read_ahead_frames(path: str | Path, prepare: Callable[[Frame], Frame] | None = None,
-                      queue_size: int = 8) -> Iterator[tuple[int, Frame, Frame | None]]:
+def read_ahead_frames(path: str | Path, prepare: Callable[[Frame], T] | None = None,
+                      queue_size: int = 8) -> Iterator[tuple[int, Frame, T | None]]:
     """Decoded frames, read ahead by a thread (decoding overlaps with detection), each with
     ``prepare(frame)`` made in that thread too (None without ``prepare``): the other core
     shrinks the frame while this one detects. An error in the thread is raised here."""
     cap = cv2.VideoCapture(str(path))
     if not cap.isOpened():
         raise VisionError(f"expected a video OpenCV can decode, could not open {str(path)!r}")
-    q: Queue[tuple[Frame, Frame | None] | BaseException | None] = Queue(maxsize=queue_size)
+    q: Queue[tuple[Frame, T | None] | BaseException | None] = Queue(maxsize=queue_size)
     stop = threading.Event()
 
     def read() -> None:
@@ -798,16 +801,17 @@ def track_video(video_path: str | Path, calibration: Calibration,
     fps = video_fps(p)  # (opening the video costs about as much as decoding ten frames)
     tracker = Tracker(table, fps, cue_ball=cue_ball, start_positions=start_positions)
     held: list[tuple[int, Frame, list[Detection]]] = []
-    moved = False  # the reader thread shrinks frames for the first calibration's detector
-    for index, frame, small in read_ahead_frames(p, detector.shrink):
+    moved = False  # the reader thread prepares frames for the first calibration's detector
+    for index, frame, ready in read_ahead_frames(p, detector.prepare):
         event = drift.check(index, index / fps, frame) if drift is not None else None
         if event is not None and event.changed:
             colours, detector = detector.colours, BallDetector(event.calibration)
             detector.colours = colours
             moved = True
+        small, ahead = (None, None) if moved or ready is None else ready
         if detector.cloth is None:
-            detector.learn_cloth(frame)
-        dets = detector.detect(frame, small=None if moved else small)
+            detector.learn_cloth(frame, small=small, ahead=ahead)
+        dets = detector.detect(frame, small=small, ahead=ahead)
         if detector.colours is None:
             held.append((index, frame, dets))
             if len(held) < colour_frames:
