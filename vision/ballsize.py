@@ -3,9 +3,10 @@
 The detector expects a ball of the table preset's diameter at the calibration's scale. When the
 preset is wrong (a smaller table called a 12 ft one, a camera calibrated to the wrong table), the
 balls are much bigger or smaller than expected and are rejected as hands or noise. This measures
-them instead: a few frames are rectified to the table plane, every isolated round blob that
-stands out from a median-smoothed cloth is measured at half its contrast, and the most common
-size wins (touching balls and a ball with its neighbour make a second, larger cluster of sizes).
+them instead: a few frames are rectified to the table plane; about each peak of contrast against
+a median-smoothed cloth, the median contrast around rings gives a radial profile, whose steepest
+fall is the ball's edge (see :func:`_blob_sizes`); the largest group of like sizes wins (touching
+balls, a hand's knuckles and projected marks give other, smaller groups).
 """
 
 from __future__ import annotations
@@ -47,10 +48,6 @@ class BallSize:
     diameter_mm: float
     count: int
     blobs: int
-
-    def ratio(self, calibration: Calibration) -> float:
-        """Measured over the table preset's ball diameter."""
-        return self.diameter_mm / calibration.table.ball_diameter_mm
 
 
 def _rectify_maps(calibration: Calibration) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
