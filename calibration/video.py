@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import cv2
@@ -87,11 +87,15 @@ def detect_table_in_video(path: str | Path, table: TableSpec | None = None, *,
                           frames: int = 9, head: str | None = None,
                           max_residual_mm: float = MAX_RESIDUAL_MM,
                           nose_height_mm: float | None = None,
-                          camera_height_mm: float = CAMERA_HEIGHT_MM) -> TableDetection:
+                          camera_height_mm: float = CAMERA_HEIGHT_MM,
+                          sample: Sequence[tuple[int, NDArray[np.uint8]]] | None = None
+                          ) -> TableDetection:
     """Calibrate from a video file: the median of ``frames`` frames spread over it (so players
-    and balls in motion vanish), ``frame`` set to the first of them. The other arguments are
-    :func:`~calibration.detect.detect_table`'s."""
-    sample = sample_frames(path, frames)
+    and balls in motion vanish), ``frame`` set to the first of them. ``sample``: those frames
+    (index, frame) when already read (:func:`sample_frames`: reading them takes a pass over the
+    video). The other arguments are :func:`~calibration.detect.detect_table`'s."""
+    if sample is None:
+        sample = sample_frames(path, frames)
     return detect_table([f for _, f in sample], table, head=head,
                         max_residual_mm=max_residual_mm, frame=sample[0][0],
                         nose_height_mm=nose_height_mm, camera_height_mm=camera_height_mm)

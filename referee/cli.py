@@ -227,7 +227,7 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
                                                    (frames[0][1].shape[1], frames[0][1].shape[0]),
                                                    frame=frames[0][0])
         else:
-            detection = detect_table_in_video(video, table, head=args.head)
+            detection = detect_table_in_video(video, table, head=args.head, sample=frames)
             calibration = detection.calibration
         calibration = with_ball_check(calibration, [f for _, f in frames])
     except CalibrationError as err:

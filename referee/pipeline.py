@@ -158,8 +158,9 @@ def game_from_video(video: Path, options: RuleOptions, start: GameState,
     their paths and a still), attach the calls."""
     clock = time.perf_counter()
     if calibration is None:
-        calibration = detect_table_in_video(video, options.table).calibration
-        calibration = with_ball_check(calibration, [f for _, f in sample_frames(video, 9)])
+        sample = sample_frames(video, 9)  # one pass over the video for both
+        calibration = detect_table_in_video(video, options.table, sample=sample).calibration
+        calibration = with_ball_check(calibration, [f for _, f in sample])
         for warning in calibration.warnings:
             print(f"kaisa: calibration warning: {warning}", file=sys.stderr)
     calibrated = time.perf_counter()
