@@ -114,18 +114,11 @@ def _stats(values: list[int]) -> str:
 
 def table_spec(ball_mm: float | None) -> Any:
     """The default spec (russian-12ft, as the calibration tests use for this footage), or the
-    same table with the ball (and the pocket mouths, in proportion) resized so that a ball is as
-    big in the picture as the real balls are (a diagnostic: the footage's balls are much bigger
-    relative to the table than Kaisa's on a 12 ft table)."""
+    same table with balls of ``ball_mm`` (``TableSpec.with_ball``: the pocket mouths in
+    proportion)."""
     from rules import TableSpec
 
-    table = TableSpec()
-    if ball_mm is None:
-        return table
-    k = ball_mm / table.ball_diameter_mm
-    return TableSpec(name="custom", ball_diameter_mm=ball_mm,
-                     corner_mouth_mm=table.corner_mouth_mm * k,
-                     middle_mouth_mm=table.middle_mouth_mm * k)
+    return TableSpec() if ball_mm is None else TableSpec().with_ball(ball_mm)
 
 
 HANDLABELS = ROOT / "benchmarks" / "realdata_handlabels.json"
@@ -201,19 +194,20 @@ def run_clip(path: Path, frames_dir: Path | None, every: int, at: set[int],
              hand: dict[str, Any] | None = None) -> dict[str, Any]:
     from calibration import detect_table_in_video
     from calibration.video import sample_frames
-    from vision.ballsize import measure_ball_size
+    from vision.ballsize import calibrate_for_the_balls
     from vision.shotfacts import shots_from_tracks, tracks_from_rows
     from vision.track import track_video, video_fps
 
     t0 = time.perf_counter()
     measured = None
-    if ball_mm == "auto":  # as big as the balls measure at the preset's calibration
-        preset = detect_table_in_video(path, table_spec(None)).calibration
-        size = measure_ball_size([f for _, f in sample_frames(path, 9)], preset)
-        measured = size.diameter_mm if size else None
-        ball_mm = measured
-    table = table_spec(None if ball_mm is None else float(ball_mm))
-    calibration = detect_table_in_video(path, table).calibration
+    sample = sample_frames(path, 9)
+    if ball_mm == "auto":  # as the referee does (vision.ballsize.calibrate_for_the_balls)
+        calibration = calibrate_for_the_balls(path, table_spec(None), sample)
+        table = calibration.table
+        measured = (calibration.checks or {}).get("ball_diameter_mm")
+    else:
+        table = table_spec(None if ball_mm is None else float(ball_mm))
+        calibration = detect_table_in_video(path, table, sample=sample).calibration
     t1 = time.perf_counter()
     fps = video_fps(path)
     results = list(track_video(path, calibration, table))
@@ -240,7 +234,7 @@ def run_clip(path: Path, frames_dir: Path | None, every: int, at: set[int],
 
     print(f"\n{path.stem}: {n} frames at {fps:g} fps; calibration {t1 - t0:.1f} s, tracking "
           f"{t2 - t1:.1f} s, shot facts {t3 - t2:.2f} s; ball {table.ball_diameter_mm:.0f} mm"
-          + ("" if measured is None else " (measured)"))
+          + ("" if measured is None else f" (the balls measure {measured:.0f} mm)"))
     print("  tracked visible per frame (median/min/max): "
           + ", ".join(f"{c} {_stats(v)}" for c, v in per_colour.items()))
     print("  raw detections per frame (median/min/max):  "

@@ -14,14 +14,13 @@ from calibration import (
     Calibration,
     DriftEvent,
     DriftMonitor,
-    detect_table_in_video,
     find_table,
     sample_frames,
 )
 from referee.errors import InputError
 from referee.gamefile import Game, read_json
 from rules import Call, GameState, KaisaError, RuleOptions, TableSpec, cue_ball_of
-from vision.ballsize import table_for_the_balls, with_ball_check
+from vision.ballsize import calibrate_for_the_balls, table_for_the_balls
 from vision.shotfacts import shots_from_tracks, tracks_from_rows
 from vision.track import track_video, video_fps
 
@@ -158,18 +157,18 @@ def game_from_video(video: Path, options: RuleOptions, start: GameState,
     their paths and a still), attach the calls."""
     clock = time.perf_counter()
     if calibration is None:
-        sample = sample_frames(video, 9)  # one pass over the video for both
-        calibration = detect_table_in_video(video, options.table, sample=sample).calibration
-        calibration = with_ball_check(calibration, [f for _, f in sample])
+        calibration = calibrate_for_the_balls(video, options.table, sample_frames(video, 9))
         for warning in calibration.warnings:
             print(f"kaisa: calibration warning: {warning}", file=sys.stderr)
     calibrated = time.perf_counter()
     fps = video_fps(video)
     table = options.table
-    if calibration.table == table:
-        # balls far from the preset's size are looked for at the size they measure
-        table = table_for_the_balls(calibration)
-        calibration = replace(calibration, table=table)
+    # balls far from the preset's size are looked for at the size they measure (a calibration
+    # made for them, or one made for the preset whose checks measured them)
+    fitted = table_for_the_balls(replace(calibration, table=table))
+    if calibration.table in (table, fitted):
+        table = fitted
+        calibration = replace(calibration, table=fitted)
     drift = DriftMonitor(calibration, every_s=DRIFT_CHECK_S,
                          recalibrate=lambda frame: find_table(frame, table))
     rows = track_rows(video, calibration, table, cue_ball_of(start.shooter).value,

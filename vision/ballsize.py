@@ -14,16 +14,17 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration import Calibration
+from calibration import Calibration, detect_table_in_video
 from rules.table import Pocket, TableSpec
 
-from .detect import _chroma_distance, _chroma_planes
+from .detect import _chroma_distance, _chroma_planes, _odd
 
 MM_PER_PX = 4.0  # the rectified picture's scale: a 68 mm ball is 17 pixels across
 SIZE_WINDOW = 0.10  # sizes within 10 % of one another count as the same ball size
@@ -58,7 +59,7 @@ def _rectify_maps(calibration: Calibration) -> tuple[NDArray[np.float32], NDArra
     return p[:, 0].reshape(h, w), p[:, 1].reshape(h, w)
 
 
-_RADII = np.arange(0.0, 40.0, 0.5)  # rectified pixels: up to a 320 mm ball
+_RADII = np.arange(0.0, 160.0 / MM_PER_PX, 0.5)  # rectified pixels: radii up to 160 mm
 _ANGLES = np.linspace(0, 2 * math.pi, 48, endpoint=False)
 _RING = (_RADII[:, None] * np.cos(_ANGLES)[None, :], _RADII[:, None] * np.sin(_ANGLES)[None, :])
 
@@ -164,10 +165,6 @@ def _middle_above(d: NDArray[np.float32], x: float, y: float, reach: float,
     return float(gx[keep].mean()), float(gy[keep].mean())
 
 
-def _odd(v: float) -> int:
-    return max(3, round(v) | 1)
-
-
 def most_common_size(sizes: Sequence[float]) -> tuple[float, int]:
     """The median of the largest group of sizes within ``SIZE_WINDOW`` of one another, and how
     many are in it (0.0, 0 for none)."""
@@ -224,19 +221,42 @@ def with_ball_check(calibration: Calibration, frames: Sequence[NDArray[Any]]) ->
     ``ball_count``) and, when it is off the table preset's by more than ``MOST_OFF``, a warning
     saying so: then the preset (or the calibration's scale) is wrong, and the detector, which
     expects the preset's ball, will miss the balls."""
-    size = measure_ball_size(frames, calibration)
+    return _with_ball_size(calibration, measure_ball_size(frames, calibration),
+                           calibration.table)
+
+
+def _with_ball_size(calibration: Calibration, size: BallSize | None,
+                    preset: TableSpec) -> Calibration:
+    """:func:`with_ball_check`'s checks of a measured ``size``, warned against ``preset``."""
     checks = dict(calibration.checks or {})
     warnings = list(checks.get("warnings", ()))
     if size is None:
         checks.update(ball_diameter_mm=None, ball_count=0)
     else:
         checks.update(ball_diameter_mm=round(size.diameter_mm, 1), ball_count=size.count)
-        if off_the_preset(size.diameter_mm, calibration.table):
-            t = calibration.table
+        if off_the_preset(size.diameter_mm, preset):
             warnings.append(
                 f"the balls measure {size.diameter_mm:.0f} mm across at this calibration, the "
-                f"table preset {t.name} says {t.ball_diameter_mm:g} mm: the preset is not this "
-                f"table (or the table was found at the wrong size); the balls are looked for at "
-                f"the size they measure")
+                f"table preset {preset.name} says {preset.ball_diameter_mm:g} mm: the preset is "
+                f"not this table (or the table was found at the wrong size); the balls are "
+                f"looked for at the size they measure")
     checks["warnings"] = warnings
     return replace(calibration, checks=checks)
+
+
+def calibrate_for_the_balls(video: str | Path, table: TableSpec,
+                            sample: Sequence[tuple[int, NDArray[np.uint8]]]) -> Calibration:
+    """Calibrate from the video's sampled frames (:func:`calibration.sample_frames`) and check
+    the balls (:func:`with_ball_check`); when they are far off the preset's, calibrate again
+    for a table with balls of their size (the table finder uses the ball and mouth sizes: on
+    the real club footage this found 3 more balls and 2 fewer phantom pots than only
+    swapping the table)."""
+    frames = [f for _, f in sample]
+    first = detect_table_in_video(video, table, sample=sample).calibration
+    size = measure_ball_size(frames, first)
+    checked = _with_ball_size(first, size, table)
+    fitted = table_for_the_balls(checked)
+    if fitted == table:
+        return checked
+    return _with_ball_size(detect_table_in_video(video, fitted, sample=sample).calibration,
+                           size, table)
