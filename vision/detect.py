@@ -73,6 +73,9 @@ MOSTLY_CHANGED = 0.4
 STRONG = 2.0
 STRONGER = 4.0  # ... and then above this, when the junk is stronger (blocks beside a moving ball)
 KMEANS_SEED = 7  # k-means is seeded on every call: the same video always gives the same balls
+# a see-through (blurred) ball is a mixture of a class and the cloth in brightness as well as in
+# colour: a mixture whose brightness is off by more than this factor is not what was seen
+MIXTURE_BRIGHTNESS = 1.5
 
 
 class VisionError(KaisaError):
@@ -138,6 +141,7 @@ class ColourModel:
 
     centres: NDArray[np.float64]  # (k, 3) chromaticity (B, G, R order)
     names: tuple[str, ...]
+    brightness: tuple[float, ...] | None = None  # each class's median B+G+R (None: unknown)
 
     @classmethod
     def fit(cls, bgr: NDArray[Any] | Sequence[Sequence[float]]) -> ColourModel:
@@ -152,8 +156,10 @@ class ColourModel:
         if n == 0:
             raise VisionError("expected at least one ball to fit colour classes, found none")
         k = min(4, n)
+        sums = np.asarray(bgr, dtype=np.float64).reshape(-1, 3).sum(axis=1)
         if k == 1:
             centres = chroma.copy()
+            brightness = [float(sums[0])]
         else:
             criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 50, 1e-5)
             cv2.setRNGSeed(KMEANS_SEED)  # k-means++ draws from OpenCV's global generator
@@ -162,6 +168,7 @@ class ColourModel:
             centres = np.asarray(c, dtype=np.float64)
             used = np.unique(labels.ravel())
             centres = centres[used]
+            brightness = [float(np.median(sums[labels.ravel() == u])) for u in used]
         hs = [_hue_sat(c) for c in centres]
         sats = np.array([s for _, s in hs])
         smax = float(sats.max())
@@ -178,7 +185,7 @@ class ColourModel:
                 if d <= dist:
                     best, dist = name, d
             names.append(best)
-        return cls(centres=centres, names=tuple(names))
+        return cls(centres=centres, names=tuple(names), brightness=tuple(brightness))
 
     def is_sure(self, bgr: Sequence[float]) -> bool:
         """True when the colour is close to one class (within 0.3 of the way to the next)."""
@@ -230,6 +237,17 @@ class ColourModel:
         seg = self.centres - m  # (k, 3) from the cloth to each class
         alpha = np.clip(((c - m) @ seg.T) / np.maximum((seg * seg).sum(1), 1e-12), 0.0, 1.0)
         resid = np.linalg.norm(m + alpha[:, None] * seg - c, axis=1)
+        if self.brightness is not None:
+            # a share ``a`` of the ball (in pixel values) has the chromaticity share
+            # a Sb / (a Sb + (1 - a) Sc): solved for a, the mixture's brightness must be seen
+            sb = np.asarray(self.brightness, dtype=np.float64) + 3.0
+            sc = float(np.sum(cloth_bgr)) + 3.0
+            a = alpha * sc / np.maximum(sb * (1.0 - alpha) + alpha * sc, 1e-12)
+            ratio = (float(np.sum(bgr)) + 3.0) / (a * sb + (1.0 - a) * sc)
+            off = (ratio > MIXTURE_BRIGHTNESS) | (ratio < 1.0 / MIXTURE_BRIGHTNESS)
+            if off.all():
+                return self.names[i]  # no mixture is what was seen: the nearest class
+            resid[off] = np.inf
         return self.names[int(np.argmin(resid))]
 
 

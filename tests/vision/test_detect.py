@@ -98,6 +98,25 @@ def test_colour_classes_are_named_by_relative_hue_and_saturation():
     assert model.classify((220, 228, 230)) == "white"
 
 
+
+def test_a_blurred_ball_is_a_mixture_with_the_cloth_in_brightness_too():
+    """The real footage (video_9): a cream white, clipped to pure white at rest, blurs into a
+    warm streak over green cloth. In chromaticity alone that streak is nearest a faint red
+    mixture (a sixth of a red ball, the rest cloth), but such a mixture would be half as
+    bright as the streak: it is the white. A red ball blurred over the same cloth stays red."""
+    cloth_bgr = (136.0, 149.0, 110.0)
+    model = ColourModel.fit(np.array([(255, 255, 255)] * 4 + [(23, 1, 200)] * 4
+                                     + [(165, 178, 137)] * 4 + [(141, 151, 105)] * 4))
+    streak = (199.0, 224.0, 255.0)
+    assert not model.is_sure(streak)
+    assert model.classify(streak, cloth_bgr) == "white"
+    a = 0.4  # a red ball 40 % of the pixel, the cloth the rest
+    red_blur = tuple(a * r + (1 - a) * c for r, c in zip((23, 1, 200), cloth_bgr, strict=True))
+    assert model.classify(red_blur, cloth_bgr) == "red"
+    a = 0.5
+    white_blur = tuple(a * 255 + (1 - a) * c for c in cloth_bgr)
+    assert model.classify(white_blur, cloth_bgr) == "white"
+
 def test_fast_pixel_to_table_map_matches_the_calibration():
     from dataclasses import replace
 
