@@ -41,7 +41,7 @@ T = TypeVar("T")
 BALLS = ("W1", "W2", "R1", "R2", "Y")
 CLASS_OF = {"W1": "white", "W2": "white", "R1": "red", "R2": "red", "Y": "yellow"}
 _FAR = 1e6
-INIT_SCORE = 0.5  # least mean ball-likeness of an object named in the first frames
+INIT_SCORE = 0.5  # least median ball-likeness of an object named in the first frames
 JAWS_S = 0.25  # a ball that vanished by a pocket and is seen again this soon did not drop
 PICK_UP_SCORE = 0.6  # least ball-likeness of a ball that appears (respotted, placed by hand)
 PICK_UP_FRAMES = 5  # ... seen in place this many frames running
@@ -59,6 +59,7 @@ BETA = 0.5  # share of the surprise (sighting minus prediction) taken into the v
 # what a detection of another colour, doubtful (a streak, a ball under the cue), costs over its
 # distance: a ball takes one of its own colour unless that is this much further than expected
 DOUBTFUL_COLOUR_DIAMETERS = 2.0
+MOUTH_DEPTH_RADII = 0.5  # a centre this far past a nose line (in radii) is in a pocket's mouth
 
 
 @dataclass
@@ -78,6 +79,25 @@ class BallState:
     left_rest: int = -1_000_000  # the frame it was last seen leaving a place of rest
     sent: tuple[int, float, float] | None = None  # (frame, vx, vy): hit from rest, unseen since
     looked: Detection | None = field(default=None, repr=False)  # the last look its dots counted
+
+
+@dataclass
+class _Seen:
+    """An object in the first frames (see :meth:`Tracker._initialise`): where it was last, its
+    last look, and its looks' evidence (W2's pair of dots, one dot), colours and scores."""
+
+    xy: tuple[float, float]
+    look: Detection
+    two: int
+    one: int
+    colours: list[str]
+    scores: list[float]
+
+    @property
+    def ball_likeness(self) -> float:
+        """Its typical score: the median, so that a few frames of a passing hand or shadow (or
+        a pocket's dark rim beside a ball on its lip) do not count against a ball."""
+        return float(np.median(self.scores))
 
 
 @dataclass(frozen=True)
@@ -145,52 +165,41 @@ class Tracker:
     # --- initial identities -------------------------------------------------------------------
     def _initialise(self, frames: list[tuple[int, list[Detection]]]) -> None:
         """Objects seen in most of the first frames, named by class, dots and position."""
-        objects: list[dict[str, object]] = []
-        for _, dets in frames:
+        objects: list[_Seen] = []
+        for _, raw in frames:
+            dets = self._merge_pieces(raw)[0]  # as each frame is seen (see _step)
             taken: set[int] = set()
             for det in dets:
                 if det.colour not in ("white", "red", "yellow"):
                     continue
                 for o in objects:
-                    ox, oy = o["xy"]  # type: ignore[misc]
-                    if id(o) in taken:
-                        continue
-                    if math.hypot(det.x_mm - ox, det.y_mm - oy) < 0.5 * self.d:
+                    if id(o) not in taken and math.hypot(
+                            det.x_mm - o.xy[0], det.y_mm - o.xy[1]) < 0.5 * self.d:
                         taken.add(id(o))
-                        o["n"] = int(o["n"]) + 1  # type: ignore[call-overload]
-                        o["xy"] = (det.x_mm, det.y_mm)
-                        if det is not o["look"]:  # one look, one piece of evidence (_observe)
-                            o["two"] = int(o["two"]) + self._is_pair(det)  # type: ignore[call-overload]
-                            o["one"] = int(o["one"]) + self._is_single(det)  # type: ignore[call-overload]
-                            o["look"] = det
-                        o["colours"].append(det.colour)  # type: ignore[attr-defined]
-                        o["score"] = float(o["score"]) + det.score  # type: ignore[arg-type]
+                        o.xy = (det.x_mm, det.y_mm)
+                        if det is not o.look:  # one look, one piece of evidence (_observe)
+                            o.two += self._is_pair(det)
+                            o.one += self._is_single(det)
+                            o.look = det
+                        o.colours.append(det.colour)
+                        o.scores.append(det.score)
                         break
                 else:
-                    objects.append({"xy": (det.x_mm, det.y_mm), "n": 1, "look": det,
-                                    "two": int(self._is_pair(det)),
-                                    "one": int(self._is_single(det)), "colours": [det.colour],
-                                    "score": det.score})
+                    objects.append(_Seen((det.x_mm, det.y_mm), det, int(self._is_pair(det)),
+                                         int(self._is_single(det)), [det.colour], [det.score]))
         need = max(1, len(frames) // 2)
-        by_class: dict[str, list[dict[str, object]]] = {"white": [], "red": [], "yellow": []}
+        by_class: dict[str, list[_Seen]] = {"white": [], "red": [], "yellow": []}
         for o in objects:
-            if int(o["n"]) < need:  # type: ignore[call-overload]
-                continue
             # a hand resting on the cloth is skin-white but no disc (balls score 0.7-0.9)
-            if float(o["score"]) / int(o["n"]) < INIT_SCORE:  # type: ignore[arg-type,call-overload]
-                continue
-            cols: list[str] = o["colours"]  # type: ignore[assignment]
-            cls = max(set(cols), key=cols.count)
-            by_class[cls].append(o)
+            if len(o.scores) >= need and o.ball_likeness >= INIT_SCORE:
+                by_class[max(set(o.colours), key=o.colours.count)].append(o)
         for cls in by_class:
-            by_class[cls].sort(key=lambda o: -float(o["score"]) / int(o["n"]))  # type: ignore
+            by_class[cls].sort(key=lambda o: -o.ball_likeness)
         f0 = frames[0][0]
 
-        def add(ball: str, o: dict[str, object]) -> None:
-            x, y = o["xy"]  # type: ignore[misc]
-            self.states[ball] = BallState(ball, float(x), float(y), last_seen=f0,
-                                          pair=int(o["two"]),  # type: ignore[call-overload]
-                                          single=int(o["one"]))  # type: ignore[call-overload]
+        def add(ball: str, o: _Seen) -> None:
+            self.states[ball] = BallState(ball, o.xy[0], o.xy[1], last_seen=f0, pair=o.two,
+                                          single=o.one)
 
         if self.start_positions is not None:
             self._name_by_start(by_class, add, f0)
@@ -199,7 +208,7 @@ class Tracker:
         whites = by_class["white"][:2]
         if len(whites) == 2:
             a, b = whites
-            pairs = [int(o["two"]) for o in whites]  # type: ignore[call-overload]
+            pairs = [o.two for o in whites]
             if pairs[0] > pairs[1]:
                 a, b = b, a
             add("W1", a)
@@ -208,16 +217,16 @@ class Tracker:
             self.unresolved = abs(pairs[0] - pairs[1]) < 3
         elif len(whites) == 1:
             o = whites[0]
-            add("W2" if int(o["two"]) > int(o["one"]) else "W1", o)  # type: ignore[call-overload]
-        reds = sorted(by_class["red"][:2], key=lambda o: o["xy"][0])  # type: ignore[index]
+            add("W2" if o.two > o.one else "W1", o)
+        reds = sorted(by_class["red"][:2], key=lambda o: o.xy[0])
         for ball, o in zip(("R1", "R2"), reds, strict=False):
             add(ball, o)
         if by_class["yellow"]:
             add("Y", by_class["yellow"][0])
         self.started = True
 
-    def _name_by_start(self, by_class: dict[str, list[dict[str, object]]],
-                       add: Callable[[str, dict[str, object]], None], first_frame: int) -> None:
+    def _name_by_start(self, by_class: dict[str, list[_Seen]],
+                       add: Callable[[str, _Seen], None], first_frame: int) -> None:
         """Identities from the game state's positions: each ball expected on the table takes the
         nearest object of its class (the two reds and the two whites told apart by where they
         were left, not by the dots). A ball the state has in hand or pocketed is taken only from
@@ -228,8 +237,8 @@ class Tracker:
             expected = [b for b in ids if b in self.start_positions]
             taken: set[int] = set()
             if expected and objs:
-                cost = np.array([[math.dist(self.start_positions[b], o["xy"])  # type: ignore
-                                  for o in objs] for b in expected])
+                cost = np.array([[math.dist(self.start_positions[b], o.xy) for o in objs]
+                                 for b in expected])
                 cost[cost > START_GATE_DIAMETERS * self.d] = _FAR
                 for i, j in zip(*linear_sum_assignment(cost), strict=True):
                     if cost[i, j] < _FAR:
@@ -241,8 +250,8 @@ class Tracker:
                     self.states[ball] = BallState(ball, x, y, visible=False, status="hidden",
                                                   last_seen=first_frame)
             free = [b for b in ids if b not in self.start_positions]
-            clean = [o for j, o in enumerate(objs) if j not in taken
-                     and float(o["score"]) / int(o["n"]) >= PICK_UP_SCORE]  # type: ignore
+            clean = [o for j, o in enumerate(objs)
+                     if j not in taken and o.ball_likeness >= PICK_UP_SCORE]
             for ball, o in zip(free, clean, strict=False):
                 add(ball, o)
 
@@ -319,6 +328,8 @@ class Tracker:
                         if det.colour != "other" and not (det.streak_mm or det.piece
                                                           or not det.colour_sure):
                             continue
+                        if self._in_a_mouth(s) and not det.streak_mm:
+                            continue  # dropping: not a thing of another colour (see there)
                         c += DOUBTFUL_COLOUR_DIAMETERS * self.d  # a streak, a ball under the cue
                     cost[i, j] = c
             rows, cols = linear_sum_assignment(cost)
@@ -345,8 +356,9 @@ class Tracker:
                 for i, s in enumerate(left):
                     for k, j in enumerate(free):
                         det = dets[j]
-                        if det.colour != CLASS_OF[s.ball] and not (
-                                det.streak_mm or det.piece or not det.colour_sure):
+                        if det.colour != CLASS_OF[s.ball] and (not (
+                                det.streak_mm or det.piece or not det.colour_sure)
+                                or (self._in_a_mouth(s) and not det.streak_mm)):
                             continue
                         if self._against_hit(s, hitters[s.ball], det):
                             continue
@@ -635,6 +647,17 @@ class Tracker:
 
     def _is_single(self, det: Detection) -> bool:
         return det.dots == 1 and det.dot_spread_mm < 0.15 * self.table.ball_radius_mm
+
+    def _in_a_mouth(self, s: BallState) -> bool:
+        """The ball was last seen in a pocket's mouth, dropping: its centre more than half a
+        radius past a cushion's nose line, or within a radius of a pocket's point (where the
+        nose lines meet, at a corner: the jaws keep a ball on the cloth twice as far). What it
+        takes next is of its own colour, or a blurred streak (a ball rattled back out by the
+        jaws); a thing of another colour nearby (a projected mark, a glint on the rim) is not
+        it."""
+        r = self.table.ball_radius_mm
+        return not self.table.contains((s.x, s.y), tolerance_mm=MOUTH_DEPTH_RADII * r) or bool(
+            np.hypot(self._pockets[:, 0] - s.x, self._pockets[:, 1] - s.y).min() < r)
 
     def _near_pocket(self, x: float, y: float) -> bool:
         d = np.hypot(self._pockets[:, 0] - x, self._pockets[:, 1] - y)
