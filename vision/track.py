@@ -44,7 +44,8 @@ _FAR = 1e6
 INIT_SCORE = 0.5  # least median ball-likeness of an object named in the first frames
 JAWS_S = 0.25  # a ball that vanished by a pocket and is seen again this soon did not drop
 PICK_UP_SCORE = 0.6  # least ball-likeness of a ball that appears (respotted, placed by hand)
-PICK_UP_FRAMES = 5  # ... seen in place this many frames running
+PICK_UP_FRAMES = 5  # ... seen in place in this many frames
+PICK_UP_WINDOW = 2  # ... of the last PICK_UP_WINDOW times as many
 CLEAN_SCORE = 0.7  # a detection this ball-like shows the whole ball
 START_GATE_DIAMETERS = 2.0  # a ball is named from the start state only this near its place
 PIECES_DIAMETERS = 0.95  # same-colour detections nearer than this are pieces of one ball
@@ -664,10 +665,11 @@ class Tracker:
         return bool(d.min() < 1.5 * self.d)
 
     def _pick_up(self, frame: int, free: list[Detection]) -> None:
-        """A clean ball of a class with a free identity that stays put for PICK_UP_FRAMES
-        takes it. With every identity of its class taken, one of them hidden, it is that hidden
-        ball, which went there unseen (a pot missed under the arm, then respotted): taken after
-        three times as long, since a hand may hide a ball and look like another."""
+        """A clean ball of a class with a free identity, seen in place in PICK_UP_FRAMES of the
+        last PICK_UP_WINDOW times as many frames, takes it. With every identity of its class
+        taken, one of them hidden, it is that hidden ball, which went there unseen (a pot missed
+        under the arm, then respotted): taken after three times as long, since a hand may hide a
+        ball and look like another."""
         for det in free:
             if (det.colour not in ("white", "red", "yellow") or det.score < PICK_UP_SCORE
                     or det.piece or det.streak_mm):
@@ -684,19 +686,21 @@ class Tracker:
             if any(math.hypot(det.x_mm - s.x, det.y_mm - s.y) < self.d
                    for s in self.states.values() if s.status in ("table", "hidden")):
                 continue
-            key = det.colour
-            seen = [c for c in self._candidates.get(key, [])
-                    if frame - c[0] < frames_needed
-                    and math.hypot(c[1] - det.x_mm, c[2] - det.y_mm) < 0.5 * self.d]
-            seen.append((frame, det.x_mm, det.y_mm))
-            self._candidates[key] = seen
-            if len(seen) < frames_needed:
+            # seen in place in most frames of a while (a ball by the cue's tip flickers in and
+            # out); the sightings of other places of its class are kept apart
+            recent = [c for c in self._candidates.get(det.colour, [])
+                      if frame - c[0] < PICK_UP_WINDOW * frames_needed]
+            recent.append((frame, det.x_mm, det.y_mm))
+            here = [c for c in recent
+                    if math.hypot(c[1] - det.x_mm, c[2] - det.y_mm) < 0.5 * self.d]
+            if len({c[0] for c in here}) < frames_needed:
+                self._candidates[det.colour] = recent
                 continue
+            self._candidates[det.colour] = [c for c in recent if c not in here]
             ball = ids[0]
             if det.colour == "white" and len(ids) == 2:
                 ball = "W2" if self._is_pair(det) else "W1"
             self.states[ball] = BallState(ball, det.x_mm, det.y_mm, last_seen=frame)
-            self._candidates[key] = []
 
     def _check_whites(self) -> None:
         """Swap W1 and W2 when their dots clearly say so."""

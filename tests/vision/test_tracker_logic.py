@@ -167,6 +167,21 @@ def test_a_respotted_ball_is_picked_up_once_it_stays_put():
     assert visible and math.dist((x, y), (1775, 888)) < 1.0
 
 
+def test_a_ball_that_flickers_in_and_out_is_picked_up_all_the_same():
+    """A ball with the cue's tip on it (or a hand's shadow beside it) is detected in two frames
+    of three: seen in place in most frames of a while, it is a ball; a hand flickering at 0.4
+    is not."""
+    layout = {"W1": (1000.0, 900.0)}
+    tracker = Tracker(TABLE, start_positions=layout)
+    w1 = det(1000, 900, "white")
+    frames = [[w1]] * 12
+    frames += [[w1, det(2400, 600, "red"), det(300, 1500, "white", score=0.4)] if k % 3 else [w1]
+               for k in range(12)]
+    out = feed(tracker, frames)
+    assert math.dist(out[-1].balls["R1"][:2], (2400, 600)) < 1.0
+    assert "W2" not in out[-1].balls
+
+
 def test_a_resting_ball_seen_drawn_toward_a_ball_rolling_up_stays_put():
     """W2 rolls up to the resting R1 and passes it; R1's picture merges with W2's and its
     detection creeps 12 mm toward W2: R1 has not moved (a hit ball leaves away from its hitter)."""
