@@ -53,6 +53,7 @@ STREAK_STEP_DIAMETERS = 1.6  # pieces of a faint streak in a row, this near each
 REST_JITTER_DIAMETERS = 0.3  # a doubtful detection this near a resting ball leaves it in place
 REST_SPEED_DIAMETERS = 0.05  # slower than this per frame, a ball is at rest
 COAST_FRAMES = 2  # a rolling ball unseen this many frames is looked for along its way
+FRONT_PIECE_DIAMETERS = 1.2  # a ball-like piece of a resting ball's colour this near: its streak
 CUE_DIAMETERS = 5.0  # a non-ball this near a resting ball may be the cue (its middle, if long)
 HARDEST_SHOT_DIAMETERS = 7.0  # a ball struck as hard as any (13 m/s) goes this far a frame
 SENT_FRAMES = 10  # a ball hit from rest while unseen is looked for its way this long
@@ -160,7 +161,7 @@ class Tracker:
         self._pockets = np.array([table.pocket_xy(p) for p in Pocket])
         self._pending: deque[tuple[int, list[Detection]]] = deque()
         self._candidates: dict[str, list[tuple[int, float, float]]] = {}
-        self._unclaimed: list[tuple[float, float]] = []  # the last frame's non-balls (mm)
+        self._unclaimed: list[Detection] = []  # what no ball took in the last frame
         self.started = False
 
     # --- initial identities -------------------------------------------------------------------
@@ -373,7 +374,8 @@ class Tracker:
                             continue
                         if dist <= near or (dist <= reach and (
                                 det.streak_mm > 0.5 * self.d or self._ahead(s, det)
-                                or self._away_from_the_cue(s, det))) or self._sent_toward(
+                                or self._away_from_the_cue(s, det)
+                                or self._led_by_its_front(s, det))) or self._sent_toward(
                                 s, det, frame):
                             cost2[i, k] = dist
                 rows, cols = linear_sum_assignment(cost2)
@@ -401,8 +403,7 @@ class Tracker:
                 s.status = "lost"
         self._pick_up(frame, [d for j, d in enumerate(dets) if j not in used])
         # what no ball took (but a piece, which may be a ball's other half)
-        self._unclaimed = [(d.x_mm, d.y_mm) for j, d in enumerate(dets)
-                           if j not in used and not d.piece]
+        self._unclaimed = [d for j, d in enumerate(dets) if j not in used and not d.piece]
         self._check_whites()
         if self.unresolved:
             self._strike_resolves(frame)
@@ -474,18 +475,35 @@ class Tracker:
         was no ball lay in the last frame (the cue's tip, a hand): that thing, not the ball."""
         if math.hypot(det.x_mm - s.x, det.y_mm - s.y) <= self.d:
             return False
-        return any(math.hypot(det.x_mm - x, det.y_mm - y) < 0.5 * self.d
-                   for x, y in self._unclaimed)
+        return any(math.hypot(det.x_mm - u.x_mm, det.y_mm - u.y_mm) < 0.5 * self.d
+                   for u in self._unclaimed)
 
     def _cue_behind(self, s: BallState) -> tuple[float, float] | None:
         """For a ball at rest: something no ball (the cue, its tip) within CUE_DIAMETERS of it
         in the last frame, if any."""
         if not self._resting(s):
             return None
-        for x, y in self._unclaimed:
-            if 0 < math.hypot(s.x - x, s.y - y) < CUE_DIAMETERS * self.d:
-                return x, y
+        for u in self._unclaimed:
+            if self._front_piece(s, u):
+                continue
+            if 0 < math.hypot(s.x - u.x_mm, s.y - u.y_mm) < CUE_DIAMETERS * self.d:
+                return u.x_mm, u.y_mm
         return None
+
+    def _front_piece(self, s: BallState, u: Detection) -> bool:
+        """``u``, left unclaimed in the last frame, is the front of this resting ball's own
+        streak as it is struck (the ball smeared over the frame in two pieces): of its colour,
+        ball-like, and touching it (the cue's tip is thin, the cue a long pale thing, neither
+        a disc)."""
+        return (self._resting(s) and u.colour == CLASS_OF[s.ball] and u.score >= PICK_UP_SCORE
+                and math.hypot(u.x_mm - s.x, u.y_mm - s.y) < FRONT_PIECE_DIAMETERS * self.d)
+
+    def _led_by_its_front(self, s: BallState, det: Detection) -> bool:
+        """The detection lies the way this resting ball's own streak pointed in the last frame
+        (see :meth:`_front_piece`): the ball, struck that way."""
+        return any(self._front_piece(s, u) and _within_30_degrees(
+            (det.x_mm - s.x, det.y_mm - s.y), (u.x_mm - s.x, u.y_mm - s.y))
+            for u in self._unclaimed)
 
     def _away_from_the_cue(self, s: BallState, det: Detection) -> bool:
         """A ball at rest with the cue's tip behind it (see :meth:`_cue_behind`), and the

@@ -282,6 +282,20 @@ def test_a_ball_hit_while_unseen_and_unseen_a_while_is_found_the_way_it_was_sent
     assert abs(last["W1"][0] - contact) < 5.0
 
 
+def test_a_ball_struck_in_the_frame_shows_the_front_of_its_streak_and_is_followed_that_way():
+    """As in bank_red_corner_s29: at the strike W1 is smeared over the frame into two pieces, one
+    on its place and one touching it (its streak's front, a little less round). The next frame
+    it is 220 mm (3.2 diameters) further that way. That front piece is the ball's, not the cue's
+    tip: W1 is followed, not left at rest with the cue on the far side."""
+    tracker, still, frames = at_rest_first({"W1": (1060.0, 120.0)}, ("W1",))
+    frames += [[*still, det(1060, 120, "white")] for _ in range(3)]
+    frames.append([*still, det(1060, 122, "white", score=0.8), det(1022, 176, "white", score=0.66)])
+    frames.append([*still, det(915, 343, "white", score=0.66), det(966, 260, "white", score=0.6)])
+    out = feed(tracker, frames) + tracker.flush()
+    x, y, visible = out[-1].balls["W1"]
+    assert visible and math.dist((x, y), (1060, 120)) > 150.0
+
+
 def test_a_ball_struck_away_from_the_cue_is_not_the_cue_tip():
     """Behind the resting W1 the cue's tip shows as a white blob 110 mm away for a few frames.
     W1 is struck away from it at 150 mm a frame, seen as two pieces of its streak: W1 is the
