@@ -375,7 +375,9 @@ class Tracker:
                         if dist <= near or (dist <= reach and (
                                 det.streak_mm > 0.5 * self.d or self._ahead(s, det)
                                 or self._away_from_the_cue(s, det)
-                                or self._led_by_its_front(s, det))) or self._sent_toward(
+                                or self._led_by_its_front(s, det)
+                                or self._in_a_row_from(s, det, [dets[f] for f in free])
+                                )) or self._sent_toward(
                                 s, det, frame):
                             cost2[i, k] = dist
                 rows, cols = linear_sum_assignment(cost2)
@@ -421,13 +423,16 @@ class Tracker:
         balls = [s for s in active if s.status in ("table", "hidden")]
         for k, a in enumerate(balls):
             for b in balls[k + 1:]:
-                t0 = min(a.last_seen, b.last_seen) - 1.0
                 va = (a.vx, a.vy) if a.status == "table" else (0.0, 0.0)
                 vb = (b.vx, b.vy) if b.status == "table" else (0.0, 0.0)
                 wx, wy = va[0] - vb[0], va[1] - vb[1]  # a's velocity relative to b's
                 w2 = wx * wx + wy * wy
                 if w2 < (0.2 * self.d) ** 2:
                     continue  # a slow ball's prediction is near enough; a ball at rest jitters
+                # from a frame before the last sighting of a moving ball (one at rest or hidden
+                # is where it is at any time; a moving one's path is not run back to before it
+                # was last seen: it may have been struck there, long after the other was seen)
+                t0 = min(s.last_seen for s, v in ((a, va), (b, vb)) if v != (0.0, 0.0)) - 1.0
                 # b minus a at t0 (each from its own last sighting)
                 ax, ay = a.x + va[0] * (t0 - a.last_seen), a.y + va[1] * (t0 - a.last_seen)
                 bx, by = b.x + vb[0] * (t0 - b.last_seen), b.y + vb[1] * (t0 - b.last_seen)
@@ -511,6 +516,29 @@ class Tracker:
         cue = self._cue_behind(s)
         return cue is not None and _within_30_degrees(
             (det.x_mm - s.x, det.y_mm - s.y), (s.x - cue[0], s.y - cue[1]))
+
+    def _in_a_row_from(self, s: BallState, det: Detection, free: list[Detection]) -> bool:
+        """For a ball at rest: ``det`` and another free detection of its colour a step apart
+        (the pieces of a streak, see STREAK_STEP_DIAMETERS) lie in a row that points back at
+        the ball's place, ``det`` the nearer: the ball, struck too fast to be seen whole. Not
+        toward the cue behind the ball (a pale cue's pieces lie in a row pointing at it)."""
+        if not self._resting(s):
+            return False
+        cue = self._cue_behind(s)
+        bx, by = s.x - det.x_mm, s.y - det.y_mm  # the ball's place, seen from det
+        if cue is not None and bx * (cue[0] - s.x) + by * (cue[1] - s.y) < 0:
+            return False  # det lies on the cue's side
+        for o in free:
+            if o is det or o.colour != det.colour:
+                continue
+            ux, uy = o.x_mm - det.x_mm, o.y_mm - det.y_mm
+            step = math.hypot(ux, uy)
+            if not 0 < step <= STREAK_STEP_DIAMETERS * self.d:
+                continue
+            ux, uy = ux / step, uy / step
+            if bx * ux + by * uy < 0 and abs(by * ux - bx * uy) < 0.5 * self.d:
+                return True
+        return False
 
     def _sent_toward(self, s: BallState, det: Detection, frame: int) -> bool:
         """The detection lies the way this ball was sent from its rest while unseen (by a

@@ -296,6 +296,24 @@ def test_a_ball_struck_in_the_frame_shows_the_front_of_its_streak_and_is_followe
     assert visible and math.dist((x, y), (1060, 120)) > 150.0
 
 
+def test_a_ball_struck_too_fast_to_be_seen_whole_is_followed_along_its_streaks_pieces():
+    """As in bank_red_corner_s13: W1 at rest is struck at 7.9 m/s; in the next frame it is two
+    pieces of its streak 230 and 330 mm away, in a row that points back at its place. Those are
+    W1. W2, at rest behind W1 on that line but never seen (a white on a pale cloth), was not
+    hit by it: W1's path is not run back to before it was struck."""
+    w2 = (1190.0, 190.0)
+    tracker, still, frames = at_rest_first({"W1": (1086.0, 484.0), "W2": w2}, ("W1", "W2"))
+    frames = [[*still, det(1086, 484, "white")] for _ in range(15)]
+    frames.append([*still, det(1009, 708, "white", score=0.6), det(969, 804, "white", score=0.5)])
+    frames.append([*still, det(882, 962, "white", score=0.5, streak_mm=120.0)])
+    frames.append([*still, det(780, 1084, "white", score=0.7), det(719, 1147, "white", score=0.6),
+                   det(671, 1199, "white", score=0.7)])  # three pieces of it
+    out = feed(tracker, frames) + tracker.flush()
+    x, y, visible = out[-1].balls["W1"]
+    assert visible and math.dist((x, y), (719, 1147)) < 70.0
+    assert math.dist(out[-1].balls["W2"][:2], w2) < 1.0
+
+
 def test_a_ball_struck_away_from_the_cue_is_not_the_cue_tip():
     """Behind the resting W1 the cue's tip shows as a white blob 110 mm away for a few frames.
     W1 is struck away from it at 150 mm a frame, seen as two pieces of its streak: W1 is the
