@@ -485,15 +485,18 @@ class Tracker:
 
     def _cue_behind(self, s: BallState) -> tuple[float, float] | None:
         """For a ball at rest: something no ball (the cue, its tip) within CUE_DIAMETERS of it
-        in the last frame, if any."""
+        in the last frame, if any; of several, one on the side most of them lie."""
         if not self._resting(s):
             return None
-        for u in self._unclaimed:
-            if self._front_piece(s, u):
-                continue
-            if 0 < math.hypot(s.x - u.x_mm, s.y - u.y_mm) < CUE_DIAMETERS * self.d:
-                return u.x_mm, u.y_mm
-        return None
+        near = [(u.x_mm - s.x, u.y_mm - s.y) for u in self._unclaimed
+                if not self._front_piece(s, u)
+                and 0 < math.hypot(u.x_mm - s.x, u.y_mm - s.y) < CUE_DIAMETERS * self.d]
+        if not near:
+            return None
+        # the cue is long: of things on several sides (a piece of the ball's own streak, a
+        # hand), the one with the most others the same way (within 30 degrees)
+        best = max(near, key=lambda a: sum(_within_30_degrees(a, b) for b in near))
+        return s.x + best[0], s.y + best[1]
 
     def _front_piece(self, s: BallState, u: Detection) -> bool:
         """``u``, left unclaimed in the last frame, is the front of this resting ball's own

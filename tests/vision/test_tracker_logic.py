@@ -314,6 +314,26 @@ def test_a_ball_struck_too_fast_to_be_seen_whole_is_followed_along_its_streaks_p
     assert math.dist(out[-1].balls["W2"][:2], w2) < 1.0
 
 
+def test_the_cue_is_on_the_side_where_most_non_balls_lie():
+    """As in bank_yellow_corner_s37: in the strike's frame the cue shows as four pale pieces in
+    a row behind W1, and W1's streak front as one doubtful piece on the other side. Next frame
+    W1 is 260 mm away on the front's side (a doubtful colour), a cue piece 315 mm away behind:
+    W1 is struck away from the cue, so it is the one in front."""
+    tracker, still, frames = at_rest_first({"W1": (2503.0, 289.0)}, ("W1",))
+    frames += [[*still, det(2503, 289, "white")] for _ in range(3)]
+    cue = [det(2436, 197, "yellow", score=0.6, colour_sure=False),
+           det(2380, 150, "red", score=0.5, colour_sure=False),
+           det(2305, 101, "white", score=0.5, colour_sure=False),
+           det(2236, 47, "red", score=0.3, colour_sure=False)]
+    front = det(2574, 376, "red", score=0.5, colour_sure=False)
+    frames.append([*still, det(2502, 289, "white", score=0.7), front, *cue])
+    frames.append([*still, det(2670, 488, "red", score=0.5, colour_sure=False),
+                   det(2274, 73, "red", score=0.2, colour_sure=False)])
+    out = feed(tracker, frames) + tracker.flush()
+    x, y, visible = out[-1].balls["W1"]
+    assert visible and math.dist((x, y), (2670, 488)) < 1.0
+
+
 def test_a_ball_struck_away_from_the_cue_is_not_the_cue_tip():
     """Behind the resting W1 the cue's tip shows as a white blob 110 mm away for a few frames.
     W1 is struck away from it at 150 mm a frame, seen as two pieces of its streak: W1 is the
