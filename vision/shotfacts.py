@@ -215,29 +215,34 @@ def cut_into_pieces(samples: Sequence[Sample]) -> list[Piece]:
             i = back
             continue
         pieces.append(Piece(current))
-        # a ball that turned while this picture was taken is on neither line: left out
-        current = [] if len(current) >= 3 and _turned_within(current, samples, i) else [s]
-        i += 1
+        # a ball that turned while these pictures were taken is on neither line: left out
+        turned = _turned_within(current, samples, i) if len(current) >= 3 else 0
+        current = [] if turned else [s]
+        i += max(turned, 1)
     if current:
         pieces.append(Piece(current))
     return pieces
 
 
-def _turned_within(before: Sequence[Sample], samples: Sequence[Sample], i: int) -> bool:
-    """Sample ``i``, off the line ``before`` it, is off the line after it too (the next two
-    samples' line, which the third after it confirms), and the two lines meet: the ball turned
-    (a cushion, a ball) while that frame was exposed, and its blurred picture lies between."""
-    if i + 3 >= len(samples):
-        return False
-    after = [samples[i + 1], samples[i + 2]]
-    if not _on_line(after, samples[i + 3]):
-        return False
-    s = samples[i]
-    backward = [Sample(-a.frame, -a.t, a.xy) for a in reversed(after)]  # time run backward
-    if _on_line(backward, Sample(-s.frame, -s.t, s.xy)):
-        return False
-    _, gap = _meeting(Piece(list(before)), Piece([*after, samples[i + 3]]))
-    return gap <= 2 * LINE_TOLERANCE_MM
+def _turned_within(before: Sequence[Sample], samples: Sequence[Sample], i: int) -> int:
+    """How many samples from ``i`` on (0, 1 or 2), off the line ``before`` them, are off the
+    line after them too (the next two samples' line, which the third after it confirms), with
+    the two lines meeting: the ball turned (a cushion, a ball) while those frames were exposed,
+    and its blurred pictures lie between (a fast ball's streak bent at a cushion is measured
+    short of it, sometimes in two frames). 0: the ball did not turn there."""
+    for k in (1, 2):
+        if i + k + 2 >= len(samples):
+            return 0
+        after = [samples[i + k], samples[i + k + 1]]
+        if not _on_line(after, samples[i + k + 2]):
+            continue
+        backward = [Sample(-a.frame, -a.t, a.xy) for a in reversed(after)]  # time run backward
+        if any(_on_line(backward, Sample(-s.frame, -s.t, s.xy)) for s in samples[i:i + k]):
+            continue
+        _, gap = _meeting(Piece(list(before)), Piece([*after, samples[i + k + 2]]))
+        if gap <= 2 * LINE_TOLERANCE_MM:
+            return k
+    return 0
 
 
 def _off_line(samples: Sequence[Sample], s: Sample) -> float:

@@ -244,6 +244,30 @@ def test_a_ball_seen_blurred_in_the_frame_it_came_off_a_cushion_still_came_off_i
     assert [(c["cushion"], round(c["t"] * FPS)) for c in cushions] == [("left", 44)]
 
 
+def test_a_fast_ball_blurred_in_two_frames_at_a_cushion_still_came_off_it():
+    """As Y in bank_yellow_corner_s37: 75 mm a frame into the left cushion and off it; the two
+    frames about the bounce are both measured short of the cushion (their streaks bent or cut),
+    on neither line. The lines meet at the cushion: a bounce there, not two kinks 40 mm off."""
+    w, r = TABLE.width_mm, TABLE.ball_radius_mm
+    bounce = 45.6  # frames
+
+    def y(f: int) -> float:  # struck at frame 30, toward the cushion
+        f = max(f, 30)
+        return w - r - abs(f - bounce) * (68.0 if f < bounce else 45.0)
+
+    def x(f: int) -> float:
+        f = max(f, 30)
+        return 2240.0 - (f - bounce) * (36.0 if f < bounce else 25.0)
+
+    short = {45: (22.0, -20.0), 46: (6.0, -25.0)}  # the two blurred pictures, off both lines
+    rows = [(f, x(f) + short.get(f, (0.0, 0.0))[0], y(f) + short.get(f, (0.0, 0.0))[1])
+            for f in range(20, 60)]
+    shots = shots_from_tracks(TABLE, tracks_from_rows(
+        [(f, "Y", px, py, True) for f, px, py in rows], FPS), FPS)
+    cushions = [e for s in shots for e in s["events"] if e["type"] == "cushion"]
+    assert [(c["cushion"], round(c["t"] * FPS)) for c in cushions] == [("left", 46)]
+
+
 def test_a_fast_ball_vanishing_on_its_way_into_a_corner_pocket_is_potted():
     """R1 at 5 m/s, last seen 210 mm from the foot-right pocket's point and rolling straight at
     it: potted there (two frames' travel), not off the table; rolling past the pocket along the
