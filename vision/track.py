@@ -372,7 +372,11 @@ class Tracker:
                         near = (2.0 if s.status == "table" else 1.5) * self.d
                         if self._was_something_else(s, det) and (s.visible or dist > near):
                             continue
-                        if dist <= near or (dist <= reach and (
+                        # a faint thing of another colour (a piece of the cue over a ball
+                        # hidden under it) is the ball only if it lies the way it was sent
+                        faint = det.colour != CLASS_OF[s.ball] and not (
+                            det.streak_mm or det.piece or det.score >= INIT_SCORE)
+                        if (dist <= near and not faint) or (dist <= reach and (
                                 det.streak_mm > 0.5 * self.d or self._ahead(s, det)
                                 or self._away_from_the_cue(s, det)
                                 or self._led_by_its_front(s, det)

@@ -334,6 +334,22 @@ def test_the_cue_is_on_the_side_where_most_non_balls_lie():
     assert visible and math.dist((x, y), (2670, 488)) < 1.0
 
 
+def test_a_ball_hidden_under_the_cue_does_not_take_a_faint_piece_of_it():
+    """As in safety_s23: the cue and arm come in over the resting R1, which vanishes under them;
+    faint pale pieces of the cue (score 0.3, no streak) lie in a row 110-330 mm from it. R1 is
+    hidden where it was, not carried along the cue."""
+    rest = (2288.0, 1443.0)
+    tracker, still, frames = at_rest_first({"R1": rest}, ("R1",))
+    frames += [[*still, det(*rest, "red")] for _ in range(3)]
+    cue = [det(2183, 1481, "white", score=0.3, colour_sure=False),
+           det(2126, 1539, "white", score=0.3, colour_sure=False),
+           det(2077, 1612, "white", score=0.3, colour_sure=False)]
+    frames += [[*still, *cue] for _ in range(4)]
+    out = feed(tracker, frames) + tracker.flush()
+    x, y, visible = out[-1].balls["R1"]
+    assert not visible and math.dist((x, y), rest) < 1.0
+
+
 def test_a_ball_struck_away_from_the_cue_is_not_the_cue_tip():
     """Behind the resting W1 the cue's tip shows as a white blob 110 mm away for a few frames.
     W1 is struck away from it at 150 mm a frame, seen as two pieces of its streak: W1 is the
