@@ -525,12 +525,11 @@ class Tracker:
             (det.x_mm - s.x, det.y_mm - s.y), (s.x - cue[0], s.y - cue[1]))
 
     def _in_a_row_from(self, s: BallState, det: Detection, free: list[Detection]) -> bool:
-        """For a ball at rest: ``det`` and another free detection of its colour a step apart
-        (the pieces of a streak, see STREAK_STEP_DIAMETERS) lie in a row that points back at
-        the ball's place, ``det`` the nearer: the ball, struck too fast to be seen whole. Not
-        toward the cue behind the ball (a pale cue's pieces lie in a row pointing at it)."""
-        if not self._resting(s):
-            return False
+        """``det`` and another free detection of its colour a step apart (the pieces of a
+        streak, see STREAK_STEP_DIAMETERS) lie in a row that points back at where the ball was
+        last seen, ``det`` the nearer: the ball, struck too fast to be seen whole (at rest, or
+        just set moving by the cue's touch). Not toward the cue behind a resting ball (a pale
+        cue's pieces lie in a row pointing at it)."""
         cue = self._cue_behind(s)
         bx, by = s.x - det.x_mm, s.y - det.y_mm  # the ball's place, seen from det
         if cue is not None and bx * (cue[0] - s.x) + by * (cue[1] - s.y) < 0:

@@ -40,10 +40,6 @@ def test_each_real_pot_is_found_in_the_right_kind_of_pocket_and_no_other(clip):
     assert s["phantom pots"] == 0, s
 
 
-@pytest.mark.parametrize("clip", [
-    pytest.param(c, marks=pytest.mark.xfail(
-        strict=True, reason="known: a phantom white id on the cue's tip (two-ball footage, five "
-                            "ids filled) follows the withdrawn cue off the head cushion"))
-    if c == "simulation_vs_reality_2_0153_0200" else c for c in POT_CLIPS])
+@pytest.mark.parametrize("clip", POT_CLIPS)
 def test_no_ball_is_reported_off_the_table_in_the_real_footage(clip):
     assert scores(clip)["phantom off-table"] == 0

@@ -314,6 +314,20 @@ def test_a_ball_struck_too_fast_to_be_seen_whole_is_followed_along_its_streaks_p
     assert math.dist(out[-1].balls["W2"][:2], w2) < 1.0
 
 
+def test_a_ball_nudged_by_the_cue_then_struck_too_fast_to_see_is_followed_along_its_pieces():
+    """As in fast_shot_s41: in the strike's frame W1 is already a short streak 8 mm off its
+    place (so no longer at rest), and in the next it is three pieces of a streak in a row
+    150-260 mm away, pointing back at it: W1."""
+    tracker, still, frames = at_rest_first({"W1": (2301.0, 1212.0)}, ("W1",))
+    frames += [[*still, det(2301, 1212, "white")] for _ in range(3)]
+    frames.append([*still, det(2307, 1206, "white", score=0.7, streak_mm=20.0)])
+    frames.append([*still, det(2417, 1102, "white", score=0.7), det(2468, 1057, "white"),
+                   det(2518, 1014, "white", score=0.7)])
+    out = feed(tracker, frames) + tracker.flush()
+    x, _, visible = out[-1].balls["W1"]
+    assert visible and x > 2400.0
+
+
 def test_the_cue_is_on_the_side_where_most_non_balls_lie():
     """As in bank_yellow_corner_s37: in the strike's frame the cue shows as four pale pieces in
     a row behind W1, and W1's streak front as one doubtful piece on the other side. Next frame
