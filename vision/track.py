@@ -352,6 +352,7 @@ class Tracker:
             # its gate; an unclaimed detection of its colour within the fastest shot's reach
             left = [s for s in active if s.last_seen != frame]
             free = [j for j in range(len(dets)) if j not in used]
+            free_dets = [dets[j] for j in free]
             if left and free:
                 reach = 5.0 * self.d  # 170 mm per frame at 30 fps: a hard shot
                 cost2 = np.full((len(left), len(free)), _FAR)
@@ -380,7 +381,7 @@ class Tracker:
                                 det.streak_mm > 0.5 * self.d or self._ahead(s, det)
                                 or self._away_from_the_cue(s, det)
                                 or self._led_by_its_front(s, det)
-                                or self._in_a_row_from(s, det, [dets[f] for f in free])
+                                or self._in_a_row_from(s, det, free_dets)
                                 )) or self._sent_toward(
                                 s, det, frame):
                             cost2[i, k] = dist
