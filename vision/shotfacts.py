@@ -37,6 +37,7 @@ LINE_TOLERANCE_MM = 8.0  # a sample this far off the straight motion starts a ne
 BLUR_SHARE = 0.08  # ... and this share of its step more (a blurred centre is less sure)
 PREDICT_SAMPLES = 6  # a motion is extrapolated from a fit of its last this many samples
 OUTLIER_SAMPLES = 2  # ... unless the ball is back on the line within this many samples
+TURN_SAMPLES = 2  # at most this many blurred pictures of a turn lie on neither line
 MIN_KINK_MM_S = 150.0  # a smaller change of velocity at a piece's end is noise, not an event
 DOUBLE_KISS_S = 0.1  # two contacts of one pair this close in time are one (the track's noise)
 CONTACT_TOLERANCE_MM = 22.0  # centres within 2R +- this at an event: a contact
@@ -225,12 +226,12 @@ def cut_into_pieces(samples: Sequence[Sample]) -> list[Piece]:
 
 
 def _turned_within(before: Sequence[Sample], samples: Sequence[Sample], i: int) -> int:
-    """How many samples from ``i`` on (0, 1 or 2), off the line ``before`` them, are off the
+    """How many samples from ``i`` on (0 to TURN_SAMPLES), off the line ``before`` them, are off the
     line after them too (the next two samples' line, which the third after it confirms), with
     the two lines meeting: the ball turned (a cushion, a ball) while those frames were exposed,
     and its blurred pictures lie between (a fast ball's streak bent at a cushion is measured
     short of it, sometimes in two frames). 0: the ball did not turn there."""
-    for k in (1, 2):
+    for k in range(1, TURN_SAMPLES + 1):
         if i + k + 2 >= len(samples):
             return 0
         after = [samples[i + k], samples[i + k + 1]]

@@ -327,11 +327,8 @@ class Tracker:
                     # the less ball-like (a piece, a pocket's glint), the dearer
                     c = dist + 0.5 * self.d * (1.0 - min(det.score, 1.0))
                     if det.colour != CLASS_OF[s.ball]:
-                        if det.colour != "other" and not (det.streak_mm or det.piece
-                                                          or not det.colour_sure):
+                        if not self._may_be_of_another_colour(s, det, any_other=True):
                             continue
-                        if self._in_a_mouth(s) and not det.streak_mm:
-                            continue  # dropping: not a thing of another colour (see there)
                         c += DOUBTFUL_COLOUR_DIAMETERS * self.d  # a streak, a ball under the cue
                     cost[i, j] = c
             rows, cols = linear_sum_assignment(cost)
@@ -359,9 +356,8 @@ class Tracker:
                 for i, s in enumerate(left):
                     for k, j in enumerate(free):
                         det = dets[j]
-                        if det.colour != CLASS_OF[s.ball] and (not (
-                                det.streak_mm or det.piece or not det.colour_sure)
-                                or (self._in_a_mouth(s) and not det.streak_mm)):
+                        if det.colour != CLASS_OF[s.ball] and not self._may_be_of_another_colour(
+                                s, det, any_other=False):
                             continue
                         if self._against_hit(s, hitters[s.ball], det):
                             continue
@@ -702,6 +698,16 @@ class Tracker:
     def _is_single(self, det: Detection) -> bool:
         return det.dots == 1 and det.dot_spread_mm < 0.15 * self.table.ball_radius_mm
 
+    def _may_be_of_another_colour(self, s: BallState, det: Detection, *,
+                                  any_other: bool) -> bool:
+        """A detection not of this ball's colour may still be it when its colour is doubtful: a
+        streak, a piece, a colour not sure (and, with ``any_other``, one of no ball's colour).
+        A ball dropping in a pocket's mouth takes only a streak (see :meth:`_in_a_mouth`)."""
+        if self._in_a_mouth(s) and not det.streak_mm:
+            return False
+        return bool(det.streak_mm or det.piece or not det.colour_sure
+                    or (any_other and det.colour == "other"))
+
     def _in_a_mouth(self, s: BallState) -> bool:
         """The ball was last seen in a pocket's mouth, dropping: its centre more than half a
         radius past a cushion's nose line, or within a radius of a pocket's point (where the
@@ -710,12 +716,15 @@ class Tracker:
         jaws); a thing of another colour nearby (a projected mark, a glint on the rim) is not
         it."""
         r = self.table.ball_radius_mm
-        return not self.table.contains((s.x, s.y), tolerance_mm=MOUTH_DEPTH_RADII * r) or bool(
-            np.hypot(self._pockets[:, 0] - s.x, self._pockets[:, 1] - s.y).min() < r)
+        return (not self.table.contains((s.x, s.y), tolerance_mm=MOUTH_DEPTH_RADII * r)
+                or self._pocket_gap(s.x, s.y) < r)
 
     def _near_pocket(self, x: float, y: float) -> bool:
-        d = np.hypot(self._pockets[:, 0] - x, self._pockets[:, 1] - y)
-        return bool(d.min() < 1.5 * self.d)
+        return self._pocket_gap(x, y) < 1.5 * self.d
+
+    def _pocket_gap(self, x: float, y: float) -> float:
+        """How far (mm) the point is from the nearest pocket's point."""
+        return float(np.hypot(self._pockets[:, 0] - x, self._pockets[:, 1] - y).min())
 
     def _pick_up(self, frame: int, free: list[Detection]) -> None:
         """A clean ball of a class with a free identity, seen in place in PICK_UP_FRAMES of the
