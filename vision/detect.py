@@ -561,15 +561,19 @@ class BallDetector:
 
     # --- cloth model ---------------------------------------------------------------------------
     def learn_cloth(self, frame: Frame, *, small: Frame | None = None,
-                    ahead: ClothWork | None = None) -> None:
+                    ahead: ClothWork | None = None,
+                    balls_at: Sequence[tuple[float, float]] = ()) -> None:
         """Model the empty cloth from one frame of the video and set the ball threshold from the
         cloth's own noise. ``small`` and ``ahead``: ``shrink(frame)`` and its cloth work when
-        already made (see :meth:`prepare`).
+        already made (see :meth:`prepare`). ``balls_at``: table mm where the game state has a
+        ball in this frame.
 
         The model is the frame itself (so thin static things stay in it: the shadow under the
         cushion noses, spots, drawn lines), except around the ball-like blobs found against a
         median 2.5 ball diameters wide, which are painted over with the cloth around them
-        (:meth:`_fill_from_cloth`).
+        (:meth:`_fill_from_cloth`). Around a point of ``balls_at`` where anything at all differs
+        from that median (a white ball on a grey cloth differs in light only, and its weighted
+        blob may be too weak: learned as cloth, it would be unseen for the whole video), too.
         """
         self._learned = None  # (a reader thread's cloth work made meanwhile is not used)
         if small is None:
@@ -591,11 +595,35 @@ class BallDetector:
                 continue  # no ball rests there: a piece of the shadow under the cushion noses
             r = float(self.radius_work[int(b.y), int(b.x)])
             cv2.circle(paint, (round(b.x), round(b.y)), max(2, round(2.2 * r)), 1, -1)
+        if len(balls_at):
+            self._paint_expected_balls(paint, small, balls_at)
         fill = self._fill_from_cloth(model, (paint == 0) & self._on_cloth & (f <= self.threshold),
                                      smooth)
         self.cloth = np.asarray(cv2.copyTo(fill, paint, model), np.float32)  # fill where painted
         self.threshold = self._noise_threshold(self._foreground(small))
         self._learned = (self.threshold, self._cloth_level)
+
+    def _paint_expected_balls(self, paint: Frame, small: Frame,
+                              balls_at: Sequence[tuple[float, float]]) -> None:
+        """Mark in ``paint`` (work pixels) the surroundings of each expected ball (table mm)
+        where the unweighted foreground against the current (smooth) model has a pixel above
+        the threshold within a radius and a half of the point (its brightening counted)."""
+        x0, y0, _, _ = self.roi
+        px = self.calibration.table_to_image(np.asarray(balls_at, np.float64).reshape(-1, 2))
+        fu = self._foreground(small, weighted=False)
+        hh, ww = fu.shape
+        for u, v in px:
+            wx, wy = (u + 0.5 - x0) / self._sx - 0.5, (v + 0.5 - y0) / self._sy - 0.5
+            if not (0 <= wx < ww and 0 <= wy < hh):
+                continue
+            r = float(self.radius_work[int(wy), int(wx)])
+            reach = 1.5 * r
+            bx0, by0 = max(0, int(wx - reach)), max(0, int(wy - reach))
+            bx1, by1 = min(ww, int(wx + reach) + 2), min(hh, int(wy + reach) + 2)
+            yy, xx = np.mgrid[by0:by1, bx0:bx1]
+            near = (xx - wx) ** 2 + (yy - wy) ** 2 <= reach * reach
+            if np.any(fu[by0:by1, bx0:bx1][near] > self.threshold):
+                cv2.circle(paint, (round(wx), round(wy)), max(2, round(2.2 * r)), 1, -1)
 
     def _fill_from_cloth(self, model: F32, known: NDArray[np.bool_], fallback: F32) -> F32:
         """The cloth's colour at every pixel as a Gaussian-weighted mean (one ball diameter) of

@@ -899,7 +899,9 @@ def track_video(video_path: str | Path, calibration: Calibration,
             moved = True
         small, ahead = (None, None) if moved or ready is None else ready
         if detector.cloth is None:
-            detector.learn_cloth(frame, small=small, ahead=ahead)
+            # where the game state has the balls (when the cloth is learned at the start)
+            expected = list(start_positions.values()) if start_positions and not moved else []
+            detector.learn_cloth(frame, small=small, ahead=ahead, balls_at=expected)
         dets = detector.detect(frame, small=small, ahead=ahead)
         if detector.colours is None:
             held.append((index, frame, dets))
