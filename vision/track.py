@@ -61,6 +61,7 @@ BETA = 0.5  # share of the surprise (sighting minus prediction) taken into the v
 # what a detection of another colour, doubtful (a streak, a ball under the cue), costs over its
 # distance: a ball takes one of its own colour unless that is this much further than expected
 DOUBTFUL_COLOUR_DIAMETERS = 2.0
+MOVING_CHAIN = 3  # a ball lost from view is found again rolling in this many frames running
 MOUTH_DEPTH_RADII = 0.5  # a centre this far past a nose line (in radii) is in a pocket's mouth
 
 
@@ -162,6 +163,8 @@ class Tracker:
         self._pending: deque[tuple[int, list[Detection]]] = deque()
         self._candidates: dict[str, list[tuple[int, float, float]]] = {}
         self._unclaimed: list[Detection] = []  # what no ball took in the last frame
+        # what no ball took in each of the last frames, for a moving ball found again
+        self._free_history: deque[tuple[int, list[Detection]]] = deque(maxlen=MOVING_CHAIN - 1)
         self.started = False
 
     # --- initial identities -------------------------------------------------------------------
@@ -404,7 +407,9 @@ class Tracker:
                 s.vx = s.vy = 0.0
             if missing > self.hide_frames:
                 s.status = "lost"
-        self._pick_up(frame, [d for j, d in enumerate(dets) if j not in used])
+        free_now = [d for j, d in enumerate(dets) if j not in used]
+        free_now = self._pick_up_moving(frame, free_now)
+        self._pick_up(frame, free_now)
         # what no ball took (but a piece, which may be a ball's other half)
         self._unclaimed = [d for j, d in enumerate(dets) if j not in used and not d.piece]
         self._check_whites()
@@ -725,6 +730,65 @@ class Tracker:
     def _pocket_gap(self, x: float, y: float) -> float:
         """How far (mm) the point is from the nearest pocket's point."""
         return float(np.hypot(self._pockets[:, 0] - x, self._pockets[:, 1] - y).min())
+
+    def _pick_up_moving(self, frame: int, free: list[Detection]) -> list[Detection]:
+        """A ball lost from view (hidden, or lost after that) is the one rolling where nothing
+        is tracked: an unclaimed detection of its colour that ends a row of MOVING_CHAIN
+        sightings in as many frames, each a step on from the last at a steady speed (no resting
+        thing, no hand: a hand does not roll straight), ball-like on the whole. A ball struck
+        too hard to be followed across its first frames (12 m/s, gone from its place into a
+        blur and a collision) is found again this way. Returns the detections left free."""
+        steps = list(self._free_history)
+        self._free_history.append((frame, free))
+        if len(steps) < MOVING_CHAIN - 1 or any(
+                f != frame - len(steps) + k for k, (f, _) in enumerate(steps)):
+            return free
+        left = list(free)
+        for det in free:
+            cls = det.colour
+            ids = [b for b in BALLS if CLASS_OF[b] == cls and b in self.states
+                   and self.states[b].status in ("hidden", "lost")]
+            if not ids or det.piece or det.score < INIT_SCORE:
+                continue
+            row = self._rolling_row(det, [ds for _, ds in reversed(steps)])
+            if row is None:
+                continue
+            start = row[-1]
+            s = min((self.states[b] for b in ids),
+                    key=lambda q: math.hypot(q.x - start.x_mm, q.y - start.y_mm))
+            s.x, s.y = det.x_mm, det.y_mm
+            s.vx, s.vy = det.x_mm - row[1].x_mm, det.y_mm - row[1].y_mm
+            s.status, s.visible, s.last_seen, s.sent = "table", True, frame, None
+            left.remove(det)
+        return left
+
+    def _rolling_row(self, det: Detection, before: list[list[Detection]]
+                     ) -> list[Detection] | None:
+        """``det`` and one detection of its colour from each earlier frame (``before``, the
+        last frame first) in a row of steady steps of a rolling ball, or None."""
+        row = [det]
+        for dets in before:
+            last = row[-1]
+            best = None
+            for o in dets:
+                if o.colour != det.colour or o.piece or o.score < INIT_SCORE:
+                    continue
+                step = math.hypot(last.x_mm - o.x_mm, last.y_mm - o.y_mm)
+                if not REST_JITTER_DIAMETERS * self.d <= step <= HARDEST_SHOT_DIAMETERS * self.d:
+                    continue
+                if len(row) >= 2:  # the same step again, within half a ball
+                    sx, sy = row[-2].x_mm - last.x_mm, row[-2].y_mm - last.y_mm
+                    if math.hypot(last.x_mm - o.x_mm - sx, last.y_mm - o.y_mm - sy) > (
+                            0.5 * self.d):
+                        continue
+                best = o
+                break
+            if best is None:
+                return None
+            row.append(best)
+        if float(np.median([o.score for o in row])) < PICK_UP_SCORE:
+            return None
+        return row
 
     def _pick_up(self, frame: int, free: list[Detection]) -> None:
         """A clean ball of a class with a free identity, seen in place in PICK_UP_FRAMES of the

@@ -431,3 +431,32 @@ def test_a_ball_dropping_in_a_mouth_does_not_take_a_mark_of_another_colour_on_th
     out = feed(tracker, frames)
     assert "R1" not in out[-1].balls, "pocketed"
     assert all("R1" not in r.balls or r.balls["R1"][1] >= W - 60 for r in out[12:]), "never back"
+
+
+def test_a_ball_lost_from_view_is_found_again_rolling_where_nothing_is_tracked():
+    # W1 is struck too hard to be followed (gone from its place into a blur and a collision)
+    # and reappears far away, rolling: three sightings in a row at a steady step make it W1
+    # again, while the other white stays where it is
+    tracker, still, frames = at_rest_first({"W1": (800.0, 900.0)}, moving=("W1",))
+    frames += [still] * 4  # W1 unseen
+    rolling = [(2000.0 + 120.0 * k, 500.0 + 60.0 * k) for k in range(6)]
+    frames += [[*still, det(x, y, "white", score=0.75)] for x, y in rolling]
+    out = feed(tracker, frames)
+    by_frame = {r.frame: r for r in out + tracker.flush()}
+    last = by_frame[len(frames) - 1]
+    x, y, visible = last.balls["W1"]
+    assert visible and math.dist((x, y), rolling[-1]) < 1.0
+    assert last.balls["W2"][:2] == OTHERS["W2"]
+    # not before the third sighting in a row
+    assert not by_frame[12 + 4 + 1].balls["W1"][2]
+
+
+def test_a_hand_moving_about_is_not_a_lost_ball_found_again():
+    # white-ish things that do not roll at a steady step (a hand moving about) are no ball
+    tracker, still, frames = at_rest_first({"W1": (800.0, 900.0)}, moving=("W1",))
+    frames += [still] * 4
+    wander = [(2000.0, 500.0), (2150.0, 520.0), (2200.0, 700.0), (2450.0, 650.0),
+              (2500.0, 900.0), (2700.0, 880.0)]
+    frames += [[*still, det(x, y, "white", score=0.75)] for x, y in wander]
+    out = feed(tracker, frames) + tracker.flush()
+    assert not out[-1].balls["W1"][2]
