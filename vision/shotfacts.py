@@ -38,6 +38,9 @@ BLUR_SHARE = 0.08  # ... and this share of its step more (a blurred centre is le
 PREDICT_SAMPLES = 6  # a motion is extrapolated from a fit of its last this many samples
 OUTLIER_SAMPLES = 2  # ... unless the ball is back on the line within this many samples
 TURN_SAMPLES = 2  # at most this many blurred pictures of a turn lie on neither line
+ROLLING_SAMPLES = 3  # a ball back elsewhere seen this many frames running at a steady step ...
+ROLLING_MM_PER_FRAME = 20.0  # ... no slower than this (0.6 m/s) is rolling: it was not placed
+STEADY_STEP_MM = 34.0  # ... its steps differing by at most this (half a ball)
 MIN_KINK_MM_S = 150.0  # a smaller change of velocity at a piece's end is noise, not an event
 DOUBLE_KISS_S = 0.1  # two contacts of one pair this close in time are one (the track's noise)
 CONTACT_TOLERANCE_MM = 22.0  # centres within 2R +- this at an event: a contact
@@ -298,13 +301,20 @@ def _meeting(before: Piece, after: Piece) -> tuple[tuple[float, Point], float]:
     return (float(ts[k]), (float(xy[0]), float(xy[1]))), float(gaps[k])
 
 
-def _start_time(rest: Point, piece: Piece, fps: float) -> float:
-    """When a ball that was at ``rest`` left it: its first motion, extrapolated back."""
+def _start_time(rest: Point, piece: Piece, fps: float, last_rest: Sample | None = None,
+                diameter: float = math.inf) -> float:
+    """When a ball that was at ``rest`` left it: its first motion, extrapolated back. When that
+    motion does not lead back to the rest (within a diameter: the ball was unseen across a
+    turn, struck too fast to be followed), half a frame after it was last seen there
+    (``last_rest``)."""
     if len(piece.samples) < 2:
         return piece.start.t
     ts = np.linspace(piece.start.t - 2 / fps, piece.start.t, 61)
     d = [math.dist(rest, tuple(piece.at(t))) for t in ts]
-    return float(ts[int(np.argmin(d))])
+    k = int(np.argmin(d))
+    if last_rest is not None and piece.start.frame - last_rest.frame > 1 and d[k] > diameter:
+        return last_rest.t + 0.5 / fps
+    return float(ts[k])
 
 
 PAST_MOUTH_MM = 3.0  # a centre this far past a pocket's mouth line has dropped
@@ -340,14 +350,18 @@ def _until_dropped(table: TableSpec, samples: list[Sample]) -> list[Sample]:
     return samples
 
 
-def _left_rest(samples: list[Sample], rest: Point) -> list[Sample]:
+def _left_rest(samples: list[Sample], rest: Point, diameter: float) -> list[Sample]:
     """The samples from the one where the ball leaves its resting place: off it, and the next
-    two samples further off still (or none: gone at once). Before that, any offset is the
-    detection jittering (a ball half under the cue), which must not look like a strike."""
+    two samples further off still (or none: gone at once), or seen again more than a
+    diameter away after being unseen (struck too fast to be followed). Before that, any offset
+    is the detection jittering (a ball half under the cue), which must not look like a
+    strike."""
     off = [math.dist(s.xy, rest) for s in samples]
     for k, d in enumerate(off):
         after = off[k:k + 3]
         if d > STILL_MM_PER_FRAME and all(b > a for a, b in itertools.pairwise(after)):
+            return samples[k:]
+        if k and d > diameter and samples[k].frame - samples[k - 1].frame > 1:
             return samples[k:]
     return []
 
@@ -375,7 +389,26 @@ def _placed(samples: Sequence[Sample], k: int) -> bool:
         return True
     if gap <= MAX_GAP_FRAMES or distance <= STILL_MM_PER_FRAME * gap:
         return False
-    return not (k >= 2 and _rolled_on(samples[k - 2], a, b))
+    return not (k >= 2 and _rolled_on(samples[k - 2], a, b)) and not _rolling_from(samples, k)
+
+
+def _rolling_from(samples: Sequence[Sample], k: int) -> bool:
+    """The ball is seen rolling from sample ``k`` on: ROLLING_SAMPLES samples in consecutive
+    frames at a steady step of at least ROLLING_MM_PER_FRAME, starting within as many more
+    samples (it may be seen first at a cushion, turning). A hand puts a ball down at rest; a
+    ball back elsewhere, rolling, was struck too fast to be followed (gone into a blur and a
+    collision), not placed."""
+    for first in range(k, k + ROLLING_SAMPLES + 1):
+        run = samples[first:first + ROLLING_SAMPLES]
+        if len(run) < ROLLING_SAMPLES or any(
+                b.frame - a.frame != 1 for a, b in itertools.pairwise(run)):
+            return False
+        steps = np.diff(np.array([q.xy for q in run]), axis=0)
+        if float(np.hypot(*steps.T).min()) >= ROLLING_MM_PER_FRAME and all(
+                float(np.hypot(*(v - u))) <= STEADY_STEP_MM
+                for u, v in itertools.pairwise(steps)):
+            return True
+    return False
 
 
 def _rolled_on(before: Sample, a: Sample, b: Sample) -> bool:
@@ -443,6 +476,7 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
     finals: dict[str, Point] = {}
     last_seen: dict[str, Sample] = {}
     seen_in_shot: dict[str, list[Sample]] = {}
+    last_rest: dict[str, Sample] = {}  # of a ball that moved: its last sample before it left
     for ball, samples in tracks.items():
         # The shot, and the still frames after it (where a ball that stayed is seen again).
         inside = _until_dropped(table, _until_placed(
@@ -451,13 +485,19 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
             continue
         last_seen[ball] = inside[-1]
         seen_in_shot[ball] = inside
-        moving = ([s for s in _left_rest(inside, rests[ball])
+        moving = ([s for s in _left_rest(inside, rests[ball], D)
                    if math.dist(s.xy, rests[ball]) > STILL_MM_PER_FRAME]
                   if ball in rests else inside)
         if ball in rests and moving:
             pieces[ball] = cut_into_pieces(moving)
+            before = [s for s in inside if s.frame < moving[0].frame]
+            if before:
+                last_rest[ball] = before[-1]
         if inside[-1].frame > window.last or ball not in pieces:
             finals[ball] = inside[-1].xy
+
+    def start_of(ball: str) -> float:
+        return _start_time(rests[ball], pieces[ball][0], fps, last_rest.get(ball), D)
 
     def position(ball: str, t: float) -> Point | None:
         """Where ``ball`` was at ``t``: at rest, or on the piece covering t (extrapolated a
@@ -465,7 +505,7 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
         if ball not in pieces:
             return rests.get(ball) or finals.get(ball)
         ps = pieces[ball]
-        start = _start_time(rests[ball], ps[0], fps) if ball in rests else ps[0].start.t
+        start = start_of(ball) if ball in rests else ps[0].start.t
         if t <= start:
             return rests.get(ball)
         for k, p in enumerate(ps):
@@ -477,8 +517,7 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
 
     events: list[FoundEvent] = []
     # 1. Balls that start moving: the first one is the strike, the others were hit.
-    starts = sorted((_start_time(rests[b], ps[0], fps), b)
-                    for b, ps in pieces.items() if b in rests)
+    starts = sorted((start_of(b), b) for b in pieces if b in rests)
     if len(starts) > 1 and starts[1][0] - starts[0][0] < 1 / fps:
         # Balls leaving together (touching or nearly): one that leaves straight away from another
         # along their line of centres was hit by it; of the others the faster is the struck one.

@@ -304,3 +304,25 @@ def test_a_ball_hit_by_the_only_rolling_ball_while_that_ball_was_unseen_was_hit_
     shots = shots_from_tracks(TABLE, tracks_from_rows(rows, FPS), FPS)
     contacts = [e for s in shots for e in s["events"] if e["type"] == "contact"]
     assert [(c["balls"], round(c["t"] * FPS)) for c in contacts] == [(["W1", "Y"], 31)]
+
+
+def test_a_ball_struck_unseen_and_back_rolling_after_a_turn_was_struck_not_placed():
+    """As W1 in bank_yellow_corner_s19: struck at 12 m/s, unseen for four frames (a blur, a
+    collision with Y, a cushion), then seen rolling far from its place, on a line that does
+    not lead back to it. It was struck first (before Y started) and hit Y; a hand puts a ball
+    down at rest, so this is no ball placed by hand."""
+    rows = [(f, "W1", 1950.0, 305.0, True) for f in range(20, 31)]
+    rows += [(f, "W1", 3380.0 - 220.0 * (f - 35), 1430.0 - 110.0 * (f - 35), True)
+             for f in range(35, 45)]
+    y_rest = (2213.0, 731.0)
+    rows += [(f, "Y", *y_rest, True) for f in range(20, 32)]
+    rows += [(f, "Y", y_rest[0] - 60.0 * (f - 31.3), y_rest[1] + 100.0 * (f - 31.3), True)
+             for f in range(32, 45)]
+    shots = shots_from_tracks(TABLE, tracks_from_rows(rows, FPS), FPS)
+    events = [(e["type"], e.get("ball") or e.get("balls")) for s in shots for e in s["events"]]
+    assert events[:2] == [("strike", "W1"), ("contact", ["W1", "Y"])]
+    # at rest and back elsewhere at rest (or creeping, as a hand moves a ball): placed
+    from vision.shotfacts import _until_placed
+    rest = [Sample(f, f / FPS, (1950.0, 305.0)) for f in range(20, 31)]
+    put = [Sample(f, f / FPS, (2400.0 + 5.0 * (f - 35), 700.0)) for f in range(35, 45)]
+    assert _until_placed(rest + put) == rest
