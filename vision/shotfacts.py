@@ -462,6 +462,36 @@ def _cushion_gaps(table: TableSpec, xy: Point) -> dict[Cushion, float]:
             Cushion.RIGHT: xy[1], Cushion.LEFT: table.width_mm - xy[1]}
 
 
+def nearest_jaw(table: TableSpec, xy: Point) -> tuple[Cushion, Point, float]:
+    """The jaw (the end of a cushion's nose at a pocket's mouth, a point) nearest to a ball
+    centre: its cushion, where it is, and |distance - R| (mm)."""
+    best: tuple[Cushion, Point, float] = (Cushion.HEAD, (0.0, 0.0), math.inf)
+    for pocket in Pocket:
+        px, py = table.pocket_xy(pocket)
+        a = table.jaw_offset_mm(pocket)
+        for cushion in pocket.cushions:
+            # along the nose from the pocket's point: both ways from a middle pocket, toward
+            # the table from a corner
+            if pocket.is_middle:
+                ends = [(px - a, py), (px + a, py)]
+            elif cushion.is_long:
+                ends = [(px + math.copysign(a, table.length_mm / 2 - px), py)]
+            else:
+                ends = [(px, py + math.copysign(a, table.width_mm / 2 - py))]
+            for end in ends:
+                gap = abs(math.dist(xy, end) - table.ball_radius_mm)
+                if gap < best[2]:
+                    best = (cushion, end, gap)
+    return best
+
+
+def _bounced_off_point(point: Point, xy: Point, v_in: np.ndarray, v_out: np.ndarray) -> bool:
+    """The motion went into ``point`` (a jaw) and came back off it, seen from the ball's
+    centre ``xy`` at the touch."""
+    n = np.subtract(xy, point)
+    return float(np.dot(v_in, n)) < 0 < float(np.dot(v_out, n))
+
+
 def nearest_pocket(table: TableSpec, xy: Point) -> tuple[Pocket, float]:
     pocket = min(Pocket, key=lambda p: math.dist(xy, table.pocket_xy(p)))
     return pocket, math.dist(xy, table.pocket_xy(pocket))
@@ -569,6 +599,10 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
             cushion, cushion_gap = nearest_cushion(table, xy)
             if not _bounced(cushion, v_in, v_out):
                 cushion_gap = math.inf  # not off that cushion: into it, or along it
+            jaw, jaw_xy, jaw_gap = nearest_jaw(table, xy)
+            if jaw_gap < cushion_gap and (_bounced(jaw, v_in, v_out) or _bounced_off_point(
+                    jaw_xy, xy, v_in, v_out)):
+                cushion, cushion_gap = jaw, jaw_gap  # off a jaw: its cushion's end
             partner, gap = _partner(ball, xy, t, position, D)
             if partner is not None and not changed_near(partner, t):
                 partner = None  # a ball passing by, not hit: its motion went on unchanged

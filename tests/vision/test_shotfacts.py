@@ -10,7 +10,7 @@ import pytest
 
 from referee.evaluate import judge_found_shots, read_tracks, score_shots
 from referee.labels import load_labels
-from rules import EventType, TableSpec
+from rules import EventType, Pocket, TableSpec
 from vision.shotfacts import (
     FoundEvent,
     Sample,
@@ -326,3 +326,37 @@ def test_a_ball_struck_unseen_and_back_rolling_after_a_turn_was_struck_not_place
     rest = [Sample(f, f / FPS, (1950.0, 305.0)) for f in range(20, 31)]
     put = [Sample(f, f / FPS, (2400.0 + 5.0 * (f - 35), 700.0)) for f in range(35, 45)]
     assert _until_placed(rest + put) == rest
+
+
+def test_a_ball_that_rattles_in_a_middle_pocket_s_jaws_and_comes_out_touched_the_cushion():
+    """As R1 in bank_red_corner_s47: into the left middle pocket's mouth, off its jaws (the
+    ends of the left cushion's nose, points) and back out: a cushion contact of the left
+    cushion (then a bank into another pocket), though the centre came nearer the nose line than
+    a radius (the turn lies in the mouth, a radius from a jaw)."""
+    L, W = TABLE.length_mm, TABLE.width_mm
+    turn = (L / 2 - 0.3, W - 6.6)  # 41.7 mm from the jaw at L/2 - 41.5
+
+    def xy(f: float) -> tuple[float, float]:
+        f = max(f, 30.0)
+        if f < 49.25:
+            return turn[0] - 45.0 * (49.25 - f), turn[1] - 82.0 * (49.25 - f)
+        return turn[0] + 11.0 * (f - 49.25), turn[1] - 41.0 * (f - 49.25)
+
+    rows = [(f, "R1", *xy(f), True) for f in range(20, 70)]
+    shots = shots_from_tracks(TABLE, tracks_from_rows(rows, FPS), FPS)
+    cushions = [(e["cushion"], round(e["t"] * FPS)) for s in shots for e in s["events"]
+                if e["type"] == "cushion"]
+    assert cushions == [("left", 49)]
+
+
+def test_the_jaws_are_the_ends_of_the_cushion_noses_at_the_pockets():
+    from vision.shotfacts import nearest_jaw
+    L, W, a = TABLE.length_mm, TABLE.width_mm, TABLE.jaw_offset_mm(Pocket.HR)
+    m = TABLE.jaw_offset_mm(Pocket.ML)
+    cases = {(40.0, 100.0): ("head", (0.0, a)), (100.0, 40.0): ("right", (a, 0.0)),
+             (L - 100.0, W - 40.0): ("left", (L - a, W)), (40.0, W - 100.0): ("head", (0.0, W - a)),
+             (L / 2 + 30.0, 20.0): ("right", (L / 2 + m, 0.0))}
+    for xy, (cushion, jaw) in cases.items():
+        c, where, gap = nearest_jaw(TABLE, xy)
+        assert (c.value, where) == (cushion, pytest.approx(jaw)), xy
+        assert gap == pytest.approx(abs(math.dist(xy, jaw) - TABLE.ball_radius_mm))
