@@ -1078,6 +1078,18 @@ class BallDetector:
             if area < 0.45 * ball_area:
                 continue
             sub = _distances(labels[ly:ly + h, lx:lx + w] == i)
+            row = None
+            if level < STRONGER and float(sub.max()) <= 1.4 * r and area > 2.5 * ball_area:
+                # perhaps three balls or more touching in a row (two pale whites by a bright
+                # yellow: at the stronger level the whites would be lost); taken if it splits
+                # into balls, none a streak (an arm's or the cue's strip is one)
+                row = self._split(sub, x + lx, y + ly, label, r, area)
+                if len(row) < 3 or any(b.streak for b in row) or not _necked(
+                        sub, [(b.x - x - lx, b.y - y - ly) for b in row]):
+                    row = None
+            if row is not None:
+                out.extend(row)
+                continue
             if float(sub.max()) > 1.4 * r or area > 2.5 * ball_area:
                 # not one ball or two touching: a hand, the cue, a cluster; or a ball in the
                 # stronger junk a moving ball leaves in a compressed video (blocks at a few
@@ -1361,6 +1373,24 @@ class BallDetector:
         # of a dark pixel): in a dark corner the margin grows with it
         darker = max(1.0, self._cloth_level / float(cloth.sum()))
         return bool(contrast < STRONG * self.threshold * darker)
+
+
+def _necked(dist: F32, centres: Sequence[tuple[float, float]]) -> bool:
+    """Every centre (pixels of the distance map ``dist``) is a ball touching another: halfway
+    to its nearest neighbour the shape narrows to a neck (under 0.7 of the lower centre's
+    distance from the edge), as between two discs; a streak or a strip (an arm, the cue) is
+    about as wide all along (see :meth:`BallDetector._split`)."""
+    hh, ww = dist.shape
+
+    def at(x: float, y: float) -> float:
+        return float(dist[min(max(round(y), 0), hh - 1), min(max(round(x), 0), ww - 1)])
+
+    for i, (ax, ay) in enumerate(centres):
+        bx, by = min((c for j, c in enumerate(centres) if j != i),
+                     key=lambda c: math.hypot(c[0] - ax, c[1] - ay))
+        if at(0.5 * (ax + bx), 0.5 * (ay + by)) >= 0.7 * min(at(ax, ay), at(bx, by)):
+            return False
+    return True
 
 
 def _tile_maxima(pad: Frame, t: int, channels: int) -> Frame:

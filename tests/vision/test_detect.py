@@ -391,6 +391,28 @@ def test_a_moving_ball_in_stronger_junk_blocks_is_found():
     assert len(found) == 1 and np.hypot(found[0].x_px - p[0], found[0].y_px - p[1]) < 1.5
 
 
+@pytest.mark.parametrize("mix", [0.3, 0.5])
+def test_two_pale_whites_in_a_row_with_a_yellow_in_junk_are_three_balls(mix):
+    # As W2, W1 and Y in carom_2_s13: three balls touching in a row, the two whites pale (W1
+    # blurred: a mixture with the cloth, under four times the threshold), joined by a faint
+    # block of junk into a blob too wide for balls. Their pixels above twice the threshold are
+    # three balls in a row, to be split there: above four times it only the yellow is left.
+    cal, det, img = detector_and_blocky_frame(((1600.0, 800.0), (1950.0, 1000.0)), red_gain=1.7)
+    d = TABLE.ball_diameter_mm
+    whites = [(1700.0, 900.0), (1700.0 + d, 900.0)]
+    over = img.copy()
+    truth = [draw_ball(over, cal, xy, "white") for xy in whites]
+    img = cv2.addWeighted(over, mix, img, 1 - mix, 0)
+    truth.append(draw_ball(img, cal, (1700.0 + 2 * d, 905.0), "yellow"))
+    f = det._foreground(det.shrink(img))
+    level = f[det._work_row[round(truth[0][1])], det._work_col[round(truth[0][0])]]
+    assert 2.0 < level / det.threshold < 4.0  # a pale white
+    found = det.detect(img, update=False)
+    assert len(found) == 3
+    for px, py in truth:
+        assert min(np.hypot(q.x_px - px, q.y_px - py) for q in found) < 2.0
+
+
 def test_the_noise_in_a_black_pocket_hole_is_no_ball():
     # In a nearly black hole the colour of a pixel is noise: a few grey levels change its
     # chromaticity completely. The hole in the learned frame and the hole now differ only so.
