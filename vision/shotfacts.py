@@ -29,7 +29,8 @@ Point = tuple[float, float]
 STILL_MM_PER_FRAME = 1.5  # a ball moving less than this per frame is at rest
 STILL_FRAMES = 8  # all balls at rest this long: the shot is over
 FLICKER_RETURN_MM = 3 * STILL_MM_PER_FRAME  # a resting ball seen back this near never left
-PLACED_MM_PER_FRAME = 400.0  # faster than any shot (12 m/s): a ball put back by hand
+PLACED_MM_PER_FRAME = 400.0  # faster than a shot (12 m/s): a ball put back by hand ...
+HARDEST_MM_PER_FRAME = 480.0  # ... unless seen rolling after it, up to the hardest (14.4 m/s)
 MIN_TRAVEL_MM = 34.0  # a shot moves some ball at least half a diameter (less is jitter)
 MIN_SHOT_FRAMES = 4  # motion over fewer frames is a ball being placed, not a shot
 MAX_GAP_FRAMES = 3  # a ball unseen for longer and then elsewhere was not rolling there
@@ -361,8 +362,8 @@ def _left_rest(samples: list[Sample], rest: Point, diameter: float) -> list[Samp
         after = off[k:k + 3]
         if d > STILL_MM_PER_FRAME and all(b > a for a, b in itertools.pairwise(after)):
             return samples[k:]
-        if k and d > diameter and samples[k].frame - samples[k - 1].frame > 1:
-            return samples[k:]
+        if d > diameter and (k == 0 or samples[k].frame - samples[k - 1].frame > 1):
+            return samples[k:]  # (the first sample: the rest was seen before these samples)
     return []
 
 
@@ -386,7 +387,7 @@ def _placed(samples: Sequence[Sample], k: int) -> bool:
     gap = max(b.frame - a.frame, 1)
     distance = math.dist(a.xy, b.xy)
     if distance / gap >= PLACED_MM_PER_FRAME:
-        return True
+        return distance / gap >= HARDEST_MM_PER_FRAME or not _rolling_from(samples, k)
     if gap <= MAX_GAP_FRAMES or distance <= STILL_MM_PER_FRAME * gap:
         return False
     return not (k >= 2 and _rolled_on(samples[k - 2], a, b)) and not _rolling_from(samples, k)
@@ -520,7 +521,7 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
                   if ball in rests else inside)
         if ball in rests and moving:
             pieces[ball] = cut_into_pieces(moving)
-            before = [s for s in inside if s.frame < moving[0].frame]
+            before = [s for s in samples if s.frame < moving[0].frame]
             if before:
                 last_rest[ball] = before[-1]
         if inside[-1].frame > window.last or ball not in pieces:
@@ -582,8 +583,7 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
             first = pieces[ball][0]
             hitter, gap = _passing_hitter(ball, rests[ball], first.velocity(first.start.t), t,
                                           seen_in_shot, D, fps)
-        if hitter is None and len(moving) == 1 and _unseen_at(seen_in_shot.get(moving[0], []),
-                                                              t):
+        if hitter is None and len(moving) == 1 and _unseen_at(tracks[moving[0]], t):
             # the only ball rolling was not seen then (too fast, merged): it hit this one
             hitter, gap = moving[0], CONTACT_TOLERANCE_MM
         if hitter is not None:

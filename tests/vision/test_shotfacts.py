@@ -360,3 +360,25 @@ def test_the_jaws_are_the_ends_of_the_cushion_noses_at_the_pockets():
         c, where, gap = nearest_jaw(TABLE, xy)
         assert (c.value, where) == (cushion, pytest.approx(jaw)), xy
         assert gap == pytest.approx(abs(math.dist(xy, jaw) - TABLE.ball_radius_mm))
+
+
+def test_a_ball_struck_at_14_m_s_unseen_three_frames_hit_the_ball_that_then_moved():
+    """As W1 in bank_red_corner_s41: struck at 14 m/s, unseen for the next two frames (a blur,
+    the contact with R1, two cushions), seen again 1240 mm away (faster than any hand, as fast
+    as the hardest shot) and rolling on. R1, at rest, starts moving meanwhile: W1 struck first
+    and hit R1, though W1's samples in the shot begin only after it."""
+    rows = [(f, "W1", 854.0, 494.0, True) for f in range(10, 31)]
+    rows += [(f, "W1", 186.0 + 150.0 * (f - 33), 1536.0 - 80.0 * (f - 33), True)
+             for f in range(33, 45)]
+    r_rest = (643.0, 946.0)
+    rows += [(f, "R1", *r_rest, True) for f in range(10, 32)]
+    rows += [(f, "R1", r_rest[0] + 84.0 * (f - 31), r_rest[1] + 90.0 * (f - 31), True)
+             for f in range(32, 45)]
+    shots = shots_from_tracks(TABLE, tracks_from_rows(rows, FPS), FPS)
+    events = [(e["type"], e.get("ball") or e.get("balls")) for s in shots for e in s["events"]]
+    assert events[:2] == [("strike", "W1"), ("contact", ["W1", "R1"])]
+    # a jump faster than the hardest shot is a ball put down elsewhere (or another ball)
+    from vision.shotfacts import _until_placed
+    rest = [Sample(f, f / FPS, (854.0, 494.0)) for f in range(10, 31)]
+    far = [Sample(f, f / FPS, (2400.0 + 150.0 * (f - 32), 1500.0)) for f in range(32, 40)]
+    assert _until_placed(rest + far) == rest
