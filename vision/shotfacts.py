@@ -41,6 +41,7 @@ OUTLIER_SAMPLES = 2  # ... unless the ball is back on the line within this many 
 TURN_SAMPLES = 2  # at most this many blurred pictures of a turn lie on neither line
 ROLLING_SAMPLES = 3  # a ball back elsewhere seen this many frames running at a steady step ...
 ROLLING_MM_PER_FRAME = 20.0  # ... no slower than this (0.6 m/s) is rolling: it was not placed
+FAST_MM_PER_FRAME = 100.0  # ... or seen in its last two frames this fast (3 m/s), then gone
 STEADY_STEP_MM = 34.0  # ... its steps differing by at most this (half a ball)
 MIN_KINK_MM_S = 150.0  # a smaller change of velocity at a piece's end is noise, not an event
 DOUBLE_KISS_S = 0.1  # two contacts of one pair this close in time are one (the track's noise)
@@ -401,6 +402,10 @@ def _rolling_from(samples: Sequence[Sample], k: int) -> bool:
     collision), not placed."""
     for first in range(k, k + ROLLING_SAMPLES + 1):
         run = samples[first:first + ROLLING_SAMPLES]
+        if len(run) == 2 and first == k and run[1].frame - run[0].frame == 1:
+            # the track's last two samples: rolling fast (no hand moves a ball so) and gone,
+            # into a pocket
+            return math.dist(run[0].xy, run[1].xy) >= FAST_MM_PER_FRAME
         if len(run) < ROLLING_SAMPLES or any(
                 b.frame - a.frame != 1 for a, b in itertools.pairwise(run)):
             return False
@@ -621,6 +626,11 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
             continue
         ps = pieces.get(ball)
         velocity = ps[-1].velocity(seen.t) if ps and len(ps[-1].samples) >= 2 else None
+        track = seen_in_shot[ball]
+        if velocity is None and len(track) >= 2 and 0 < track[-1].frame - track[-2].frame <= 2:
+            # a last piece of one sample (a turn just before it vanished): its last step
+            velocity = (np.array(track[-1].xy) - np.array(track[-2].xy)) / (
+                track[-1].t - track[-2].t)
         pocket, distance = nearest_pocket(table, seen.xy)
         mouth = table.pocket_mouth_mm(pocket)
         if distance <= POCKET_REACH_DIAMETERS * D + mouth / 2 or _heading_into(
@@ -632,7 +642,6 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
             events.append(FoundEvent(t, "pocket", (ball,), seen.xy, pocket=pocket.value,
                                      confidence=1.0 if speed > 0 else 0.7))
             continue
-        track = seen_in_shot[ball]
         if velocity is None and len(track) >= 2 and track[-1].t > track[-2].t:
             velocity = (np.array(track[-1].xy) - np.array(track[-2].xy)) / (
                 track[-1].t - track[-2].t)

@@ -61,6 +61,7 @@ BETA = 0.5  # share of the surprise (sighting minus prediction) taken into the v
 # what a detection of another colour, doubtful (a streak, a ball under the cue), costs over its
 # distance: a ball takes one of its own colour unless that is this much further than expected
 DOUBTFUL_COLOUR_DIAMETERS = 2.0
+BACK_FROM_POCKET_S = 1.0  # a pocketed ball is back on the table no sooner than this
 MOVING_CHAIN = 3  # a ball lost from view is found again rolling in this many frames running
 MOUTH_DEPTH_RADII = 0.5  # a centre this far past a nose line (in radii) is in a pocket's mouth
 
@@ -817,8 +818,11 @@ class Tracker:
             recent = [c for c in self._candidates.get(det.colour, [])
                       if frame - c[0] < PICK_UP_WINDOW * frames_needed]
             recent.append((frame, det.x_mm, det.y_mm))
-            here = [c for c in recent
-                    if math.hypot(c[1] - det.x_mm, c[2] - det.y_mm) < 0.5 * self.d]
+            # only since the ball left the table or view, and a pocketed one could be back (a
+            # thing seen there before, a hand resting on the cloth, is not the ball put back)
+            since = min(self._back_from(b) for b in ids)
+            here = [c for c in recent if c[0] > since
+                    and math.hypot(c[1] - det.x_mm, c[2] - det.y_mm) < 0.5 * self.d]
             if len({c[0] for c in here}) < frames_needed:
                 self._candidates[det.colour] = recent
                 continue
@@ -827,6 +831,16 @@ class Tracker:
             if det.colour == "white" and len(ids) == 2:
                 ball = "W2" if self._is_pair(det) else "W1"
             self.states[ball] = BallState(ball, det.x_mm, det.y_mm, last_seen=frame)
+
+    def _back_from(self, ball: str) -> int:
+        """The last frame before which ``ball`` cannot be seen put back on the table: when it
+        was last seen, and for a pocketed ball BACK_FROM_POCKET_S more (taken out of the
+        pocket and put down by hand); -1 for a ball never seen (in hand)."""
+        s = self.states.get(ball)
+        if s is None:
+            return -1
+        return s.last_seen + (round(BACK_FROM_POCKET_S * self.fps) if s.status == "pocketed"
+                              else 0)
 
     def _check_whites(self) -> None:
         """Swap W1 and W2 when their dots clearly say so."""

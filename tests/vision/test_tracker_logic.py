@@ -160,6 +160,7 @@ def test_a_respotted_ball_is_picked_up_once_it_stays_put():
     w1 = det(1000, 900, "white")
     frames = [[w1, det(3400, 100, "yellow")]] * 12
     frames += [[w1, det(3440, 60, "yellow", streak_mm=30)], [w1], [w1]]  # into the pocket
+    frames += [[w1]] * 30  # taken out of the pocket (a second)
     frames += [[w1, det(1775, 888, "yellow")]] * 6  # put back on its spot
     out = feed(tracker, frames)
     assert "Y" not in out[13].balls or not out[13].balls["Y"][2] or out[13].balls["Y"][0] > 3400
@@ -460,3 +461,19 @@ def test_a_hand_moving_about_is_not_a_lost_ball_found_again():
     frames += [[*still, det(x, y, "white", score=0.75)] for x, y in wander]
     out = feed(tracker, frames) + tracker.flush()
     assert not out[-1].balls["W1"][2]
+
+
+def test_a_hand_resting_on_the_cloth_is_not_the_ball_just_pocketed_put_back():
+    # As in bank_red_corner_s43: the bridge hand, skin-white and still, lies on the cloth all
+    # along; W1 drops into a pocket. A ball cannot be back from a pocket within a second, and
+    # what was there before it dropped is not it: W1 stays off the table.
+    layout = {"W1": (1000.0, 900.0), "W2": (3000.0, 900.0)}
+    tracker = Tracker(TABLE, start_positions=layout)
+    hand = det(1671, 243, "white", score=0.7)
+    w2 = det(3000, 900, "white")
+    frames = [[det(1000, 900, "white"), w2, hand]] * 12
+    frames += [[det(1000 - 200 * k, 900 + 170 * k, "white", streak_mm=150), w2, hand]
+               for k in range(1, 5)]  # rolling into the head-left pocket
+    frames += [[w2, hand]] * 14
+    out = feed(tracker, frames)
+    assert "W1" not in out[-1].balls or not out[-1].balls["W1"][2]
