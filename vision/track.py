@@ -61,6 +61,7 @@ BETA = 0.5  # share of the surprise (sighting minus prediction) taken into the v
 # what a detection of another colour, doubtful (a streak, a ball under the cue), costs over its
 # distance: a ball takes one of its own colour unless that is this much further than expected
 DOUBTFUL_COLOUR_DIAMETERS = 2.0
+STREAK_SCORE = 0.3  # least ball-likeness of a streak that may be a ball struck from its place
 BACK_FROM_POCKET_S = 1.0  # a pocketed ball is back on the table no sooner than this
 MOVING_CHAIN = 3  # a ball lost from view is found again rolling in this many frames running
 MOUTH_DEPTH_RADII = 0.5  # a centre this far past a nose line (in radii) is in a pocket's mouth
@@ -378,7 +379,7 @@ class Tracker:
                         faint = det.colour != CLASS_OF[s.ball] and not (
                             det.streak_mm or det.piece or det.score >= INIT_SCORE)
                         if (dist <= near and not faint) or (dist <= reach and (
-                                det.streak_mm > 0.5 * self.d or self._ahead(s, det)
+                                self._ball_streak(det) or self._ahead(s, det)
                                 or self._away_from_the_cue(s, det)
                                 or self._led_by_its_front(s, det)
                                 or self._in_a_row_from(s, det, free_dets)
@@ -471,6 +472,12 @@ class Tracker:
                     px, py = x + vx * t + ux * left, y + vy * t + uy * left
                     out.setdefault(s.ball, []).append(Prediction(px, py, ux, uy, gate))
         return out
+
+    def _ball_streak(self, det: Detection) -> bool:
+        """A ball's motion-blur streak: longer than half a ball and somewhat ball-like (a fast
+        ball's streak scores 0.5-0.8; a piece of an arm or a sleeve smeared as it moves, a
+        tenth or two)."""
+        return det.streak_mm > 0.5 * self.d and det.score >= STREAK_SCORE
 
     def _resting(self, s: BallState) -> bool:
         return s.status == "table" and math.hypot(s.vx, s.vy) < REST_SPEED_DIAMETERS * self.d
