@@ -1082,10 +1082,13 @@ class BallDetector:
             if level < STRONGER and float(sub.max()) <= 1.4 * r and area > 2.5 * ball_area:
                 # perhaps three balls or more touching in a row (two pale whites by a bright
                 # yellow: at the stronger level the whites would be lost); taken if it splits
-                # into balls, none a streak (an arm's or the cue's strip is one)
+                # into balls, none a streak (an arm's or the cue's strip is one), and one of
+                # them is pale (else the stronger level finds them all, or one big ball)
                 row = self._split(sub, x + lx, y + ly, label, r, area)
                 if len(row) < 3 or any(b.streak for b in row) or not _necked(
-                        sub, [(b.x - x - lx, b.y - y - ly) for b in row]):
+                        sub, [(b.x - x - lx, b.y - y - ly) for b in row]) or all(
+                        f[min(round(b.y) - y, f.shape[0] - 1), min(round(b.x) - x, f.shape[1] - 1)]
+                        > STRONGER * self.threshold for b in row):
                     row = None
             if row is not None:
                 out.extend(row)

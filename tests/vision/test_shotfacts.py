@@ -15,6 +15,7 @@ from vision.shotfacts import (
     FoundEvent,
     Sample,
     _once_per_cushion_visit,
+    _until_placed,
     cut_into_pieces,
     shots_from_tracks,
     tracks_from_rows,
@@ -209,7 +210,6 @@ def test_a_resting_ball_whose_detection_flickers_between_two_places_did_not_move
 
 
 def test_a_rolling_ball_unseen_a_few_frames_rolled_on_a_ball_unseen_and_elsewhere_was_placed():
-    from vision.shotfacts import Sample, _until_placed
     # rolling at 30 mm a frame, unseen for four frames (in a cluster of balls), seen again
     # further along its way: still the same roll
     xs = [1000.0 + 30.0 * k for k in range(6)] + [1000.0 + 30.0 * k for k in range(10, 14)]
@@ -306,6 +306,13 @@ def test_a_ball_hit_by_the_only_rolling_ball_while_that_ball_was_unseen_was_hit_
     assert [(c["balls"], round(c["t"] * FPS)) for c in contacts] == [(["W1", "Y"], 31)]
 
 
+def first_events(rows: list[tuple[int, str, float, float, bool]], n: int
+                 ) -> list[tuple[str, object]]:
+    """The first ``n`` events (type, ball or balls) found in the tracks of ``rows``."""
+    shots = shots_from_tracks(TABLE, tracks_from_rows(rows, FPS), FPS)
+    return [(e["type"], e.get("ball") or e.get("balls")) for s in shots for e in s["events"]][:n]
+
+
 def test_a_ball_struck_unseen_and_back_rolling_after_a_turn_was_struck_not_placed():
     """As W1 in bank_yellow_corner_s19: struck at 12 m/s, unseen for four frames (a blur, a
     collision with Y, a cushion), then seen rolling far from its place, on a line that does
@@ -318,11 +325,8 @@ def test_a_ball_struck_unseen_and_back_rolling_after_a_turn_was_struck_not_place
     rows += [(f, "Y", *y_rest, True) for f in range(20, 32)]
     rows += [(f, "Y", y_rest[0] - 60.0 * (f - 31.3), y_rest[1] + 100.0 * (f - 31.3), True)
              for f in range(32, 45)]
-    shots = shots_from_tracks(TABLE, tracks_from_rows(rows, FPS), FPS)
-    events = [(e["type"], e.get("ball") or e.get("balls")) for s in shots for e in s["events"]]
-    assert events[:2] == [("strike", "W1"), ("contact", ["W1", "Y"])]
+    assert first_events(rows, 2) == [("strike", "W1"), ("contact", ["W1", "Y"])]
     # at rest and back elsewhere at rest (or creeping, as a hand moves a ball): placed
-    from vision.shotfacts import _until_placed
     rest = [Sample(f, f / FPS, (1950.0, 305.0)) for f in range(20, 31)]
     put = [Sample(f, f / FPS, (2400.0 + 5.0 * (f - 35), 700.0)) for f in range(35, 45)]
     assert _until_placed(rest + put) == rest
@@ -374,11 +378,8 @@ def test_a_ball_struck_at_14_m_s_unseen_three_frames_hit_the_ball_that_then_move
     rows += [(f, "R1", *r_rest, True) for f in range(10, 32)]
     rows += [(f, "R1", r_rest[0] + 84.0 * (f - 31), r_rest[1] + 90.0 * (f - 31), True)
              for f in range(32, 45)]
-    shots = shots_from_tracks(TABLE, tracks_from_rows(rows, FPS), FPS)
-    events = [(e["type"], e.get("ball") or e.get("balls")) for s in shots for e in s["events"]]
-    assert events[:2] == [("strike", "W1"), ("contact", ["W1", "R1"])]
+    assert first_events(rows, 2) == [("strike", "W1"), ("contact", ["W1", "R1"])]
     # a jump faster than the hardest shot is a ball put down elsewhere (or another ball)
-    from vision.shotfacts import _until_placed
     rest = [Sample(f, f / FPS, (854.0, 494.0)) for f in range(10, 31)]
     far = [Sample(f, f / FPS, (2400.0 + 150.0 * (f - 32), 1500.0)) for f in range(32, 40)]
     assert _until_placed(rest + far) == rest
