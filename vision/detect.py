@@ -593,8 +593,7 @@ class BallDetector:
         for b in self._blobs(f):
             if not self._on_cloth[int(b.y), int(b.x)]:
                 continue  # no ball rests there: a piece of the shadow under the cushion noses
-            r = float(self.radius_work[int(b.y), int(b.x)])
-            cv2.circle(paint, (round(b.x), round(b.y)), max(2, round(2.2 * r)), 1, -1)
+            self._paint_around(paint, b.x, b.y)
         if len(balls_at):
             self._paint_expected_balls(paint, small, balls_at)
         fill = self._fill_from_cloth(model, (paint == 0) & self._on_cloth & (f <= self.threshold),
@@ -623,7 +622,13 @@ class BallDetector:
             yy, xx = np.mgrid[by0:by1, bx0:bx1]
             near = (xx - wx) ** 2 + (yy - wy) ** 2 <= reach * reach
             if np.any(fu[by0:by1, bx0:bx1][near] > self.threshold):
-                cv2.circle(paint, (round(wx), round(wy)), max(2, round(2.2 * r)), 1, -1)
+                self._paint_around(paint, wx, wy)
+
+    def _paint_around(self, paint: Frame, x: float, y: float) -> None:
+        """Mark in ``paint`` a ball at work pixel (x, y) and the cloth it lights or shades
+        around it (2.2 radii), to be filled with the cloth around that."""
+        r = float(self.radius_work[int(y), int(x)])
+        cv2.circle(paint, (round(x), round(y)), max(2, round(2.2 * r)), 1, -1)
 
     def _fill_from_cloth(self, model: F32, known: NDArray[np.bool_], fallback: F32) -> F32:
         """The cloth's colour at every pixel as a Gaussian-weighted mean (one ball diameter) of
@@ -1078,21 +1083,11 @@ class BallDetector:
             if area < 0.45 * ball_area:
                 continue
             sub = _distances(labels[ly:ly + h, lx:lx + w] == i)
-            row = None
             if level < STRONGER and float(sub.max()) <= 1.4 * r and area > 2.5 * ball_area:
-                # perhaps three balls or more touching in a row (two pale whites by a bright
-                # yellow: at the stronger level the whites would be lost); taken if it splits
-                # into balls, none a streak (an arm's or the cue's strip is one), and one of
-                # them is pale (else the stronger level finds them all, or one big ball)
-                row = self._split(sub, x + lx, y + ly, label, r, area)
-                if len(row) < 3 or any(b.streak for b in row) or not _necked(
-                        sub, [(b.x - x - lx, b.y - y - ly) for b in row]) or all(
-                        f[min(round(b.y) - y, f.shape[0] - 1), min(round(b.x) - x, f.shape[1] - 1)]
-                        > STRONGER * self.threshold for b in row):
-                    row = None
-            if row is not None:
-                out.extend(row)
-                continue
+                row = self._pale_row(f, sub, x, y, lx, ly, label, r, area)
+                if row is not None:
+                    out.extend(row)
+                    continue
             if float(sub.max()) > 1.4 * r or area > 2.5 * ball_area:
                 # not one ball or two touching: a hand, the cue, a cluster; or a ball in the
                 # stronger junk a moving ball leaves in a compressed video (blocks at a few
@@ -1105,6 +1100,24 @@ class BallDetector:
             else:
                 out.extend(self._split(sub, x + lx, y + ly, label, r, area))
         return out
+
+    def _pale_row(self, f: F32, sub: F32, x: int, y: int, lx: int, ly: int, label: int,
+                  r: float, area: int) -> list[_Blob] | None:
+        """A part of a blob's strong pixels (``sub``, its distance map, at (lx, ly) in the
+        window ``f`` at work pixel (x, y)) as three balls or more touching in a row, one of them
+        pale (two pale whites by a bright yellow: at the stronger level the whites would be
+        lost): when it splits into balls, none a streak (an arm's or the cue's strip is one),
+        each necked to its neighbour (see :func:`_necked`). None otherwise (then the stronger
+        level finds them all, or it is one big ball)."""
+        row = self._split(sub, x + lx, y + ly, label, r, area)
+        if len(row) < 3 or any(b.streak for b in row) or not _necked(
+                sub, [(b.x - x - lx, b.y - y - ly) for b in row]):
+            return None
+        hh, ww = f.shape
+        if all(f[min(round(b.y) - y, hh - 1), min(round(b.x) - x, ww - 1)]
+               > STRONGER * self.threshold for b in row):
+            return None
+        return row
 
     def _split(self, sub: F32, x: int, y: int, label: int, r: float, area: int) -> list[_Blob]:
         """Ball centres inside a blob bigger than one ball: distance-transform peaks about one

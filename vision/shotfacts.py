@@ -626,11 +626,9 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
             continue
         ps = pieces.get(ball)
         velocity = ps[-1].velocity(seen.t) if ps and len(ps[-1].samples) >= 2 else None
-        track = seen_in_shot[ball]
-        if velocity is None and len(track) >= 2 and 0 < track[-1].frame - track[-2].frame <= 2:
-            # a last piece of one sample (a turn just before it vanished): its last step
-            velocity = (np.array(track[-1].xy) - np.array(track[-2].xy)) / (
-                track[-1].t - track[-2].t)
+        step = _last_step(seen_in_shot[ball])
+        if velocity is None and step is not None and step[1] <= 2:
+            velocity = step[0]  # a last piece of one sample (a turn just before it vanished)
         pocket, distance = nearest_pocket(table, seen.xy)
         mouth = table.pocket_mouth_mm(pocket)
         if distance <= POCKET_REACH_DIAMETERS * D + mouth / 2 or _heading_into(
@@ -642,9 +640,8 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
             events.append(FoundEvent(t, "pocket", (ball,), seen.xy, pocket=pocket.value,
                                      confidence=1.0 if speed > 0 else 0.7))
             continue
-        if velocity is None and len(track) >= 2 and track[-1].t > track[-2].t:
-            velocity = (np.array(track[-1].xy) - np.array(track[-2].xy)) / (
-                track[-1].t - track[-2].t)
+        if velocity is None and step is not None:
+            velocity = step[0]
         if _could_leave(table, seen.xy, velocity, fps):
             events.append(FoundEvent(seen.t + 1 / (2 * fps), "off_table", (ball,), seen.xy,
                                      confidence=0.5))
@@ -653,6 +650,15 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
     events = [e for e in events if not _jaw_of_its_pot(table, e, events)]
     events.sort(key=lambda e: (e.t, e.type != "strike"))
     return _after_the_strike(_once_per_cushion_visit(events)), finals
+
+
+def _last_step(track: Sequence[Sample]) -> tuple[np.ndarray, int] | None:
+    """The velocity (mm/s) between a track's last two samples and how many frames apart they
+    are; None with fewer than two."""
+    if len(track) < 2 or track[-1].t <= track[-2].t:
+        return None
+    a, b = track[-2], track[-1]
+    return (np.array(b.xy) - np.array(a.xy)) / (b.t - a.t), b.frame - a.frame
 
 
 def _once_per_cushion_visit(events: list[FoundEvent]) -> list[FoundEvent]:
