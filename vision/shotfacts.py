@@ -210,6 +210,11 @@ def cut_into_pieces(samples: Sequence[Sample]) -> list[Piece]:
     i = 0
     while i < len(samples):
         s = samples[i]
+        if len(current) >= 3 and _drifts_off(current, s, samples[i + 1:i + 2]):
+            pieces.append(Piece(current))
+            current = [s]
+            i += 1
+            continue
         if len(current) < 2 or _on_line(current, s):
             current.append(s)
             i += 1
@@ -249,6 +254,23 @@ def _turned_within(before: Sequence[Sample], samples: Sequence[Sample], i: int) 
         if gap <= 2 * LINE_TOLERANCE_MM:
             return k
     return 0
+
+
+def _drifts_off(samples: Sequence[Sample], s: Sample, following: Sequence[Sample]) -> bool:
+    """``s`` is a little off the straight motion of ``samples`` (within the tolerance, but more
+    than half of it) and the next sample is off it, half as far again the same way: ``s`` is the
+    first picture of a new motion (a slow ball's turn: one frame after it, it is off by less
+    than the tolerance, and taken in, the fit bends to it so that the next one is on it too:
+    the turn is hidden)."""
+    if not following:
+        return False
+    tolerance = _tolerance(samples)
+    off_s = np.subtract(s.xy, _predict(samples, s.t))
+    off_next = np.subtract(following[0].xy, _predict(samples, following[0].t))
+    size_s, size_next = float(np.hypot(*off_s)), float(np.hypot(*off_next))
+    return (tolerance / 2 < size_s <= tolerance < size_next and size_next >= 1.5 * size_s
+            and float(off_s @ off_next) > 0.9 * size_s * size_next
+            and _on_line([*samples, s], following[0]))  # (else the turn is seen there)
 
 
 def _off_line(samples: Sequence[Sample], s: Sample) -> float:

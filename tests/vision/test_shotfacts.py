@@ -164,6 +164,22 @@ def test_a_sample_far_off_a_straight_motion_that_goes_on_is_left_out():
     assert len(cut_into_pieces(samples(kink))) == 2
 
 
+def test_a_slow_ball_turned_by_a_kiss_is_cut_where_it_turned():
+    """W2 rolls slowly (7 mm a frame) toward a cushion-side ball, is kissed at frame 51.4 and
+    goes back at 5 mm a frame: one frame after the kiss it is only 6 mm off its old line, less
+    than the tolerance, and a fit that takes it in bends to the next. Still two pieces, cut at
+    the kiss: its first sample after the kiss starts the second piece."""
+    frames = range(44, 70)
+    kiss = 51.4 / FPS
+    before = straight((3076.0, 1730.0), (120.0, -210.0), 44 / FPS, kiss, frames)
+    turn = (before[-1][1], before[-1][2])
+    rows = [(f, x, y) if f / FPS <= kiss else
+            (f, turn[0] + 140.0 * (f / FPS - kiss), turn[1] + 60.0 * (f / FPS - kiss))
+            for f, x, y in before]
+    first, second = cut_into_pieces(samples(rows))
+    assert first.end.frame == 51 and second.start.frame == 52
+
+
 def clips() -> list[Path]:
     return sorted(SAMPLES.glob("*.labels.json"))
 
