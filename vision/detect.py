@@ -65,6 +65,13 @@ _COLOURED = 0.5
 # A detection whose core colour is within this share of the cloth's (each of B, G, R) is cloth
 # (a white ball on the palest cloth is brighter by a sixth, a blurred ball's core by more)
 CLOTH_LIKE = 0.08
+# A cloth on which a white ball's chromaticity contrast is below this is neutral (a grey cloth:
+# 0.04-0.05; the club footage's cloth: 0.09 and more): there a white ball differs from the cloth in
+# light only, and a pixel brighter than the cloth by more than BRIGHTER counts as foreground too.
+# (Not on coloured cloths: there the chromaticity shows every ball, and the light's glints and
+# reflections, counted, made phantom balls on the club footage.)
+NEUTRAL_CLOTH = 0.075
+BRIGHTER = 0.3
 # When the picture changed over more than this share of the table (players over it), the
 # foreground and the blobs are made afresh for all of it in one go: cheaper than in pieces.
 MOSTLY_CHANGED = 0.4
@@ -478,6 +485,8 @@ class BallDetector:
         self._model_cache: tuple[F32, tuple[F32, F32, F32, F32], F32] | None = None
         # the cloth's usual brightness (the sum of B, G, R), set with the cloth model
         self._cloth_level = 0.0
+        # the cloth is neutral: brightening counts as foreground (see NEUTRAL_CLOTH)
+        self._by_light = False
         self._labels = np.zeros((wh, ww), np.uint16)
         # the mask's parts (label -> work-pixel box x0, y0, x1, y1) and the candidates of the
         # last frame, kept where the picture did not change (see _blobs_where_changed)
@@ -586,6 +595,7 @@ class BallDetector:
         level = b + g
         level += r
         self._cloth_level = float(np.median(level[self.field]))
+        self._by_light = self._white_contrast() < NEUTRAL_CLOTH
         f = self._foreground(small)
         self.threshold = self._noise_threshold(f)
         model = small.astype(np.float32) + np.float32(1.0)
@@ -650,11 +660,15 @@ class BallDetector:
         vals = f[self.field]
         med = float(np.median(vals))
         mad = float(np.median(np.abs(vals - med))) * 1.4826
+        return max(med + 8 * mad, 0.25 * self._white_contrast())
+
+    def _white_contrast(self) -> float:
+        """A white ball's contrast on this cloth: the chromaticity distance from grey to the
+        cloth model (the median over the field)."""
         mb, mg, mr, _ = self._model_planes()
         third = np.float32(1 / 3)
         grey = np.abs(third - mb) + np.abs(third - mg) + np.abs(third - mr)
-        white_contrast = float(np.median(grey[self.field]))
-        return max(med + 8 * mad, 0.25 * white_contrast)
+        return float(np.median(grey[self.field]))
 
     def _cloth_like(self, small: Frame, smooth: F32) -> NDArray[np.bool_]:
         """Pixels that are not part of a foreground blob against a smooth cloth model."""
@@ -714,6 +728,8 @@ class BallDetector:
         np.clip(w, 0, 1, out=w)
         w *= d
         w *= lit
+        if self._by_light:
+            w += _brightening(ratio)
         return w
 
     def _dark_balls(self, d: F32, ratio: F32, lit: F32, w: F32) -> None:
@@ -777,6 +793,8 @@ class BallDetector:
         weight *= np.clip(d * np.float32(2.0 / _COLOURED) - 2, 0, 1)
         weight = np.maximum(np.clip(np.float32(2.0) * ratio - 1, 0, 1), weight)
         w[box] = d * weight * lit[box]
+        if self._by_light:
+            w[box] += _brightening(ratio)
 
     def _update_cloth(self, small: Frame, ball_mask: NDArray[np.uint8],
                       ahead: ClothWork | None = None) -> None:
@@ -935,7 +953,9 @@ class BallDetector:
         moves a chromaticity by at most ``6 v / S``, S the cloth's brightness sum)."""
         d = diff[self.field].astype(np.float32)
         sigma = 1.4826 * float(np.median(d))  # |a - b| of two noisy frames: its median is MAD
-        return max(5.0 * sigma, self.threshold * self._cloth_level / 48.0)
+        # (and on a neutral cloth the brightening's part of the foreground, 1.5 v / S, too)
+        per_level = 7.5 if self._by_light else 6.0
+        return max(5.0 * sigma, self.threshold * self._cloth_level / (8.0 * per_level))
 
     def _blobs(self, f: F32) -> list[_Blob]:
         """Ball candidates at the working resolution from the whole foreground map."""
@@ -1302,6 +1322,11 @@ class BallDetector:
             level = _middle(fp[core]) if core.any() else self.threshold
             t = max(self.threshold, 0.5 * level)
             above = fp > t
+            if self._by_light:
+                # a white ball on a neutral cloth: its shaded side is much less bright than its
+                # lit side, but still brighter than the cloth (a centre from the lit side alone
+                # is off toward the light)
+                above |= ratio > np.float32(0.5 * BRIGHTER)
             sel = above & own & cell
             for it in range(3 if not b.streak else 1):
                 # (the first time round the centre is still the one dd was made for)
@@ -1550,6 +1575,16 @@ def _chroma_distance(small: Frame, planes: tuple[F32, F32, F32, F32]) -> tuple[F
     rp -= mr
     d += np.abs(rp, out=rp)
     return d, si, np.multiply(si, inv_sm, out=inv)
+
+
+def _brightening(ratio: F32) -> F32:
+    """The foreground of pixels brighter than the cloth, from their brightness ratio to it: half
+    the relative brightening beyond ``BRIGHTER`` (the cloth's own unevenness and noise). A
+    white ball on a grey cloth differs from it in light only, not in chromaticity."""
+    b = np.subtract(ratio, np.float32(1.0 + BRIGHTER))
+    np.maximum(b, 0, out=b)
+    b *= np.float32(0.5)
+    return b
 
 
 def _chroma_planes(m: F32) -> tuple[F32, F32, F32, F32]:
