@@ -44,6 +44,7 @@ ROLLING_MM_PER_FRAME = 20.0  # ... no slower than this (0.6 m/s) is rolling: it 
 FAST_MM_PER_FRAME = 100.0  # ... or seen in its last two frames this fast (3 m/s), then gone
 STEADY_STEP_MM = 34.0  # ... its steps differing by at most this (half a ball)
 MIN_KINK_MM_S = 150.0  # a smaller change of velocity at a piece's end is noise, not an event
+SLOW_KINK_MM_S = 60.0  # ... unless at least this and half the ball's speed (a slow ball's turn)
 DOUBLE_KISS_S = 0.1  # two contacts of one pair this close in time are one (the track's noise)
 CONTACT_TOLERANCE_MM = 22.0  # centres within 2R +- this at an event: a contact
 CUSHION_TOLERANCE_MM = 22.0  # centre within R +- this of a nose at an event: a cushion
@@ -591,7 +592,7 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
     for b, ps in pieces.items():
         for before, after in itertools.pairwise(ps):
             t, _ = _meeting_time(before, after)
-            if float(np.hypot(*(after.velocity(t) - before.velocity(t)))) >= MIN_KINK_MM_S:
+            if _kinked(before.velocity(t), after.velocity(t)):
                 changes[b] += [before.end.t, after.start.t]
 
     def changed_near(ball: str, t: float) -> bool:
@@ -621,7 +622,7 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
         for before, after in itertools.pairwise(ps):
             t, xy = _meeting_time(before, after)
             v_in, v_out = before.velocity(t), after.velocity(t)
-            if float(np.hypot(*(v_out - v_in))) < MIN_KINK_MM_S:
+            if not _kinked(v_in, v_out):
                 continue  # the track wobbles (detection noise); the motion did not change
             cushion, cushion_gap = nearest_cushion(table, xy)
             if not _bounced(cushion, v_in, v_out):
@@ -672,6 +673,15 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
     events = [e for e in events if not _jaw_of_its_pot(table, e, events)]
     events.sort(key=lambda e: (e.t, e.type != "strike"))
     return _after_the_strike(_once_per_cushion_visit(events)), finals
+
+
+def _kinked(v_in: np.ndarray, v_out: np.ndarray) -> bool:
+    """The velocity changed at a piece's end by more than the track's noise: by
+    MIN_KINK_MM_S, or for a slow ball (a kiss at a walking pace) by half its speed and at
+    least SLOW_KINK_MM_S."""
+    change = float(np.hypot(*(v_out - v_in)))
+    speed = max(float(np.hypot(*v_in)), float(np.hypot(*v_out)))
+    return change >= MIN_KINK_MM_S or change >= max(SLOW_KINK_MM_S, 0.5 * speed)
 
 
 def _last_step(track: Sequence[Sample]) -> tuple[np.ndarray, int] | None:

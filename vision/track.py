@@ -64,6 +64,7 @@ DOUBTFUL_COLOUR_DIAMETERS = 2.0
 STREAK_SCORE = 0.3  # least ball-likeness of a streak that may be a ball struck from its place
 BACK_FROM_POCKET_S = 1.0  # a pocketed ball is back on the table no sooner than this
 MOVING_CHAIN = 3  # a ball lost from view is found again rolling in this many frames running
+CREEP_STEP_MM = 3.0  # a resting ball's sightings further off, frame after frame, by this: rolling
 MOUTH_DEPTH_RADII = 0.5  # a centre this far past a nose line (in radii) is in a pocket's mouth
 
 
@@ -84,6 +85,7 @@ class BallState:
     left_rest: int = -1_000_000  # the frame it was last seen leaving a place of rest
     sent: tuple[int, float, float] | None = None  # (frame, vx, vy): hit from rest, unseen since
     looked: Detection | None = field(default=None, repr=False)  # the last look its dots counted
+    held: tuple[int, float, float] | None = None  # (frame, x, y): a sighting kept as jitter
 
 
 @dataclass
@@ -668,13 +670,16 @@ class Tracker:
         resting = self._resting(s)
         if prior is None and not jump and resting and (
                 doubtful or det.score < CLEAN_SCORE) and math.hypot(
-                det.x_mm - s.x, det.y_mm - s.y) < REST_JITTER_DIAMETERS * self.d:
+                det.x_mm - s.x, det.y_mm - s.y) < REST_JITTER_DIAMETERS * self.d and not (
+                self._creeping(s, det, frame)):
             # A ball at rest seen only in part (under the cue, the cue's shadow across it) is
             # where it was: following the part would make it jitter, and a jitter looks like a
             # strike. A ball that really starts to move soon shows clean or goes further.
             s.visible = True
             s.last_seen = frame
+            s.held = (frame, det.x_mm, det.y_mm)
             return
+        s.held = None
         if resting and math.hypot(det.x_mm - s.x, det.y_mm - s.y) >= (
                 REST_JITTER_DIAMETERS * self.d):
             s.left_rest = frame
@@ -703,6 +708,18 @@ class Tracker:
             s.pair += self._is_pair(det)
             s.single += self._is_single(det)
             s.looked = det
+
+    def _creeping(self, s: BallState, det: Detection, frame: int) -> bool:
+        """A resting ball's doubtful sighting that is no jitter: a clean one, the last frame's
+        was kept as jitter (see :meth:`_observe`), and this one is further off its place, the same
+        way (within 30 degrees), by a steady step: the ball rolls off slowly (kissed, or
+        pushed by a ball beside it), and held in place it would be lost a few frames on."""
+        if s.held is None or s.held[0] != frame - 1 or det.score < CLEAN_SCORE:
+            return False  # (a part of a ball, under the cue, drifts as the cue comes)
+        before = (s.held[1] - s.x, s.held[2] - s.y)
+        now = (det.x_mm - s.x, det.y_mm - s.y)
+        return (math.hypot(*now) - math.hypot(*before) >= CREEP_STEP_MM
+                and _within_30_degrees(now, before))
 
     def _is_pair(self, det: Detection) -> bool:
         """W2's two dots (seen apart, or merged into one long blob)."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from referee.evaluate import judge_found_shots, read_tracks, score_shots
@@ -14,6 +15,7 @@ from rules import EventType, Pocket, TableSpec
 from vision.shotfacts import (
     FoundEvent,
     Sample,
+    _kinked,
     _once_per_cushion_visit,
     _until_placed,
     cut_into_pieces,
@@ -178,6 +180,15 @@ def test_a_slow_ball_turned_by_a_kiss_is_cut_where_it_turned():
             for f, x, y in before]
     first, second = cut_into_pieces(samples(rows))
     assert first.end.frame == 51 and second.start.frame == 52
+
+
+def test_a_slow_ball_kissed_turns_by_less_than_the_noise_of_a_fast_one_and_still_turned():
+    # carom_3_s11: W1 at 90 mm/s kisses Y and goes on at 23 mm/s the other way; the change
+    # (112 mm/s) is under what a fast ball's track wobbles by, but half the ball's speed.
+    assert _kinked(np.array([77.0, -46.0]), np.array([-16.0, 17.0]))
+    # a fast ball whose fit wobbles by 100 mm/s has not turned; nor a slow one by 40 mm/s
+    assert not _kinked(np.array([1500.0, 0.0]), np.array([1480.0, 98.0]))
+    assert not _kinked(np.array([60.0, 0.0]), np.array([50.0, 39.0]))
 
 
 def clips() -> list[Path]:

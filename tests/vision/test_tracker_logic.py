@@ -204,6 +204,34 @@ def test_a_resting_ball_seen_drawn_toward_a_ball_rolling_up_stays_put():
         assert math.dist(r.balls["R1"][:2], rest) < 1.0, r.frame
 
 
+def test_a_resting_ball_kissed_into_a_slow_roll_beside_a_passing_ball_is_followed():
+    """R1 is kissed into a slow roll along x (5 mm in its first frame, then a little faster)
+    while W2 rolls by close beside it, on R1's side: R1's first sightings are doubtful (drawn
+    toward W2?) and kept as jitter, but they go further the same way frame after frame: R1
+    rolls, and is followed. (Held in place, R1 was lost two frames on: in carom_3_s61 W1 was,
+    and W2 took its sightings.)"""
+    rest = (2000.0, 900.0)
+    layout = {"W1": (500.0, 500.0), "W2": (2130.0, 910.0), "R1": rest}
+    tracker = Tracker(TABLE, start_positions=layout)
+    w1 = det(500, 500, "white")
+
+    def w2(k: int) -> Detection:  # rolling at 12 mm a frame, by R1 (94 mm off) at k = 10
+        return det(2130 - 8.0 * k, 910 - 9.0 * k, "white", score=0.95)
+
+    frames = [[w1, w2(0), det(*rest, "red")]] * 12
+    frames += [[w1, w2(k), det(*rest, "red")] for k in range(1, 10)]
+    true_r1 = []
+    x = rest[0]
+    for k in range(10, 25):
+        x += min(5.0 + 2.0 * (k - 10), 11.0)
+        true_r1.append((x, rest[1]))
+        frames.append([w1, w2(k), det(x, rest[1], "red", score=0.95)])
+    out = feed(tracker, frames)
+    for r, truth in zip(out[-len(true_r1) + 1:], true_r1[1:], strict=True):
+        bx, by, visible = r.balls["R1"]
+        assert visible and math.dist((bx, by), truth) < 6.0, (r.frame, (bx, by), truth)
+
+
 def test_a_rolling_ball_unseen_two_frames_is_found_again_along_its_way():
     # Y rolls 60 mm a frame and is not detected in two frames (merged with another ball, or
     # too blurred): it is looked for where it should be by then, and found there.
