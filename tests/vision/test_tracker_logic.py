@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import math
 
+import pytest
+
 from rules.table import TableSpec
 from vision.detect import Detection
 from vision.track import Tracker
@@ -230,6 +232,31 @@ def test_a_resting_ball_kissed_into_a_slow_roll_beside_a_passing_ball_is_followe
     for r, truth in zip(out[-len(true_r1) + 1:], true_r1[1:], strict=True):
         bx, by, visible = r.balls["R1"]
         assert visible and math.dist((bx, by), truth) < 6.0, (r.frame, (bx, by), truth)
+
+
+@pytest.mark.xfail(strict=True, reason="known: a resting ball takes a piece of an arm that "
+                   "came over it and merged with it (touching_whites_s61, scratch_pocket_s61, "
+                   "carom_2_s61: a phantom strike). Tried (2026-11-30): no leaving beyond jitter "
+                   "as an arm comes, and only clean sightings while covered: +2 verdicts on seed "
+                   "61, none lost on the synthetic sets, but on the club footage W1 was seen in "
+                   "40 % of null_grad_stoss_1_0130_0135 (85 % before) and a phantom off-table "
+                   "came; not merged")
+def test_a_resting_ball_does_not_follow_the_pieces_of_an_arm_that_came_over_it():
+    """The bridge hand comes down by R1 (a skin-coloured, reddish blob): for five frames R1 and
+    the hand are one blob, seen as faint red pieces 80 and 110 mm off R1's place; then the hand
+    lifts and R1 shows again. R1 never moved."""
+    rest = (1740.0, 490.0)
+    layout = {"W1": (1756.0, 775.0), "W2": (1778.0, 839.0), "R1": rest}
+    tracker = Tracker(TABLE, start_positions=layout)
+    w = [det(1756, 775, "white"), det(1778, 839, "white")]
+    frames = [[*w, det(*rest, "red")]] * 12
+    arm = [det(1821, 478, "red", score=0.2, piece=True), det(1816, 410, "red", score=0.45,
+                                                            piece=True)]
+    frames += [[*w, *arm]] * 5
+    frames += [[*w, det(*rest, "red")]] * 5
+    out = feed(tracker, frames)
+    for r in out:
+        assert math.dist(r.balls["R1"][:2], rest) < 5.0, (r.frame, r.balls["R1"])
 
 
 def test_a_rolling_ball_unseen_two_frames_is_found_again_along_its_way():
