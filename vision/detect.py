@@ -1325,7 +1325,8 @@ class BallDetector:
             if self._by_light:
                 # a white ball on a neutral cloth: its shaded side is much less bright than its
                 # lit side, but still brighter than the cloth (a centre from the lit side alone
-                # is off toward the light)
+                # is off toward the light). (``ratio`` holds half the brightening by now: this
+                # is a pixel more than 1 + BRIGHTER times as bright as the cloth.)
                 above |= ratio > np.float32(0.5 * BRIGHTER)
             sel = above & own & cell
             for it in range(3 if not b.streak else 1):

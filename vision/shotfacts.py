@@ -267,9 +267,12 @@ def _drifts_off(samples: Sequence[Sample], s: Sample, following: Sequence[Sample
         return False
     tolerance = _tolerance(samples)
     off_s = np.subtract(s.xy, _predict(samples, s.t))
+    size_s = float(np.hypot(*off_s))
+    if not tolerance / 2 < size_s <= tolerance:
+        return False  # (most samples: on the line; the next one's fits are not needed)
     off_next = np.subtract(following[0].xy, _predict(samples, following[0].t))
-    size_s, size_next = float(np.hypot(*off_s)), float(np.hypot(*off_next))
-    return (tolerance / 2 < size_s <= tolerance < size_next and size_next >= 1.5 * size_s
+    size_next = float(np.hypot(*off_next))
+    return (tolerance < size_next and size_next >= 1.5 * size_s
             and float(off_s @ off_next) > 0.9 * size_s * size_next
             and _on_line([*samples, s], following[0]))  # (else the turn is seen there)
 
