@@ -244,6 +244,11 @@ class ColourModel:
         seg = self.centres - m  # (k, 3) from the cloth to each class
         alpha = np.clip(((c - m) @ seg.T) / np.maximum((seg * seg).sum(1), 1e-12), 0.0, 1.0)
         resid = np.linalg.norm(m + alpha[:, None] * seg - c, axis=1)
+        # a mixture must explain most of how the colour differs from the cloth: a compression
+        # ghost a little darker than the cloth, with a hint of red in it, is no see-through ball
+        resid[resid > alpha * np.linalg.norm(seg, axis=1)] = np.inf
+        if np.isinf(resid).all():
+            return self.names[i]
         if self.brightness is not None:
             # a share ``a`` of the ball (in pixel values) has the chromaticity share
             # a Sb / (a Sb + (1 - a) Sc): solved for a, the mixture's brightness must be seen
@@ -1368,9 +1373,11 @@ class BallDetector:
 
     def fit_colours(self, detections: Sequence[Detection]) -> ColourModel:
         """Fit this video's colour classes to detections (of a few frames) and use them."""
-        good = [d.bgr for d in detections if d.score > 0.5 and d.streak_mm == 0.0]
+        # (not the cloth's own blocks on a neutral cloth: they would make a class of their own)
+        kept = [d for d in detections if not self._cloth_in_light(d)] or list(detections)
+        good = [d.bgr for d in kept if d.score > 0.5 and d.streak_mm == 0.0]
         if not good:
-            good = [d.bgr for d in detections]
+            good = [d.bgr for d in kept]
         self.colours = ColourModel.fit(np.array(good))
         return self.colours
 
@@ -1387,7 +1394,7 @@ class BallDetector:
         for d in detections:
             hit = memo.get(id(d))
             if hit is None or hit[0] is not d:
-                if _cloth_coloured(d) or self._faint(d):
+                if _cloth_coloured(d) or self._faint(d) or self._cloth_in_light(d):
                     continue  # no ball
                 i, sure = model.nearest(d.bgr)
                 # a sure colour is the nearest class's (as classify without the cloth)
@@ -1397,6 +1404,19 @@ class BallDetector:
             out.append(hit[1])
         self._colour_memo, self._colour_memo_model = kept, model
         return out
+
+    def _cloth_in_light(self, d: Detection) -> bool:
+        """On a neutral cloth, a sharp detection whose core has about the cloth's chromaticity
+        (within half of ``_COLOURED``: a red or yellow ball is further off) and is not brighter
+        than the cloth by half of ``BRIGHTER`` (a white ball is, even in a player's shadow: 1.4
+        times and more on the grey cloths) is the cloth. The compression leaves many faint
+        blocks there, a little off the model, and they took a white ball's class."""
+        if not self._by_light or d.cloth_bgr is None or d.streak_mm > 0:
+            return False
+        core = np.asarray(d.bgr, np.float64) + 1
+        cloth = np.asarray(d.cloth_bgr, np.float64) + 1
+        return bool(core.sum() < (1 + 0.5 * BRIGHTER) * cloth.sum()
+                    and np.abs(core / core.sum() - cloth / cloth.sum()).sum() < 0.5 * _COLOURED)
 
     def _faint(self, d: Detection) -> bool:
         """The detection's core is barely unlike the cloth there: its unweighted foreground
