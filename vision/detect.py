@@ -72,6 +72,9 @@ CLOTH_LIKE = 0.08
 # reflections, counted, made phantom balls on the club footage.)
 NEUTRAL_CLOTH = 0.075
 BRIGHTER = 0.3
+# On a neutral cloth a white ball is at least this many times as bright as the cloth (1 % of the
+# white sightings on the grey synthetic cloths are under it, moving ones)
+PALEST_WHITE = 1.5
 # When the picture changed over more than this share of the table (players over it), the
 # foreground and the blobs are made afresh for all of it in one go: cheaper than in pieces.
 MOSTLY_CHANGED = 0.4
@@ -407,6 +410,7 @@ class BallDetector:
         self.cloth_update_every = cloth_update_every
         self.cloth_update_rate = cloth_update_rate
         self._frames_seen = 0
+        self._noise_of_next: Frame | None = None  # (see learn_cloth)
         self._prepared = 0  # frames made ready by prepare (in a reader thread)
         # the ball threshold and the cloth's brightness once learned (see ClothWork)
         self._learned: tuple[float, float] | None = None
@@ -616,6 +620,7 @@ class BallDetector:
         self.cloth = np.asarray(cv2.copyTo(fill, paint, model), np.float32)  # fill where painted
         self.threshold = self._noise_threshold(self._foreground(small))
         self._learned = (self.threshold, self._cloth_level)
+        self._noise_of_next = small  # the next frame's noise floors the threshold (see detect)
 
     def _paint_expected_balls(self, paint: Frame, small: Frame,
                               balls_at: Sequence[tuple[float, float]]) -> None:
@@ -666,6 +671,29 @@ class BallDetector:
         med = float(np.median(vals))
         mad = float(np.median(np.abs(vals - med))) * 1.4826
         return max(med + 8 * mad, 0.25 * self._white_contrast())
+
+    def _floor_threshold_at_noise(self, small: Frame) -> None:
+        """On a neutral cloth, raise the threshold to twice the noise of the first frame
+        after the one the cloth was learned from: its foreground over the field at the 99th
+        percentile (the balls are a few tenths of a percent of it). The model is the learning
+        frame itself, so that frame's noise is no measure of the next one's: on a pale grey
+        cloth a quarter of a white ball's chromaticity contrast is a fifth of the compression's
+        blocks, which then join a moving ball's blob into one too wide to be a ball
+        (bank_yellow_corner_s67: Y lost). Not on a coloured cloth: there the balls show by
+        colour, and on the club footage the floor lost 49 of 57 hand-checked balls."""
+        if not self._by_light:
+            return  # (on a coloured cloth the balls show by colour, well above the noise there)
+        fg = self._foreground(small)[self.field]
+        floor = 2.0 * float(np.quantile(fg, 0.99)) if fg.size else 0.0
+        # never above a quarter of the palest white's contrast (a player over the table in
+        # that frame is more than the noise)
+        floor = min(floor, 0.25 * float(_brightening(np.array([PALEST_WHITE], np.float32))[0]))
+        if floor <= self.threshold:
+            return
+        self.threshold = floor
+        self._learned = (self.threshold, self._cloth_level)
+        # everything made with the old threshold is made again
+        self._f, self._levels, self._change_level = None, None, None
 
     def _white_contrast(self) -> float:
         """A white ball's contrast on this cloth: the chromaticity distance from grey to the
@@ -834,6 +862,11 @@ class BallDetector:
         if self.cloth is None:
             self.learn_cloth(frame, small=small, ahead=ahead)
         self._frames_seen += 1
+        learned_from = self._noise_of_next
+        if learned_from is not None and small is not learned_from and not np.array_equal(
+                small, learned_from):
+            self._noise_of_next = None
+            self._floor_threshold_at_noise(small)
         f, tiles = self._foreground_now(small)
         if tiles is not None and not tiles.any() and self._last is not None:
             blobs = None  # nothing changed: the last frame's balls

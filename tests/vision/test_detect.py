@@ -22,13 +22,13 @@ def calibration() -> Calibration:
     return Calibration.from_corners([[x0, yb], [x0, yt], [x1, yb], [x1, yt]], TABLE, (W, H))
 
 
-def cloth() -> np.ndarray:
+def cloth(seed: int = 0) -> np.ndarray:
     """Green cloth with a lighting gradient (brighter in the middle) and a little noise."""
     yy, xx = np.mgrid[0:H, 0:W].astype(np.float32)
     light = 0.7 + 0.3 * np.exp(-(((xx - 640) / 500) ** 2 + ((yy - 360) / 300) ** 2))
     base = np.array([110, 150, 40], np.float32)
     img = light[..., None] * base
-    img += np.random.default_rng(0).normal(0, 2, img.shape).astype(np.float32)
+    img += np.random.default_rng(seed).normal(0, 2, img.shape).astype(np.float32)
     return np.clip(img, 0, 255).astype(np.uint8)
 
 
@@ -119,30 +119,30 @@ def test_a_blurred_ball_is_a_mixture_with_the_cloth_in_brightness_too():
 
 def test_the_compressions_blocks_on_a_grey_cloth_are_no_white_balls():
     """On a grey cloth the threshold is low (a white ball differs from it in light only) and
-    the compression leaves ball-sized blocks a little off the cloth's colour, many of them. By
-    chromaticity alone they were white balls (k-means gave them a class named white): an
-    in-hand W2 was tracked on the cloth all clip long (opening_yellow_first_s59). A white ball
-    is brighter than the cloth; such a block is not."""
-    cal = calibration()
-    frames, _, white = grey_cloth_frames(0)
-    blocks = [(900.0, 500.0), (1300.0, 1300.0), (2500.0, 400.0)]
-    img = frames[1].copy()
-    r = TABLE.ball_radius_mm / cal.mm_per_px()
-    for xy in blocks:
-        (x, y), = cal.table_to_image([xy])
-        cv2.circle(img, (round(x), round(y)), round(r), (165, 135, 130), -1, cv2.LINE_AA)
-    det = BallDetector(cal)
+    the compression leaves ball-sized blocks a little off the cloth's colour, many of them (more
+    as the picture drifts from the key frame). By chromaticity alone they were white balls
+    (k-means gave them a class named white): an in-hand W2 was tracked on the cloth all clip
+    long (opening_yellow_first_s59). A white ball is brighter than the cloth; such a block is
+    not."""
+    from vision.detect import Detection
+
+    frames, _, _ = grey_cloth_frames(0)
+    det = BallDetector(calibration())
     det.learn_cloth(frames[0])
-    found = det.detect(img, update=False)
-    near = [[q for q in found if np.hypot(q.x_mm - bx, q.y_mm - by) < 20] for bx, by in blocks]
-    assert all(near), "the blocks are ball-like blobs (what the classes must tell)"
-    det.fit_colours(found)
-    named = det.classify(found)
-    assert not [q for q in named if any(np.hypot(q.x_mm - bx, q.y_mm - by) < 20
-                                        for bx, by in blocks)]
-    whites = [q for q in named if q.colour == "white"]
-    assert len(whites) == 1 and np.hypot(whites[0].x_px - white[0], whites[0].y_px - white[1]) < 2
-    assert sorted(q.colour for q in named) == ["red", "white", "yellow"]
+    under = (150.0, 140.0, 130.0)
+    rng = np.random.default_rng(3)
+
+    def seen(bgr: tuple[float, float, float], x: float) -> Detection:
+        return Detection(0.0, 0.0, x, 500.0, 10.0, "other", 0.8, bgr, cloth_bgr=under)
+
+    blocks = [seen(tuple(np.array(under) * (1 + rng.uniform(-0.12, 0.12, 3))), 10.0 * i)
+              for i in range(40)]
+    balls = [seen(BGR["white"], 2000.0), seen(BGR["red"], 2100.0), seen(BGR["yellow"], 2200.0),
+             seen((120.0, 125.0, 130.0), 2300.0)]  # the last: a ghost, darker than the cloth
+    det.fit_colours(blocks + balls[:3])
+    named = det.classify(blocks + balls)
+    assert sorted((q.colour, q.x_mm) for q in named) == [
+        ("red", 2100.0), ("white", 2000.0), ("yellow", 2200.0)]
 
 
 def test_a_ghost_with_a_hint_of_red_is_no_see_through_red_ball():
@@ -280,9 +280,12 @@ def block_noise(shape: tuple[int, int], sigma: float, seed: int, block: int = 16
     return np.asarray(np.kron(small, np.ones((block, block, 1), np.float32))[:h, :w])
 
 
-@pytest.mark.xfail(strict=True, reason="known: the threshold ignores frame-to-frame noise (the "
-                   "model is the first frame itself); flooring it at the noise against the "
-                   "median lost the red ball on the real club clip (cloth texture)")
+@pytest.mark.xfail(strict=True, reason="known: the threshold is floored at the next frame's "
+                   "noise (twice its 99th percentile) on a neutral cloth only, and there never "
+                   "above a quarter of the palest white's contrast (0.025): this noise (blocks "
+                   "of sigma 2.5 everywhere) needs more. Flooring it on every cloth lost 49 of "
+                   "57 hand-checked balls on the club footage; at the noise against the median, "
+                   "the red ball on the real club clip (cloth texture)")
 def test_compression_noise_on_a_pale_cloth_makes_no_balls():
     # On a pale, nearly grey cloth a quarter of a white ball's contrast is below the noise that
     # compression leaves in every frame: the threshold must not drop below the first frame's own
@@ -336,6 +339,32 @@ def test_a_shaded_white_ball_on_a_grey_cloth_is_found_centred():
     det.learn_cloth(empty)
     found = det.detect(img, update=False)
     assert min(np.hypot(q.x_px - x, q.y_px - y) for q in found) < 0.2
+
+
+def test_the_compressions_blocks_in_the_next_frame_raise_a_neutral_cloths_threshold():
+    """On a neutral cloth the threshold from the first frame is a quarter of a white ball's
+    chromaticity contrast, a fifth of the blocks the compression changes in the next frames (a
+    pale grey cloth: 0.003). The blocks were ball candidates, and joined a moving ball's blob
+    into one too wide for a ball (bank_yellow_corner_s67: Y lost for 100 frames). The threshold
+    is raised to twice the next frame's noise: only the balls are found."""
+    cal = calibration()
+    base = np.ones((H, W, 3), np.float32) * np.array([150, 140, 130], np.float32)
+    rng = np.random.default_rng(11)
+    changed = (rng.random((H // 16 + 1, W // 16 + 1)) < 0.015).astype(np.float32)
+    blocks = np.kron(changed, np.ones((16, 16), np.float32))[:H, :W, None] * np.array(
+        [6.0, -3.0, 0.0], np.float32)
+    balls = {(800.0, 500.0): "white", (1800.0, 900.0): "yellow", (2800.0, 1300.0): "red"}
+    frames = []
+    for extra in (0.0, blocks):
+        img = np.clip(base + extra, 0, 255).astype(np.uint8)
+        truth = [draw_ball(img, cal, xy, c) for xy, c in balls.items()]
+        frames.append(img)
+    det = BallDetector(cal)
+    det.learn_cloth(frames[0])
+    found = det.detect(frames[1], update=False)
+    assert len(found) == len(balls)
+    for px, py in truth:
+        assert min(np.hypot(q.x_px - px, q.y_px - py) for q in found) < 1.5
 
 
 def grey_cloth_frames(seed: int) -> tuple[list[np.ndarray], tuple[float, float],
@@ -415,6 +444,7 @@ def detector_and_blocky_frame(corners_mm: tuple[tuple[float, float], tuple[float
     base = cloth()
     det = BallDetector(cal)
     det.learn_cloth(base)
+    det.detect(cloth(seed=1), update=False)  # (the next frame's noise floors the threshold)
     img = base.copy()
     corners = cal.table_to_image([list(c) for c in corners_mm])
     (x0, y0), (x1, y1) = corners.min(0).astype(int), corners.max(0).astype(int)
