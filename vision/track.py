@@ -334,7 +334,10 @@ class Tracker:
                     # the less ball-like (a piece, a pocket's glint), the dearer
                     c = dist + 0.5 * self.d * (1.0 - min(det.score, 1.0))
                     if det.colour != CLASS_OF[s.ball]:
-                        if not self._may_be_of_another_colour(s, det, any_other=True):
+                        if not self._may_be_of_another_colour(s, det, any_other=True) or (
+                                hitter is None and self._resting(s)
+                                and self._faint_other(s, det)
+                                and dist >= REST_JITTER_DIAMETERS * self.d):
                             continue
                         c += DOUBTFUL_COLOUR_DIAMETERS * self.d  # a streak, a ball under the cue
                     cost[i, j] = c
@@ -378,9 +381,7 @@ class Tracker:
                             continue
                         # a faint thing of another colour (a piece of the cue over a ball
                         # hidden under it) is the ball only if it lies the way it was sent
-                        faint = det.colour != CLASS_OF[s.ball] and not (
-                            det.streak_mm or det.piece or det.score >= INIT_SCORE)
-                        if (dist <= near and not faint) or (dist <= reach and (
+                        if (dist <= near and not self._faint_other(s, det)) or (dist <= reach and (
                                 self._ball_streak(det) or self._ahead(s, det)
                                 or self._away_from_the_cue(s, det)
                                 or self._led_by_its_front(s, det)
@@ -535,6 +536,12 @@ class Tracker:
         cue = self._cue_behind(s)
         return cue is not None and _within_30_degrees(
             (det.x_mm - s.x, det.y_mm - s.y), (s.x - cue[0], s.y - cue[1]))
+
+    def _faint_other(self, s: BallState, det: Detection) -> bool:
+        """A sharp, not ball-like detection of another colour than this ball's: a piece of the
+        cue or a hand (a ball struck from its place is a streak, or a piece of one)."""
+        return det.colour != CLASS_OF[s.ball] and not (
+            det.streak_mm or det.piece or det.score >= INIT_SCORE)
 
     def _in_a_row_from(self, s: BallState, det: Detection, free: list[Detection]) -> bool:
         """``det`` and another free detection of its colour a step apart (the pieces of a

@@ -83,6 +83,23 @@ def test_a_resting_ball_that_jitters_before_the_strike_is_not_struck():
     assert math.isclose(shot["events"][0]["t"], 1.0, abs_tol=0.004)
 
 
+def test_a_ball_seen_a_little_off_its_place_and_then_unseen_under_the_cue_left_after_it():
+    """As W1 in scratch_pocket_s71: under the cue's tip it is seen 2.3 mm off its place in its
+    last frame at rest, then unseen for five frames (the cue over it), then rolling at 64 mm a
+    frame. That last sample is no start of motion: the strike is where the rolling leads
+    back to the place (frame 30), not half a frame after the sample (26.5)."""
+    rest = (3160.0, 385.0)
+    rows = [(f, "W1", *rest, True) for f in range(0, 26)]
+    rows += [(26, "W1", 3160.9, 387.2, True)]
+    v = (45.0, -45.0)
+    rows += [(f, "W1", rest[0] + v[0] * (f - 30), rest[1] + v[1] * (f - 30), True)
+             for f in range(32, 40)]
+    rows += [(f, "Y", 1000.0, 900.0, True) for f in range(0, 60)]
+    (shot,) = shots_from_tracks(TABLE, tracks_from_rows(rows, FPS), FPS)
+    assert events_of(shot)[0] == ("strike", "W1")
+    assert math.isclose(shot["events"][0]["t"] * FPS, 30.0, abs_tol=0.5)
+
+
 def test_a_ball_passing_by_a_kink_is_no_contact():
     """W1 seems deflected (a tracking error of 25 mm) just as R1 rolls by, unchanged:
     a contact changes both balls' motion, so this is none."""
