@@ -293,9 +293,17 @@ def test_compression_noise_on_a_pale_cloth_makes_no_balls():
     cal = calibration()
     base = pale_cloth(seed=2).astype(np.float32)
     balls = {(500.0, 300.0): "white", (1800.0, 900.0): "yellow", (3100.0, 1500.0): "white"}
+    assert_only_the_balls_in_the_second_frame(
+        cal, [base + block_noise((H, W), 2.5, seed) for seed in (3, 4)], balls)
+
+
+def assert_only_the_balls_in_the_second_frame(cal: Calibration, empty: list[np.ndarray],
+                                              balls: dict[tuple[float, float], str]) -> None:
+    """The balls drawn on both empty frames; the cloth learned from the first: in the second
+    the balls are found, and nothing else."""
     frames = []
-    for seed in (3, 4):
-        img = np.clip(base + block_noise((H, W), 2.5, seed), 0, 255).astype(np.uint8)
+    for e in empty:
+        img = np.clip(e, 0, 255).astype(np.uint8)
         truth = [draw_ball(img, cal, xy, c) for xy, c in balls.items()]
         frames.append(img)
     det = BallDetector(cal)
@@ -354,17 +362,7 @@ def test_the_compressions_blocks_in_the_next_frame_raise_a_neutral_cloths_thresh
     blocks = np.kron(changed, np.ones((16, 16), np.float32))[:H, :W, None] * np.array(
         [6.0, -3.0, 0.0], np.float32)
     balls = {(800.0, 500.0): "white", (1800.0, 900.0): "yellow", (2800.0, 1300.0): "red"}
-    frames = []
-    for extra in (0.0, blocks):
-        img = np.clip(base + extra, 0, 255).astype(np.uint8)
-        truth = [draw_ball(img, cal, xy, c) for xy, c in balls.items()]
-        frames.append(img)
-    det = BallDetector(cal)
-    det.learn_cloth(frames[0])
-    found = det.detect(frames[1], update=False)
-    assert len(found) == len(balls)
-    for px, py in truth:
-        assert min(np.hypot(q.x_px - px, q.y_px - py) for q in found) < 1.5
+    assert_only_the_balls_in_the_second_frame(cal, [base, base + blocks], balls)
 
 
 def grey_cloth_frames(seed: int) -> tuple[list[np.ndarray], tuple[float, float],
