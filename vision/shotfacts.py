@@ -28,7 +28,9 @@ Point = tuple[float, float]
 
 STILL_MM_PER_FRAME = 1.5  # a ball moving less than this per frame is at rest
 STILL_FRAMES = 8  # all balls at rest this long: the shot is over
-JITTER_DIAMETERS = 0.3  # a resting ball seen this near its place may be only partly seen there
+# a resting ball seen this near its place may be only partly seen there (the tracker's
+# REST_JITTER_DIAMETERS; kept here too: shot facts read tracks from a CSV, without the tracker)
+JITTER_DIAMETERS = 0.3
 FLICKER_RETURN_MM = 3 * STILL_MM_PER_FRAME  # a resting ball seen back this near never left
 PLACED_MM_PER_FRAME = 400.0  # faster than a shot (12 m/s): a ball put back by hand ...
 HARDEST_MM_PER_FRAME = 480.0  # ... unless seen rolling after it, up to the hardest (14.4 m/s)
