@@ -1446,10 +1446,8 @@ class BallDetector:
         faint blocks there, a little off the model, and they took a white ball's class."""
         if not self._by_light or d.cloth_bgr is None or d.streak_mm > 0:
             return False
-        core = np.asarray(d.bgr, np.float64) + 1
-        cloth = np.asarray(d.cloth_bgr, np.float64) + 1
-        return bool(core.sum() < (1 + 0.5 * BRIGHTER) * cloth.sum()
-                    and np.abs(core / core.sum() - cloth / cloth.sum()).sum() < 0.5 * _COLOURED)
+        chroma, light = _core_against_cloth(d.bgr, d.cloth_bgr)
+        return light < 1 + 0.5 * BRIGHTER and chroma < 0.5 * _COLOURED
 
     def _faint(self, d: Detection) -> bool:
         """The detection's core is barely unlike the cloth there: its unweighted foreground
@@ -1460,14 +1458,21 @@ class BallDetector:
         kept."""
         if d.cloth_bgr is None or d.streak_mm > 0:
             return False
-        core = np.asarray(d.bgr, np.float64) + 1
-        cloth = np.asarray(d.cloth_bgr, np.float64) + 1
-        contrast = (np.abs(core / core.sum() - cloth / cloth.sum()).sum()
-                    + 0.5 * max(core.sum() / cloth.sum() - 1, 0.0))
+        chroma, light = _core_against_cloth(d.bgr, d.cloth_bgr)
+        contrast = chroma + 0.5 * max(light - 1, 0.0)
         # the noise of a chromaticity grows as the light falls (a grey level is a bigger share
         # of a dark pixel): in a dark corner the margin grows with it
-        darker = max(1.0, self._cloth_level / float(cloth.sum()))
+        darker = max(1.0, self._cloth_level / (sum(d.cloth_bgr) + 3.0))
         return bool(contrast < STRONG * self.threshold * darker)
+
+
+def _core_against_cloth(bgr: Sequence[float], cloth_bgr: Sequence[float]) -> tuple[float, float]:
+    """A detection's core against the cloth under it: the chromaticity distance (L1) and the
+    brightness ratio (of B + G + R + 3: as the foreground map's)."""
+    core = np.asarray(bgr, np.float64) + 1
+    cloth = np.asarray(cloth_bgr, np.float64) + 1
+    return (float(np.abs(core / core.sum() - cloth / cloth.sum()).sum()),
+            float(core.sum() / cloth.sum()))
 
 
 def _necked(dist: F32, centres: Sequence[tuple[float, float]]) -> bool:

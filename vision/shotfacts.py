@@ -28,9 +28,10 @@ Point = tuple[float, float]
 
 STILL_MM_PER_FRAME = 1.5  # a ball moving less than this per frame is at rest
 STILL_FRAMES = 8  # all balls at rest this long: the shot is over
-# a resting ball seen this near its place may be only partly seen there (the tracker's
-# REST_JITTER_DIAMETERS; kept here too: shot facts read tracks from a CSV, without the tracker)
-JITTER_DIAMETERS = 0.3
+# A resting ball seen this near its place (in diameters) may be seen only in part there (under
+# the cue, its shadow across it): the tracker keeps it in place, and shot facts do not take such
+# a sighting for the start of a motion.
+REST_JITTER_DIAMETERS = 0.3
 FLICKER_RETURN_MM = 3 * STILL_MM_PER_FRAME  # a resting ball seen back this near never left
 PLACED_MM_PER_FRAME = 400.0  # faster than a shot (12 m/s): a ball put back by hand ...
 HARDEST_MM_PER_FRAME = 480.0  # ... unless seen rolling after it, up to the hardest (14.4 m/s)
@@ -394,7 +395,7 @@ def _left_rest(samples: list[Sample], rest: Point, diameter: float) -> list[Samp
         # strike, has not shown the ball leave: the motion is seen after the gap)
         gap_next = k + 1 < len(samples) and samples[k + 1].frame - samples[k].frame > 1
         if d > STILL_MM_PER_FRAME and all(b > a for a, b in itertools.pairwise(after)) and not (
-                gap_next and d < JITTER_DIAMETERS * diameter):
+                gap_next and d < REST_JITTER_DIAMETERS * diameter):
             return samples[k:]
         if d > diameter and (k == 0 or samples[k].frame - samples[k - 1].frame > 1):
             return samples[k:]  # (the first sample: the rest was seen before these samples)

@@ -35,6 +35,7 @@ from scipy.optimize import linear_sum_assignment
 from calibration import Calibration, DriftMonitor
 from rules.table import Pocket, TableSpec
 from vision.detect import BallDetector, Detection, Frame, VisionError
+from vision.shotfacts import REST_JITTER_DIAMETERS  # (a doubtful sighting this near: in place)
 
 T = TypeVar("T")
 
@@ -50,7 +51,6 @@ CLEAN_SCORE = 0.7  # a detection this ball-like shows the whole ball
 START_GATE_DIAMETERS = 2.0  # a ball is named from the start state only this near its place
 PIECES_DIAMETERS = 0.95  # same-colour detections nearer than this are pieces of one ball
 STREAK_STEP_DIAMETERS = 1.6  # pieces of a faint streak in a row, this near each other: one ball
-REST_JITTER_DIAMETERS = 0.3  # a doubtful detection this near a resting ball leaves it in place
 REST_SPEED_DIAMETERS = 0.05  # slower than this per frame, a ball is at rest
 COAST_FRAMES = 2  # a rolling ball unseen this many frames is looked for along its way
 FRONT_PIECE_DIAMETERS = 1.2  # a ball-like piece of a resting ball's colour this near: its streak
