@@ -295,6 +295,11 @@ def _cmd_synth(args: argparse.Namespace) -> int:
                   args.scenario, args.seed or 0)]
     else:
         clips = random_set(args.seed or 0)
+    # A random set goes on past a scenario its seed cannot play (the others are still worth
+    # having); a clip asked for by name, or listed in a manifest, must be made.
+    go_on = not args.committed and not args.scenario
+    made: list[tuple[str, str, int]] = []
+    skipped: list[str] = []
     for k, (name, scenario_name, seed) in enumerate(clips, 1):
         def progress(done: int, total: int, name: str = name, k: int = k) -> None:
             if done == total or done % 30 == 0:
@@ -304,12 +309,20 @@ def _cmd_synth(args: argparse.Namespace) -> int:
             paths = make_clip(name, scenario_name, seed, out, progress)
         except ScenarioError as err:
             print(f"\nkaisa: {err}", file=sys.stderr)
-            return 1
+            if not go_on:
+                return 1
+            skipped.append(name)
+            continue
+        made.append((name, scenario_name, seed))
         print(f"\r[{k}/{len(clips)}] {paths['video']}", file=sys.stderr)
     if not args.committed and args.manifest:
-        write_manifest(out, clips)
+        write_manifest(out, made)
     if args.committed or args.manifest:
         write_readme(out)
+    if skipped:
+        print(f"kaisa: made {len(made)} of {len(clips)} clips; not playable with this seed: "
+              f"{', '.join(skipped)}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -1,0 +1,48 @@
+"""`kaisa synth` making a random set: a scenario the set's seed cannot play is skipped, the other
+clips are still made, and the command says which one failed (exit code 1)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import synth.make
+from referee.cli import main
+from synth.clip import ScenarioError
+
+
+def test_a_random_set_goes_on_past_a_scenario_its_seed_cannot_play(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    clips = [("pot_HL_s5", "pot_HL", 5000), ("bank_red_corner_s5", "bank_red_corner", 5001),
+             ("carom_2_s5", "carom_2", 5002)]
+    tried: list[str] = []
+
+    def fake_make_clip(name: str, scenario_name: str, seed: int, out_dir: Path,
+                       progress: object = None) -> dict[str, Path]:
+        tried.append(name)
+        if scenario_name == "bank_red_corner":
+            raise ScenarioError(f"{scenario_name} (seed {seed}), shot 1: no strike in 40 tries")
+        return {"video": out_dir / f"{name}.mp4"}
+
+    monkeypatch.setattr(synth.make, "random_set", lambda seed: clips)
+    monkeypatch.setattr(synth.make, "make_clip", fake_make_clip)
+    monkeypatch.setattr(synth.make, "write_readme", lambda out: None)
+    code = main(["synth", "--seed", "5", "-o", str(tmp_path), "--manifest"])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert tried == ["pot_HL_s5", "bank_red_corner_s5", "carom_2_s5"]
+    assert "made 2 of 3 clips" in err and "bank_red_corner_s5" in err.splitlines()[-1]
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    assert [c["name"] for c in manifest["clips"]] == ["pot_HL_s5", "carom_2_s5"]
+
+
+def test_a_clip_asked_for_by_name_that_cannot_be_played_stops_the_command(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def unplayable(*args: object) -> dict[str, Path]:
+        raise ScenarioError("carom_2 (seed 9), shot 1: no strike in 40 tries")
+
+    monkeypatch.setattr(synth.make, "make_clip", unplayable)
+    assert main(["synth", "--scenario", "carom_2", "--seed", "9", "-o", str(tmp_path)]) == 1
