@@ -382,9 +382,11 @@ def _until_dropped(table: TableSpec, samples: list[Sample]) -> list[Sample]:
     return samples
 
 
-def _left_rest(samples: list[Sample], rest: Point, diameter: float) -> list[Sample]:
+def _left_rest(samples: list[Sample], rest: Point, diameter: float,
+               vanished: bool = True) -> list[Sample]:
     """The samples from the one where the ball leaves its resting place: off it, and the next
-    two samples further off still (or none: gone at once), or seen again more than a
+    two samples further off (or none: gone at once, if the ball ``vanished`` after them rather
+    than the video ending), never to be seen back at the place; or seen again more than a
     diameter away after being unseen (struck too fast to be followed). Before that, any offset
     is the detection jittering (a ball half under the cue), which must not look like a
     strike."""
@@ -394,12 +396,25 @@ def _left_rest(samples: list[Sample], rest: Point, diameter: float) -> list[Samp
         # (a sample off by less than the jitter and then unseen, as under the cue at the
         # strike, has not shown the ball leave: the motion is seen after the gap)
         gap_next = k + 1 < len(samples) and samples[k + 1].frame - samples[k].frame > 1
-        if d > STILL_MM_PER_FRAME and all(b > a for a, b in itertools.pairwise(after)) and not (
+        # further off in each of the next two samples (or in the last, if the ball then
+        # vanished: at the end of the video, or of the shot, there is no telling)
+        going = all(b > a for a, b in itertools.pairwise(after)) and (
+            len(after) == 3 or vanished)
+        if _back_at_rest(samples[k + 1:], rest):
+            continue
+        if d > STILL_MM_PER_FRAME and going and not (
                 gap_next and d < REST_JITTER_DIAMETERS * diameter):
             return samples[k:]
         if d > diameter and (k == 0 or samples[k].frame - samples[k - 1].frame > 1):
             return samples[k:]  # (the first sample: the rest was seen before these samples)
     return []
+
+
+def _back_at_rest(samples: Sequence[Sample], rest: Point) -> bool:
+    """The ball is seen back on its resting place: it never left (its detection wandered while
+    the cue or a hand lay over part of it). A ball that leaves its place is not seen on it
+    again."""
+    return any(math.dist(s.xy, rest) <= FLICKER_RETURN_MM for s in samples)
 
 
 def _travel(tracks: Mapping[str, Sequence[Sample]], w: ShotWindow) -> float:
@@ -547,6 +562,7 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
     last_seen: dict[str, Sample] = {}
     seen_in_shot: dict[str, list[Sample]] = {}
     last_rest: dict[str, Sample] = {}  # of a ball that moved: its last sample before it left
+    clip_end = max((s[-1].frame for s in tracks.values() if s), default=0)
     for ball, samples in tracks.items():
         # The shot, and the still frames after it (where a ball that stayed is seen again).
         inside = _until_dropped(table, _until_placed(
@@ -555,7 +571,11 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
             continue
         last_seen[ball] = inside[-1]
         seen_in_shot[ball] = inside
-        moving = ([s for s in _left_rest(inside, rests[ball], D)
+        # (the samples end because the ball vanished, not because the video did or the shot)
+        later = [s for s in samples if s.frame > inside[-1].frame]
+        vanished = (inside[-1].frame < clip_end if not later
+                    else past_mouth(table, later[0].xy) is not None)
+        moving = ([s for s in _left_rest(inside, rests[ball], D, vanished)
                    if math.dist(s.xy, rests[ball]) > STILL_MM_PER_FRAME]
                   if ball in rests else inside)
         if ball in rests and moving:

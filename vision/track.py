@@ -66,6 +66,8 @@ BACK_FROM_POCKET_S = 1.0  # a pocketed ball is back on the table no sooner than 
 MOVING_CHAIN = 3  # a ball lost from view is found again rolling in this many frames running
 CREEP_STEP_MM = 3.0  # a resting ball's sightings further off, frame after frame, by this: rolling
 MOUTH_DEPTH_RADII = 0.5  # a centre this far past a nose line (in radii) is in a pocket's mouth
+RETURN_S = 1.0  # a ball seen clean back on the place it left this soon never left it
+WHITES_APART_DIAMETERS = 2.0  # whites kept further apart than this cannot have been mixed up
 
 
 @dataclass
@@ -83,6 +85,8 @@ class BallState:
     pair: int = 0  # frames in which this (white) ball showed W2's pair of dots
     single: int = 0  # frames in which it showed one small dot
     left_rest: int = -1_000_000  # the frame it was last seen leaving a place of rest
+    rest_place: tuple[float, float] | None = None  # ... and that place
+    took: Detection | None = field(default=None, repr=False)  # what it took this frame
     sent: tuple[int, float, float] | None = None  # (frame, vx, vy): hit from rest, unseen since
     looked: Detection | None = field(default=None, repr=False)  # the last look its dots counted
     held: tuple[int, float, float] | None = None  # (frame, x, y): a sighting kept as jitter
@@ -152,6 +156,11 @@ class Tracker:
                               f"{', '.join(sorted(unknown))}")
         self.start_positions = dict(start_positions) if start_positions is not None else None
         self.unresolved = False
+        # the whites were named by the game state and have not come near each other since: who
+        # is who is known by continuity, and the dots (which misread now and then, frame after
+        # frame for a ball at rest) are not asked
+        self.whites_known = False
+        self._whites_before: dict[str, tuple[float, float]] = {}
         self._buffer: list[FrameTracks] = []
         self.max_delay = max(1, round(max_delay_s * fps))
         if fps <= 0:
@@ -263,6 +272,7 @@ class Tracker:
                      if j not in taken and o.ball_likeness >= PICK_UP_SCORE]
             for ball, o in zip(free, clean, strict=False):
                 add(ball, o)
+        self.whites_known = "W1" in self.states and "W2" in self.states
 
     # --- per frame ----------------------------------------------------------------------------
     def update(self, frame: int, detections: list[Detection]) -> list[FrameTracks]:
@@ -334,8 +344,10 @@ class Tracker:
                     # the less ball-like (a piece, a pocket's glint), the dearer
                     c = dist + 0.5 * self.d * (1.0 - min(det.score, 1.0))
                     if det.colour != CLASS_OF[s.ball]:
+                        # (nor does a ball at rest, or hidden under the cue, leave its place
+                        # for a piece of the cue: see _faint_other)
                         if not self._may_be_of_another_colour(s, det, any_other=True) or (
-                                hitter is None and self._resting(s)
+                                hitter is None and (self._resting(s) or s.status == "hidden")
                                 and self._faint_other(s, det)
                                 and dist >= REST_JITTER_DIAMETERS * self.d):
                             continue
@@ -413,10 +425,12 @@ class Tracker:
             if missing > self.hide_frames:
                 s.status = "lost"
         free_now = [d for j, d in enumerate(dets) if j not in used]
+        free_now = self._back_to_rest(frame, active, free_now)
         free_now = self._pick_up_moving(frame, free_now)
         self._pick_up(frame, free_now)
         # what no ball took (but a piece, which may be a ball's other half)
         self._unclaimed = [d for j, d in enumerate(dets) if j not in used and not d.piece]
+        self._watch_whites()
         self._check_whites()
         if self.unresolved:
             self._strike_resolves(frame)
@@ -549,6 +563,8 @@ class Tracker:
         last seen, ``det`` the nearer: the ball, struck too fast to be seen whole (at rest, or
         just set moving by the cue's touch). Not toward the cue behind a resting ball (a pale
         cue's pieces lie in a row pointing at it)."""
+        if det.colour_sure and det.colour not in (CLASS_OF[s.ball], "other"):
+            return False  # sure of another ball's colour: a streak's pieces are a mixture
         cue = self._cue_behind(s)
         bx, by = s.x - det.x_mm, s.y - det.y_mm  # the ball's place, seen from det
         if cue is not None and bx * (cue[0] - s.x) + by * (cue[1] - s.y) < 0:
@@ -685,11 +701,14 @@ class Tracker:
             s.visible = True
             s.last_seen = frame
             s.held = (frame, det.x_mm, det.y_mm)
+            s.took = det
             return
         s.held = None
-        if resting and math.hypot(det.x_mm - s.x, det.y_mm - s.y) >= (
+        # (a ball hidden where it lay, under a hand or the cue, was at rest there too)
+        if (resting or s.status == "hidden") and math.hypot(det.x_mm - s.x, det.y_mm - s.y) >= (
                 REST_JITTER_DIAMETERS * self.d):
             s.left_rest = frame
+            s.rest_place = (s.x, s.y)
         if prior is not None:  # the velocity out of the collision, corrected toward the sighting
             s.vx = prior.vx + BETA * (det.x_mm - prior.x) / gap
             s.vy = prior.vy + BETA * (det.y_mm - prior.y) / gap
@@ -706,6 +725,7 @@ class Tracker:
         s.status = "table"
         s.last_seen = frame
         s.sent = None
+        s.took = det
         # dots are trusted only on a clean ball at rest (a rolling or blurred ball, or one
         # touched by the cue's shadow, shows false dark blobs)
         # One look is one piece of evidence: a ball at rest in an unchanged picture is the same
@@ -861,6 +881,7 @@ class Tracker:
             ball = ids[0]
             if det.colour == "white" and len(ids) == 2:
                 ball = "W2" if self._is_pair(det) else "W1"
+                self.whites_known = False  # both whites were off the table: the dots name it
             self.states[ball] = BallState(ball, det.x_mm, det.y_mm, last_seen=frame)
 
     def _back_from(self, ball: str) -> int:
@@ -873,10 +894,56 @@ class Tracker:
         return s.last_seen + (round(BACK_FROM_POCKET_S * self.fps) if s.status == "pocketed"
                               else 0)
 
+    def _back_to_rest(self, frame: int, active: list[BallState], free: list[Detection]
+                      ) -> list[Detection]:
+        """A ball that left its place of rest a moment ago following faint things (the pieces
+        of an arm or of the cue that came down over it and hid it), now not seen clean anywhere
+        else, while a clean ball of its colour lies on that place that no ball took: that is
+        the ball, which never left. Returns the detections still free."""
+        for s in active:
+            if (s.rest_place is None or frame - s.left_rest > RETURN_S * self.fps
+                    or s.status not in ("table", "hidden")):
+                continue
+            if s.last_seen == frame and s.took is not None and s.took.score >= CLEAN_SCORE:
+                continue  # seen clean where it went
+            back = [d for d in free if d.colour == CLASS_OF[s.ball] and not d.streak_mm
+                    and not d.piece and d.score >= CLEAN_SCORE and math.hypot(
+                        d.x_mm - s.rest_place[0], d.y_mm - s.rest_place[1])
+                    < REST_JITTER_DIAMETERS * self.d]
+            if not back:
+                continue
+            det = min(back, key=lambda d: math.hypot(d.x_mm - s.rest_place[0],
+                                                     d.y_mm - s.rest_place[1]))
+            s.x, s.y, s.vx, s.vy = det.x_mm, det.y_mm, 0.0, 0.0
+            s.status, s.visible, s.last_seen, s.took = "table", True, frame, det
+            s.rest_place, s.left_rest, s.sent, s.held = None, -1_000_000, None, None
+            free = [d for d in free if d is not det]
+        return free
+
+    def _watch_whites(self) -> None:
+        """While the whites are known by continuity, see whether they came near each other this
+        frame (along the way each went since the last): then the tracker may have mixed them
+        up, and only the dots seen from now on can tell."""
+        on = {b: self.states[b] for b in ("W1", "W2") if b in self.states
+              and self.states[b].status in ("table", "hidden")}
+        now = {b: (s.x, s.y) for b, s in on.items()}
+        before, self._whites_before = self._whites_before, now
+        if not self.whites_known or len(now) < 2:
+            return
+        a0, b0 = before.get("W1", now["W1"]), before.get("W2", now["W2"])
+        a1, b1 = now["W1"], now["W2"]
+        nearest = min(math.dist((a0[0] + u * (a1[0] - a0[0]), a0[1] + u * (a1[1] - a0[1])),
+                                (b0[0] + u * (b1[0] - b0[0]), b0[1] + u * (b1[1] - b0[1])))
+                      for u in (0.0, 0.25, 0.5, 0.75, 1.0))
+        if nearest < WHITES_APART_DIAMETERS * self.d:
+            self.whites_known = False
+            for s in on.values():
+                s.pair = s.single = 0
+
     def _check_whites(self) -> None:
-        """Swap W1 and W2 when their dots clearly say so."""
+        """Swap W1 and W2 when their dots clearly say so (unless known by continuity)."""
         w1, w2 = self.states.get("W1"), self.states.get("W2")
-        if w1 is None or w2 is None:
+        if w1 is None or w2 is None or self.whites_known:
             return
         if w1.pair >= w2.pair + 10 and w1.pair > 3 * w2.pair and w2.single > w1.single:
             self._swap_whites()

@@ -100,6 +100,67 @@ def test_a_ball_seen_a_little_off_its_place_and_then_unseen_under_the_cue_left_a
     assert math.isclose(shot["events"][0]["t"] * FPS, 30.0, abs_tol=0.5)
 
 
+def test_a_resting_ball_whose_detection_wanders_under_the_cue_and_comes_back_did_not_move():
+    """R1 as tracked in scratch_pocket_s79: the cue lies over part of it for a second before W1
+    is struck, and its detection wanders up to 33 mm off its place (in frames 6-8 further each
+    frame, as a ball leaving would) and back onto it. It never left: the strike is W1's."""
+    r1 = [(2869.4, 771.1), (2866.6, 772.2), (2866.6, 772.2), (2838.0, 771.3), (2837.8, 771.4),
+          (2861.2, 758.4), (2864.1, 765.3), (2869.5, 741.7), (2870.1, 739.4), (2867.6, 743.9),
+          (2867.6, 743.9), (2865.9, 769.2), (2865.4, 771.0), (2868.8, 739.1), (2868.8, 739.1),
+          (2863.9, 761.0), (2865.3, 770.3), (2868.9, 759.1), (2868.9, 759.1), (2836.8, 774.9),
+          (2867.5, 742.0), (2868.8, 741.2), (2865.6, 770.7), (2865.0, 770.7), (2865.2, 771.1),
+          (2865.3, 771.0), (2868.3, 741.8), (2864.3, 770.9), (2865.0, 771.0), (2837.4, 778.8),
+          (2840.1, 778.7), (2862.9, 765.2), (2864.1, 770.7), (2864.8, 760.3)]
+    r1 += [(2864.1, 769.7)] * 7 + [(2866.4, 771.8)] * 30
+    rows = [(f, "R1", x, y, True) for f, (x, y) in enumerate(r1)]
+    rows += [(f, "W1", 3221.0 + 28.0 * max(0, f - 30), 330.0 - 28.0 * max(0, f - 30), True)
+             for f in range(0, 43)]
+    (shot,) = shots_from_tracks(TABLE, tracks_from_rows(rows, FPS), FPS)
+    assert events_of(shot)[0] == ("strike", "W1")
+    assert math.isclose(shot["events"][0]["t"] * FPS, 30.0, abs_tol=0.5)
+
+
+def test_a_ball_seen_far_off_its_place_after_a_gap_and_then_back_on_it_did_not_move():
+    """As R1 in touching_whites_s61: unseen for a frame under the player's arm, then seen
+    90 mm off its place (a piece of the arm taken for it), then on its place again. Seen again
+    more than a diameter away after a gap would be a ball struck too fast to follow; back on
+    its place it never left: the strike is W1's."""
+    rest = (1742.0, 493.0)
+    rows = [(f, "R1", *rest, True) for f in range(0, 60) if f != 20]
+    rows = [(f, "R1", 1820.0, 448.0, True) if f == 21 else r for r, f in
+            ((r, r[0]) for r in rows)]
+    rows += [(f, "W1", 800.0 + 40.0 * max(0, f - 26), 900.0, True) for f in range(0, 60)]
+    (shot,) = shots_from_tracks(TABLE, tracks_from_rows(rows, FPS), FPS)
+    assert events_of(shot)[0] == ("strike", "W1")
+
+
+def test_a_resting_ball_seen_settled_a_little_off_its_place_at_the_end_of_a_stir_did_not_move():
+    """As R1 in pot_HL_s79: after the cue came over it, R1 is seen 4.5 mm off the place it was
+    seen at before (the same ball, measured a little differently), a hundredth of a mm further
+    in each of the last frames of the stir. That is no strike: no shot there."""
+    rest = (889.0, 888.0)
+    off = {4: 28.0, 6: 49.0, 10: 49.0}
+    rows = [(f, "R1", rest[0] + off.get(f, 4.45 + 0.005 * max(0, f - 10) if f >= 5 else 0.0),
+             rest[1], True) for f in range(0, 60)]
+    rows += [(f, "W1", 742.0, 1098.0, True) for f in range(0, 60)]
+    assert shots_from_tracks(TABLE, tracks_from_rows(rows, FPS), FPS) == []
+
+
+def test_a_ball_that_leaves_in_a_video_showing_each_picture_twice_and_drops_is_potted():
+    """As R1 in video_9 of the club footage (a 30 fps video of a 15 fps one): each position
+    is seen in two frames running. R1, hit, is seen twice 104 mm off its place, then twice past
+    the foot-left pocket's mouth, dropping. It left, and it was potted there."""
+    L, W = TABLE.length_mm, TABLE.width_mm
+    rest = (L - 114.0, W - 106.0)
+    rows = [(f, "R1", *rest, True) for f in range(0, 52)]
+    rows += [(f, "R1", L - 32.0, W - 43.0, True) for f in (52, 53)]
+    rows += [(f, "R1", L - 20.0, W - 20.0, True) for f in (54, 55)]
+    rows += [(f, "W1", 1000.0 + 40.0 * max(0, f - 40), 900.0, True) for f in range(0, 90)]
+    shots = shots_from_tracks(TABLE, tracks_from_rows(rows, FPS), FPS)
+    pots = [(e["ball"], e["pocket"]) for s in shots for e in s["events"] if e["type"] == "pocket"]
+    assert pots == [("R1", "FL")]
+
+
 def test_a_ball_passing_by_a_kink_is_no_contact():
     """W1 seems deflected (a tracking error of 25 mm) just as R1 rolls by, unchanged:
     a contact changes both balls' motion, so this is none."""
