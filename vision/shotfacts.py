@@ -44,7 +44,7 @@ PREDICT_SAMPLES = 6  # a motion is extrapolated from a fit of its last this many
 OUTLIER_SAMPLES = 2  # ... unless the ball is back on the line within this many samples
 TURN_SAMPLES = 2  # at most this many blurred pictures of a turn lie on neither line
 ROLLING_SAMPLES = 3  # a ball back elsewhere seen this many frames running at a steady step ...
-ROLLING_MM_PER_FRAME = 20.0  # ... no slower than this (0.6 m/s) is rolling: it was not placed
+ROLLING_MM_PER_FRAME = 7.0  # ... no slower than this (0.2 m/s) is rolling: it was not placed
 FAST_MM_PER_FRAME = 100.0  # ... or seen in its last two frames this fast (3 m/s), then gone
 STEADY_STEP_MM = 34.0  # ... its steps differing by at most this (half a ball)
 MIN_KINK_MM_S = 150.0  # a smaller change of velocity at a piece's end is noise, not an event
@@ -747,7 +747,9 @@ def _heading_into(table: TableSpec, pocket: Pocket, xy: Point, velocity: np.ndar
                   fps: float) -> bool:
     """A fast ball last seen further from ``pocket`` than POCKET_REACH_DIAMETERS, rolling
     straight at its mouth (its line passes within half the mouth of the pocket's point), near
-    enough to get there in the two frames it went unseen."""
+    enough to get there in the two frames it went unseen (three at the speed it is known by:
+    a ball seen once after a hit is known only by its step from its place, which it left
+    some time in that step)."""
     if velocity is None:
         return False
     speed = float(np.hypot(*velocity))
@@ -756,7 +758,7 @@ def _heading_into(table: TableSpec, pocket: Pocket, xy: Point, velocity: np.ndar
     if speed <= 0 or distance == 0 or float(np.dot(to, velocity)) <= 0:
         return False
     miss = abs(float(to[0] * velocity[1] - to[1] * velocity[0])) / speed  # line to the point
-    reach = POCKET_REACH_DIAMETERS * table.ball_diameter_mm + 2 * speed / fps
+    reach = POCKET_REACH_DIAMETERS * table.ball_diameter_mm + 3 * speed / fps
     return miss <= table.pocket_mouth_mm(pocket) / 2 and distance <= reach
 
 

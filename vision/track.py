@@ -64,6 +64,7 @@ DOUBTFUL_COLOUR_DIAMETERS = 2.0
 STREAK_SCORE = 0.3  # least ball-likeness of a streak that may be a ball struck from its place
 BACK_FROM_POCKET_S = 1.0  # a pocketed ball is back on the table no sooner than this
 MOVING_CHAIN = 3  # a ball lost from view is found again rolling in this many frames running
+SLOWEST_ROLL_DIAMETERS = 0.1  # ... each a step of at least this (7 mm: 0.2 m/s; a rest is still)
 CREEP_STEP_MM = 3.0  # a resting ball's sightings further off, frame after frame, by this: rolling
 MOUTH_DEPTH_RADII = 0.5  # a centre this far past a nose line (in radii) is in a pocket's mouth
 RETURN_S = 1.0  # a ball seen clean back on the place it left this soon never left it
@@ -826,12 +827,13 @@ class Tracker:
                 if o.colour != det.colour or o.piece or o.score < INIT_SCORE:
                     continue
                 step = math.hypot(last.x_mm - o.x_mm, last.y_mm - o.y_mm)
-                if not REST_JITTER_DIAMETERS * self.d <= step <= HARDEST_SHOT_DIAMETERS * self.d:
+                if not SLOWEST_ROLL_DIAMETERS * self.d <= step <= (
+                        HARDEST_SHOT_DIAMETERS * self.d):
                     continue
-                if len(row) >= 2:  # the same step again, within half a ball
+                if len(row) >= 2:  # the same step again, within half a ball (half a step slow)
                     sx, sy = row[-2].x_mm - last.x_mm, row[-2].y_mm - last.y_mm
-                    if math.hypot(last.x_mm - o.x_mm - sx, last.y_mm - o.y_mm - sy) > (
-                            0.5 * self.d):
+                    if math.hypot(last.x_mm - o.x_mm - sx, last.y_mm - o.y_mm - sy) > min(
+                            0.5 * self.d, max(0.5 * math.hypot(sx, sy), CREEP_STEP_MM)):
                         continue
                 best = o
                 break

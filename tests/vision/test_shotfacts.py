@@ -395,6 +395,23 @@ def test_a_fast_ball_vanishing_on_its_way_into_a_corner_pocket_is_potted():
     assert ("pocket", "FR") not in run((1.0, 0.0))
 
 
+def test_a_ball_hit_and_seen_once_heading_into_a_corner_pocket_is_potted_there():
+    """As in fast_shot_s23: W1, struck at 6 m/s, is unseen for three frames and found again
+    rolling slowly at 10 mm a frame after hitting R1 (struck, not placed: it rolls). R1 is seen
+    once, 267 mm from its place and 490 mm from the foot-right pocket's point, heading
+    straight at it, and never again: its speed known only from that one step (it left its
+    place some time in it), it was potted there."""
+    rows = [(f, "W1", 2561.0, 950.0, True) for f in range(0, 30)]
+    rows += [(f, "W1", 2967.0 + 10.5 * (f - 33), 583.0, True) for f in range(33, 60)]
+    rows += [(f, "R1", 3016.0, 531.0, True) for f in range(0, 33)]
+    rows += [(34, "R1", 3205.0, 344.0, True)]
+    rows += [(f, "Y", 1000.0, 900.0, True) for f in range(0, 60)]
+    (shot,) = shots_from_tracks(TABLE, tracks_from_rows(rows, FPS), FPS)
+    assert [(e["type"], e.get("ball") or tuple(e["balls"]), e.get("pocket"))
+            for e in shot["events"]] == [("strike", "W1", None), ("contact", ("W1", "R1"), None),
+                                         ("pocket", "R1", "FR")]
+
+
 def test_a_ball_hit_by_the_only_rolling_ball_while_that_ball_was_unseen_was_hit_by_it():
     """W1 is struck too hard to be seen for two frames; in between Y, at rest, starts moving.
     Nothing else moves: W1 hit Y (its chord between sightings cuts the corner of its
