@@ -396,11 +396,12 @@ def _left_rest(samples: list[Sample], rest: Point, diameter: float,
         # (a sample off by less than the jitter and then unseen, as under the cue at the
         # strike, has not shown the ball leave: the motion is seen after the gap)
         gap_next = k + 1 < len(samples) and samples[k + 1].frame - samples[k].frame > 1
-        # further off in each of the next two samples (or in the last, if the ball then
-        # vanished: at the end of the video, or of the shot, there is no telling)
+        # further off in each of the next two samples, by more than a still ball drifts in
+        # all (or in the last, if the ball then vanished: at the end of the video, or of the
+        # shot, there is no telling)
         going = all(b > a for a, b in itertools.pairwise(after)) and (
-            len(after) == 3 or vanished)
-        if _back_at_rest(samples[k + 1:], rest):
+            after[-1] - after[0] > STILL_MM_PER_FRAME if len(after) == 3 else vanished)
+        if _back_at_rest(samples[k + 1:], rest, d):
             continue
         if d > STILL_MM_PER_FRAME and going and not (
                 gap_next and d < REST_JITTER_DIAMETERS * diameter):
@@ -410,11 +411,18 @@ def _left_rest(samples: list[Sample], rest: Point, diameter: float,
     return []
 
 
-def _back_at_rest(samples: Sequence[Sample], rest: Point) -> bool:
-    """The ball is seen back on its resting place: it never left (its detection wandered while
-    the cue or a hand lay over part of it). A ball that leaves its place is not seen on it
-    again."""
-    return any(math.dist(s.xy, rest) <= FLICKER_RETURN_MM for s in samples)
+def _back_at_rest(samples: Sequence[Sample], rest: Point, off: float) -> bool:
+    """The ball, seen ``off`` mm from its resting place, is seen back on the place later,
+    coming from at least twice as far: it never left (its detection wandered while the cue
+    or a hand lay over part of it). A ball that leaves its place is not seen on it again; one
+    barely nudged (a few mm) is seen further off each time, never coming back."""
+    furthest = off
+    for s in samples:
+        d = math.dist(s.xy, rest)
+        if d <= FLICKER_RETURN_MM and furthest >= 2 * FLICKER_RETURN_MM:
+            return True
+        furthest = max(furthest, d)
+    return False
 
 
 def _travel(tracks: Mapping[str, Sequence[Sample]], w: ShotWindow) -> float:
@@ -637,9 +645,12 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
             continue
         # only a ball already moving can have hit it
         moving = [b for b in pieces if b != ball and started.get(b, -math.inf) < t]
-        hitter, gap = _partner(ball, rests[ball], t, position, D, moving)
+        first = pieces[ball][0]
+        # (the way it left: along its first straight piece, from its place to the piece's end;
+        # the piece's first samples may be its picture creeping as the hitter came)
+        hitter, gap = _partner(ball, rests[ball], t, position, D, moving,
+                               leaving=np.subtract(first.end.xy, rests[ball]), after_s=2 / fps)
         if hitter is None:  # a fast hitter's pieces are too short to say where it was at t
-            first = pieces[ball][0]
             hitter, gap = _passing_hitter(ball, rests[ball], first.velocity(first.start.t), t,
                                           seen_in_shot, D, fps)
         if hitter is None and len(moving) == 1 and _unseen_at(tracks[moving[0]], t):
@@ -804,18 +815,34 @@ ALL_BALLS = tuple(b.value for b in Ball)
 
 
 def _partner(ball: str, xy: Point, t: float, position: Callable[[str, float], Point | None],
-             diameter: float, candidates: Sequence[str] = ALL_BALLS) -> tuple[str | None, float]:
+             diameter: float, candidates: Sequence[str] = ALL_BALLS,
+             leaving: np.ndarray | None = None, after_s: float = 0.0
+             ) -> tuple[str | None, float]:
     """The other ball (of ``candidates``) closest to one diameter from ``xy`` at ``t``, and
-    |distance - D|; None when no ball is within the contact tolerance."""
-    best: tuple[str | None, float] = (None, math.inf)
+    |distance - D|; None when no ball is within the contact tolerance. ``after_s``: look up
+    to this long after ``t`` too (a ball hit from rest is timed a frame or two early when its
+    picture creeps as the hitter comes). With ``leaving`` (the way a ball hit from rest
+    left), of several within the tolerance the one it left straight away from: a ball at
+    rest is sent along the line of centres."""
+    near: list[tuple[float, str, Point]] = []
+    times = [t + after_s * k / 8 for k in range(9)] if after_s > 0 else [t]
     for other in candidates:
-        where = position(other, t) if other != ball else None
-        if where is None:
+        if other == ball:
             continue
-        gap = abs(math.dist(where, xy) - diameter)
-        if gap < best[1]:
-            best = (other, gap)
-    return best if best[1] <= CONTACT_TOLERANCE_MM else (None, best[1])
+        seen = [(abs(math.dist(where, xy) - diameter), other, where)
+                for where in (position(other, u) for u in times) if where is not None]
+        if seen:
+            near.append(min(seen))
+    if not near:
+        return None, math.inf
+    gap, best, _ = min(near)
+    within = [q for q in near if q[0] <= CONTACT_TOLERANCE_MM]
+    if leaving is not None and len(within) > 1 and float(np.hypot(*leaving)) > 0:
+        def off_line(q: tuple[float, str, Point]) -> float:
+            away = np.subtract(xy, q[2])
+            return float(np.dot(away, leaving)) / max(float(np.hypot(*away)), 1e-9)
+        gap, best, _ = max(within, key=off_line)
+    return (best, gap) if gap <= CONTACT_TOLERANCE_MM else (None, gap)
 
 
 def _passing_hitter(ball: str, rest: Point, leaving: np.ndarray, t: float,

@@ -412,6 +412,23 @@ def test_a_ball_hit_and_seen_once_heading_into_a_corner_pocket_is_potted_there()
                                          ("pocket", "R1", "FR")]
 
 
+def test_a_ball_hit_from_rest_by_one_of_two_near_balls_was_hit_by_the_one_it_left_away_from():
+    """As in carom_2_s71: W1 hits W2 and rolls on into Y. Y's picture creeps as W1 comes, so
+    its start is timed a frame early, when W2 (just set moving) is as near to it as W1. Y
+    left along the line from W1 through it, far off the line from W2: W1 hit it."""
+    y0 = (3357.0, 1230.0)
+    w1 = {f: (3441.0 - 17.0 * (f - 52), 1283.0 - 8.0 * (f - 52)) for f in range(30, 55)}
+    w1.update({f: (3407.0 - 4.0 * (f - 54), 1267.0 + 2.0 * (f - 54)) for f in range(55, 70)})
+    rows = [(f, "W1", *xy, True) for f, xy in w1.items()]
+    rows += [(f, "W2", 3430.0, 1212.0 - 7.0 * max(0, f - 52), True) for f in range(0, 70)]
+    away = (-0.83, -0.56)  # from W1 through Y at their touch
+    rows += [(f, "Y", y0[0] + 6.0 * away[0] * max(0, f - 53),
+              y0[1] + 6.0 * away[1] * max(0, f - 53), True) for f in range(0, 70)]
+    (shot,) = shots_from_tracks(TABLE, tracks_from_rows(rows, FPS), FPS)
+    contacts = [tuple(e["balls"]) for e in shot["events"] if e["type"] == "contact"]
+    assert ("W1", "Y") in contacts and ("W2", "Y") not in contacts
+
+
 def test_a_ball_hit_by_the_only_rolling_ball_while_that_ball_was_unseen_was_hit_by_it():
     """W1 is struck too hard to be seen for two frames; in between Y, at rest, starts moving.
     Nothing else moves: W1 hit Y (its chord between sightings cuts the corner of its
