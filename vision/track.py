@@ -87,7 +87,7 @@ class BallState:
     single: int = 0  # frames in which it showed one small dot
     left_rest: int = -1_000_000  # the frame it was last seen leaving a place of rest
     rest_place: tuple[float, float] | None = None  # ... and that place
-    took: Detection | None = field(default=None, repr=False)  # what it took this frame
+    took: Detection | None = field(default=None, repr=False)  # the detection it last took
     sent: tuple[int, float, float] | None = None  # (frame, vx, vy): hit from rest, unseen since
     looked: Detection | None = field(default=None, repr=False)  # the last look its dots counted
     held: tuple[int, float, float] | None = None  # (frame, x, y): a sighting kept as jitter
