@@ -564,8 +564,10 @@ class Tracker:
         last seen, ``det`` the nearer: the ball, struck too fast to be seen whole (at rest, or
         just set moving by the cue's touch). Not toward the cue behind a resting ball (a pale
         cue's pieces lie in a row pointing at it)."""
-        if det.colour_sure and det.colour not in (CLASS_OF[s.ball], "other"):
-            return False  # sure of another ball's colour: a streak's pieces are a mixture
+        if det.colour not in (CLASS_OF[s.ball], "other"):
+            # another ball's colour (mixed with the cloth or not): this ball's streak is its
+            # own colour mixed with the cloth (the pale cue's pieces read as white)
+            return False
         cue = self._cue_behind(s)
         bx, by = s.x - det.x_mm, s.y - det.y_mm  # the ball's place, seen from det
         if cue is not None and bx * (cue[0] - s.x) + by * (cue[1] - s.y) < 0:

@@ -497,6 +497,21 @@ def test_a_ball_hidden_under_an_arm_does_not_take_a_row_of_pieces_of_another_bal
         assert math.dist(r.balls["Y"][:2], rest) < 10.0, (r.frame, r.balls["Y"])
 
 
+def test_a_ball_hidden_under_the_cue_does_not_take_its_pieces_read_as_white_and_cloth():
+    """As in scratch_pocket_s83: Y vanishes under the pale cue, whose pieces lie in a row
+    pointing back at Y's place, the nearest 110 mm away, read as white mixed with the cloth
+    (not sure of their colour). A yellow's streak is yellow mixed with the cloth: Y stays."""
+    rest = (2615.0, 963.0)
+    tracker, still, frames = at_rest_first({"Y": rest}, ("Y",))
+    frames.append(list(still))
+    cue = [det(x, y, "white", score=sc, colour_sure=False) for x, y, sc in (
+        (2704, 899, 0.24), (2751, 849, 0.36), (2828, 761, 0.34), (2944, 633, 0.31))]
+    frames += [[*still, *cue] for _ in range(4)]
+    out = feed(tracker, frames) + tracker.flush()
+    for r in out:
+        assert math.dist(r.balls["Y"][:2], rest) < 10.0, (r.frame, r.balls["Y"])
+
+
 def test_a_resting_ball_that_followed_an_arm_is_back_on_its_place_when_seen_there_clean():
     """As in touching_whites_s61: the player's arm (a red sleeve) comes down over the resting
     R1, which vanishes under it; R1 takes a faint red piece of the arm 80 mm away. Four frames
