@@ -486,11 +486,17 @@ def test_a_ball_hidden_under_an_arm_does_not_take_a_row_of_pieces_of_another_bal
     pieces in a row pointing back at Y's place, 310-630 mm away, each sure to be white. A
     yellow ball's streak is yellow or a mixture with the cloth, not white: Y stays hidden
     where it was (taking them, Y was struck before the strike)."""
-    rest = (2678.0, 744.0)
-    tracker, still, frames = at_rest_first({"Y": rest}, ("Y",))
-    frames += [list(still) for _ in range(4)]
     cue = [det(x, y, "white", score=sc, piece=True) for x, y, sc in (
         (2515, 476, 0.34), (2464, 398, 0.37), (2408, 312, 0.43), (2345, 212, 0.37))]
+    assert_y_stays_hidden_by((2678.0, 744.0), cue, hidden_frames=4)
+
+
+def assert_y_stays_hidden_by(rest: tuple[float, float], cue: list[Detection],
+                             hidden_frames: int) -> None:
+    """Y at rest, then unseen for ``hidden_frames``, then unseen with ``cue`` lying by it for
+    four frames: Y is reported at its place throughout."""
+    tracker, still, frames = at_rest_first({"Y": rest}, ("Y",))
+    frames += [list(still) for _ in range(hidden_frames)]
     frames += [[*still, *cue] for _ in range(4)]
     out = feed(tracker, frames) + tracker.flush()
     for r in out:
@@ -501,15 +507,9 @@ def test_a_ball_hidden_under_the_cue_does_not_take_its_pieces_read_as_white_and_
     """As in scratch_pocket_s83: Y vanishes under the pale cue, whose pieces lie in a row
     pointing back at Y's place, the nearest 110 mm away, read as white mixed with the cloth
     (not sure of their colour). A yellow's streak is yellow mixed with the cloth: Y stays."""
-    rest = (2615.0, 963.0)
-    tracker, still, frames = at_rest_first({"Y": rest}, ("Y",))
-    frames.append(list(still))
     cue = [det(x, y, "white", score=sc, colour_sure=False) for x, y, sc in (
         (2704, 899, 0.24), (2751, 849, 0.36), (2828, 761, 0.34), (2944, 633, 0.31))]
-    frames += [[*still, *cue] for _ in range(4)]
-    out = feed(tracker, frames) + tracker.flush()
-    for r in out:
-        assert math.dist(r.balls["Y"][:2], rest) < 10.0, (r.frame, r.balls["Y"])
+    assert_y_stays_hidden_by((2615.0, 963.0), cue, hidden_frames=1)
 
 
 def test_a_resting_ball_that_followed_an_arm_is_back_on_its_place_when_seen_there_clean():
