@@ -401,24 +401,24 @@ def _left_rest(samples: list[Sample], rest: Point, diameter: float,
         # shot, there is no telling)
         going = all(b > a for a, b in itertools.pairwise(after)) and (
             after[-1] - after[0] > STILL_MM_PER_FRAME if len(after) == 3 else vanished)
-        if _back_at_rest(samples[k + 1:], rest, d):
-            continue
-        if d > STILL_MM_PER_FRAME and going and not (
-                gap_next and d < REST_JITTER_DIAMETERS * diameter):
+        leaves = d > STILL_MM_PER_FRAME and going and not (
+            gap_next and d < REST_JITTER_DIAMETERS * diameter)
+        # (or far off after a gap; the first sample: the rest was seen before these samples)
+        far_after_gap = d > diameter and (
+            k == 0 or samples[k].frame - samples[k - 1].frame > 1)
+        if (leaves or far_after_gap) and not _back_at_rest(off[k + 1:], d):
             return samples[k:]
-        if d > diameter and (k == 0 or samples[k].frame - samples[k - 1].frame > 1):
-            return samples[k:]  # (the first sample: the rest was seen before these samples)
     return []
 
 
-def _back_at_rest(samples: Sequence[Sample], rest: Point, off: float) -> bool:
-    """The ball, seen ``off`` mm from its resting place, is seen back on the place later,
-    coming from at least twice as far: it never left (its detection wandered while the cue
-    or a hand lay over part of it). A ball that leaves its place is not seen on it again; one
-    barely nudged (a few mm) is seen further off each time, never coming back."""
+def _back_at_rest(later: Sequence[float], off: float) -> bool:
+    """The ball, seen ``off`` mm from its resting place, is seen back on the place later
+    (``later``: its distances from it), coming from at least twice as far: it never left (its
+    detection wandered while the cue or a hand lay over part of it). A ball that leaves its
+    place is not seen on it again; one barely nudged (a few mm) is seen further off each
+    time, never coming back."""
     furthest = off
-    for s in samples:
-        d = math.dist(s.xy, rest)
+    for d in later:
         if d <= FLICKER_RETURN_MM and furthest >= 2 * FLICKER_RETURN_MM:
             return True
         furthest = max(furthest, d)
@@ -580,9 +580,9 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
         last_seen[ball] = inside[-1]
         seen_in_shot[ball] = inside
         # (the samples end because the ball vanished, not because the video did or the shot)
-        later = [s for s in samples if s.frame > inside[-1].frame]
-        vanished = (inside[-1].frame < clip_end if not later
-                    else past_mouth(table, later[0].xy) is not None)
+        after = next((s for s in samples if s.frame > inside[-1].frame), None)
+        vanished = (inside[-1].frame < clip_end if after is None
+                    else past_mouth(table, after.xy) is not None)
         moving = ([s for s in _left_rest(inside, rests[ball], D, vanished)
                    if math.dist(s.xy, rests[ball]) > STILL_MM_PER_FRAME]
                   if ball in rests else inside)
