@@ -81,6 +81,10 @@ MOSTLY_CHANGED = 0.4
 # A blob too wide for balls is searched again above this many times the ball threshold: a ball's
 # own pixels are, the faint junk that joined it to another ball is not (see _strong_parts).
 STRONG = 2.0
+# A strongly coloured ball with this share of its disc above the threshold against the cloth's
+# brightness shows whole; one with less (a red's shaded rim taken for a shadow) is weighed by its
+# own brightness (see _dark_balls): near half a disc, its blob flickers in and out of the search.
+WHOLE = 0.75
 STRONGER = 4.0  # ... and then above this, when the junk is stronger (blocks beside a moving ball)
 KMEANS_SEED = 7  # k-means is seeded on every call: the same video always gives the same balls
 # a see-through (blurred) ball is a mixture of a class and the cloth in brightness as well as in
@@ -771,11 +775,12 @@ class BallDetector:
         # Zero weight at half the reference brightness and below: shadows, holes, dark wood.
         # The reference is the cloth's, except by a dark ball: a strongly coloured thing (an
         # opened blob of pixels far from the cloth's chromaticity, no bigger than a ball: no
-        # sleeve, forearm or cue butt) that would be lost against the cloth (fewer of its pixels
-        # above 0.55 of the cloth's brightness than a ball's blob needs, see :meth:`_blobs`),
-        # such as a red ball on a pale cloth. On it and a quarter of a ball around, the reference
-        # is its own brightness (its pixels' median, so that a highlight does not count): such a
-        # ball is not darker than itself. A ball that shows anyway keeps the cloth's reference.
+        # sleeve, forearm or cue butt) that does not show whole against the cloth (fewer of its
+        # pixels above the threshold than WHOLE of a disc), such as a red ball on a pale cloth,
+        # or a red on green whose shaded rim weighs as a shadow. On it and a quarter of a ball
+        # around, the reference is its own brightness (its pixels' median, so that a highlight
+        # does not count): such a ball is not darker than itself. A ball that shows whole keeps
+        # the cloth's reference.
         strong = np.greater(d, _COLOURED).view(np.uint8)
         # components only in the box around the strong pixels (a few balls: most of the map is
         # empty, and the labelling's cost is per pixel); none without any strong pixel
@@ -789,7 +794,7 @@ class BallDetector:
             n, lab, stats, _ = cv2.connectedComponentsWithStats(
                 strong[by:by + bh, bx:bx + bw], connectivity=8, ltype=cv2.CV_16U)
         big = 2.0 * self._d_work
-        least_lit = 0.45 * math.pi * (0.5 * self._d_work) ** 2
+        full = math.pi * (0.5 * self._d_work) ** 2
         dark: list[tuple[int, int, int, int, NDArray[np.bool_], float]] = []
         for i in range(1, n):  # few: the strongly coloured blobs
             x, y, pw, ph = (int(v) for v in stats[i, :4])
@@ -798,9 +803,9 @@ class BallDetector:
             if pw > big or ph > big:
                 continue
             part = lab_part == i
-            mine = ratio[y:y + ph, x:x + pw][part]
-            if np.count_nonzero(mine > 0.55) >= least_lit:
+            if np.count_nonzero(w[y:y + ph, x:x + pw][part] > self.threshold) >= WHOLE * full:
                 continue  # it shows anyway
+            mine = ratio[y:y + ph, x:x + pw][part]
             dark.append((x, y, pw, ph, part, _median(mine)))
         if not dark:
             return
