@@ -33,8 +33,8 @@ STILL_FRAMES = 8  # all balls at rest this long: the shot is over
 # a sighting for the start of a motion.
 REST_JITTER_DIAMETERS = 0.3
 FLICKER_RETURN_MM = 3 * STILL_MM_PER_FRAME  # a resting ball seen back this near never left
-PLACED_MM_PER_FRAME = 400.0  # faster than a shot (12 m/s): a ball put back by hand ...
-HARDEST_MM_PER_FRAME = 480.0  # ... unless seen rolling after it, up to the hardest (14.4 m/s)
+PLACED_MM_PER_FRAME = 400.0  # faster than a shot (12 m/s) across unseen frames: put back by hand
+HARDEST_MM_PER_FRAME = 480.0  # ... unless seen rolling, or seen in two frames running, up to this
 MIN_TRAVEL_MM = 34.0  # a shot moves some ball at least half a diameter (less is jitter)
 MIN_SHOT_FRAMES = 4  # motion over fewer frames is a ball being placed, not a shot
 MAX_GAP_FRAMES = 3  # a ball unseen for longer and then elsewhere was not rolling there
@@ -445,7 +445,10 @@ def _placed(samples: Sequence[Sample], k: int) -> bool:
     gap = max(b.frame - a.frame, 1)
     distance = math.dist(a.xy, b.xy)
     if distance / gap >= PLACED_MM_PER_FRAME:
-        return distance / gap >= HARDEST_MM_PER_FRAME or not _rolling_from(samples, k)
+        # (seen in two frames running, it was not moved by hand: a fast ball's blurred centres
+        # lag and lead its true place by up to a ball)
+        return distance / gap >= HARDEST_MM_PER_FRAME or (
+            gap > 1 and not _rolling_from(samples, k))
     if gap <= MAX_GAP_FRAMES or distance <= STILL_MM_PER_FRAME * gap:
         return False
     return not (k >= 2 and _rolled_on(samples[k - 2], a, b)) and not _rolling_from(samples, k)

@@ -522,3 +522,18 @@ def test_a_ball_struck_at_14_m_s_unseen_three_frames_hit_the_ball_that_then_move
     rest = [Sample(f, f / FPS, (854.0, 494.0)) for f in range(10, 31)]
     far = [Sample(f, f / FPS, (2400.0 + 150.0 * (f - 32), 1500.0)) for f in range(32, 40)]
     assert _until_placed(rest + far) == rest
+
+
+def test_a_ball_seen_in_two_frames_running_faster_than_a_hand_but_not_the_hardest_shot_rolled():
+    """As W1 in bank_red_corner_s71: struck at 9.6 m/s, its blurred centres lag and lead its
+    true place, 246 then 412 mm a frame (over the 400 mm that no shot but the hardest goes),
+    then unseen a frame (a blur): seen in two frames running, no hand moved it; it rolled."""
+    rest = [Sample(f, f / FPS, (1723.0, 465.0)) for f in range(20, 31)]
+    blurred = [Sample(31, 31 / FPS, (1588.0, 671.0)), Sample(32, 32 / FPS, (1295.0, 960.0))]
+    on = [Sample(f, f / FPS, (911.0 - 230.0 * (f - 34), 1221.0 + 150.0 * (f - 34)))
+          for f in range(34, 37)]
+    assert _until_placed(rest + blurred + on) == rest + blurred + on
+    # unseen between the two (two frames apart), as far: put there by hand
+    jumped = [*rest, Sample(32, 32 / FPS, (1723.0 - 800.0, 465.0)),
+              Sample(40, 40 / FPS, (1723.0 - 800.0, 465.0))]
+    assert _until_placed(jumped) == rest
