@@ -109,7 +109,9 @@ class Detection:
     single dot); ``streak_mm``: length of a motion-blur streak, 0 when sharp; ``cloth_bgr``: the
     empty cloth's colour there (a blurred ball's colour is a mixture of its own and the cloth's);
     ``piece``: perhaps one of several pieces of a faint motion-blur streak (or a touching ball);
-    ``colour_sure``: the colour is close to one class (else it was read as a ball-cloth mixture).
+    ``colour_sure``: the colour is close to one class (else it was read as a ball-cloth mixture);
+    ``streak_dir``: the streak's direction on the table (a unit vector, either way along it; 0, 0
+    when sharp).
     """
 
     x_px: float
@@ -126,6 +128,7 @@ class Detection:
     cloth_bgr: tuple[float, float, float] | None = None
     piece: bool = False
     colour_sure: bool = True
+    streak_dir: tuple[float, float] = (0.0, 0.0)
 
     def to_json(self) -> dict[str, Any]:
         """The ``kaisa detect`` line (DESIGN.md fields first)."""
@@ -133,7 +136,8 @@ class Detection:
                 "x_mm": round(self.x_mm, 1), "y_mm": round(self.y_mm, 1),
                 "radius_px": round(self.radius_px, 2), "colour": self.colour,
                 "score": round(self.score, 3), "dots": self.dots,
-                "streak_mm": round(self.streak_mm, 1)}
+                "streak_mm": round(self.streak_mm, 1),
+                "streak_dir": [round(self.streak_dir[0], 3), round(self.streak_dir[1], 3)]}
 
 
 # --- colour classes -----------------------------------------------------------------------------
@@ -375,6 +379,7 @@ class _Blob:
     label: int
     streak: bool = False
     length: float = 0.0  # work pixels along the streak
+    axis: tuple[float, float] = (0.0, 0.0)  # its direction (a unit vector in work pixels)
     key: tuple[int, ...] = ()  # identical work-resolution blob in two frames -> same detection
     piece: bool = False  # perhaps a piece of a faint motion-blur streak
 
@@ -1219,7 +1224,7 @@ class BallDetector:
                 yy, xx = np.nonzero(mask)
                 length = float(np.linalg.norm(pts[-1] - pts[0])) + 2 * r
                 return [_Blob(x + float(xx.mean()), y + float(yy.mean()), label, streak=True,
-                              length=length)]
+                              length=length, axis=(float(axis[0]), float(axis[1])))]
         n_area = int(area / (math.pi * r * r))
         # a tight cluster: its distance transform has one summit; split the pixels into as many
         # balls as its shape holds beyond the peaks (its area counts halos too), by k-means (the
@@ -1406,8 +1411,18 @@ class BallDetector:
         mpp = self._mm_per_px
         return [(b, Detection(float(c[0]), float(c[1]), float(m[0]), float(m[1]), r, "other",
                               score, bgr, dots, b.length * sx * mpp if b.streak else 0.0,
-                              dark * mpp, cb, b.piece))
+                              dark * mpp, cb, b.piece, streak_dir=(
+                                  self._direction_on_table(c, b) if b.streak else (0.0, 0.0))))
                 for (b, c, r, score, bgr, dots, dark, cb), m in zip(found, mm, strict=True)]
+
+    def _direction_on_table(self, c: NDArray[np.float64], b: _Blob) -> tuple[float, float]:
+        """The table direction (a unit vector) of streak ``b`` centred at full pixel ``c``: of the
+        image step along its axis (the view is nearly square-on, one ball's step is enough)."""
+        step = np.array([b.axis[0] * self._sx, b.axis[1] * self._sy])
+        ends = self._to_table(np.array([c - step, c + step]))
+        v = ends[1] - ends[0]
+        n = float(np.hypot(v[0], v[1]))
+        return (float(v[0]) / n, float(v[1]) / n) if n > 0 else (0.0, 0.0)
 
     def fit_colours(self, detections: Sequence[Detection]) -> ColourModel:
         """Fit this video's colour classes to detections (of a few frames) and use them."""

@@ -520,15 +520,27 @@ class Tracker:
         in the last frame, if any; of several, one on the side most of them lie."""
         if not self._resting(s):
             return None
-        near = [(u.x_mm - s.x, u.y_mm - s.y) for u in self._unclaimed
-                if not self._front_piece(s, u)
-                and 0 < math.hypot(u.x_mm - s.x, u.y_mm - s.y) < CUE_DIAMETERS * self.d]
+        near = [v for u in self._unclaimed if not self._front_piece(s, u)
+                for v in [self._nearest_end(s, u)]
+                if 0 < math.hypot(*v) < CUE_DIAMETERS * self.d]
         if not near:
             return None
         # the cue is long: of things on several sides (a piece of the ball's own streak, a
         # hand), the one with the most others the same way (within 30 degrees)
         best = max(near, key=lambda a: sum(_within_30_degrees(a, b) for b in near))
         return s.x + best[0], s.y + best[1]
+
+    def _nearest_end(self, s: BallState, u: Detection) -> tuple[float, float]:
+        """Where ``u`` lies from the ball: its middle; for a long thing aimed at the ball (its
+        axis within 30 degrees of the line to the ball: the cue, or the bridge hand and forearm
+        along it), its end nearer the ball."""
+        dx, dy = u.x_mm - s.x, u.y_mm - s.y
+        ux, uy = u.streak_dir
+        if u.streak_mm and (_within_30_degrees((dx, dy), (ux, uy))
+                            or _within_30_degrees((dx, dy), (-ux, -uy))):
+            half = 0.5 * u.streak_mm * (1.0 if dx * ux + dy * uy < 0 else -1.0)
+            return dx + half * ux, dy + half * uy
+        return dx, dy
 
     def _front_piece(self, s: BallState, u: Detection) -> bool:
         """``u``, left unclaimed in the last frame, is the front of this resting ball's own
@@ -682,7 +694,8 @@ class Tracker:
             best = max(g, key=lambda j: dets[j].score)
             out[g[0]] = replace(dets[best], x_mm=float(c[0]), y_mm=float(c[1]),
                                 x_px=float(px[0]), y_px=float(px[1]), piece=False,
-                                streak_mm=float(along.max() - along.min()) + self.d)
+                                streak_mm=float(along.max() - along.min()) + self.d,
+                                streak_dir=(float(axis[0]), float(axis[1])))
             merged.add(g[0])
             gone.update(g[1:])
         kept = [k for k in range(len(out)) if k not in gone]

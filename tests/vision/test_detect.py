@@ -674,3 +674,36 @@ def test_three_nearly_touching_balls_of_three_colours_are_three_balls_in_place(g
     assert len(found) == 3
     for x, y in (a, b, c):
         assert min(np.hypot(q.x_mm - x, q.y_mm - y) for q in found) < 2.0
+
+
+@pytest.mark.parametrize("angle", [0.0, 35.0, 90.0, 150.0])
+def test_a_motion_blur_streak_tells_its_direction_on_the_table(angle):
+    # a fast ball smeared along its way over the frame: the detection is one streak, its centre
+    # the middle of the way and its direction the way's (either sense: a streak has no arrow)
+    import math as m
+
+    cal = calibration()
+    img = cloth()
+    det = BallDetector(cal)
+    det.learn_cloth(img)
+    start, length = np.array([1500.0, 800.0]), 4 * TABLE.ball_diameter_mm
+    way = np.array([m.cos(m.radians(angle)), m.sin(m.radians(angle))])
+    blur = np.zeros(img.shape, np.float32)
+    steps = 24
+    for k in range(steps):  # the ball's picture at each instant of the exposure, averaged
+        one = img.astype(np.float32).copy()
+        draw = one.astype(np.uint8)
+        draw_ball(draw, cal, tuple(start + way * length * k / (steps - 1)), "yellow")
+        blur += draw.astype(np.float32) / steps
+    img = np.clip(blur, 0, 255).astype(np.uint8)
+    found = det.detect(img, update=False)
+    streaks = [q for q in found if q.streak_mm > 0]
+    assert len(streaks) == 1
+    q = streaks[0]
+    middle = start + way * length / 2
+    assert np.hypot(q.x_mm - middle[0], q.y_mm - middle[1]) < 0.25 * TABLE.ball_diameter_mm
+    assert q.streak_mm > 3 * TABLE.ball_diameter_mm  # (its length is short on a diagonal)
+    assert abs(abs(float(np.dot(q.streak_dir, way))) - 1.0) < 1e-3 + 1 - m.cos(m.radians(5))
+    assert np.hypot(*q.streak_dir) == pytest.approx(1.0)
+    # and a sharp ball has none
+    assert all(p.streak_dir == (0.0, 0.0) for p in found if p.streak_mm == 0)

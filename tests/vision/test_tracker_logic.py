@@ -407,6 +407,36 @@ def test_the_cue_is_on_the_side_where_most_non_balls_lie():
     assert visible and math.dist((x, y), (2670, 488)) < 1.0
 
 
+def test_a_long_thing_aimed_at_a_resting_ball_is_the_cue_behind_it():
+    """As in bank_red_corner_s71: the thin cue does not show, but the bridge hand and forearm
+    along it do, as one long smeared thing (326 mm) whose middle is 365 mm from W1, beyond the
+    cue's reach from a ball, and whose axis points at W1. W1, struck at 9.6 m/s, is gone next
+    frame; its blurred picture is 246 mm away on the far side: W1, struck away from the cue."""
+    tracker, still, frames = at_rest_first({"W1": (1723.0, 465.0)}, ("W1",))
+    frames += [[*still, det(1723, 465, "white")] for _ in range(3)]
+    arm = det(1878, 134, "red", score=0.13, colour_sure=False, streak_mm=326.0,
+              streak_dir=(-0.24, 0.97))
+    frames.append([*still, det(1723, 465, "white"), arm])
+    frames.append([*still, det(1588, 671, "white", score=0.59), arm])
+    frames.append([*still, det(1295, 960, "white", score=0.58), arm])
+    out = feed(tracker, frames) + tracker.flush()
+    x, y, visible = out[-2].balls["W1"]
+    assert visible and math.dist((x, y), (1588, 671)) < 1.0
+    x, y, visible = out[-1].balls["W1"]
+    assert visible and math.dist((x, y), (1295, 960)) < 1.0
+    # the same thing lying across the line to the ball (not aimed at it) is no cue behind it:
+    # W1 stays hidden on its place
+    tracker, still, frames = at_rest_first({"W1": (1723.0, 465.0)}, ("W1",))
+    frames += [[*still, det(1723, 465, "white")] for _ in range(3)]
+    across = det(1878, 134, "red", score=0.13, colour_sure=False, streak_mm=326.0,
+                 streak_dir=(0.9, 0.44))
+    frames.append([*still, det(1723, 465, "white"), across])
+    frames.append([*still, det(1588, 671, "white", score=0.59), across])
+    out = feed(tracker, frames) + tracker.flush()
+    x, y, visible = out[-1].balls["W1"]
+    assert not visible and math.dist((x, y), (1723, 465)) < 1.0
+
+
 def test_a_ball_hidden_under_the_cue_does_not_take_a_faint_piece_of_it():
     """As in safety_s23: the cue and arm come in over the resting R1, which vanishes under them;
     faint pale pieces of the cue (score 0.3, no streak) lie in a row 110-330 mm from it. R1 is
