@@ -437,6 +437,31 @@ def test_a_long_thing_aimed_at_a_resting_ball_is_the_cue_behind_it():
     assert not visible and math.dist((x, y), (1723, 465)) < 1.0
 
 
+def test_a_resting_ball_under_an_arm_does_not_take_the_arm_s_streak_beside_its_place():
+    """As R2 in carom_2_s61: an arm sweeps in over the resting R2, which vanishes under it; the
+    arm shows as a long smeared streak (410 mm, doubtful yellow) whose middle is 155 mm from R2
+    but whose axis passes 140 mm beside R2's place. A ball struck from its place is smeared
+    along a line through it: R2 stays hidden where it lay. The same streak along a line through
+    the place is R2's own, struck away."""
+    place = (3053.0, 832.0)
+
+    def run(streak_dir: tuple[float, float], centre: tuple[float, float]) -> tuple:
+        tracker, still, frames = at_rest_first({"R2": place}, ("R2",))
+        frames += [[*still, det(*place, "red")] for _ in range(3)]
+        arm = det(*centre, "yellow", score=0.42, colour_sure=False, streak_mm=410.0,
+                  streak_dir=streak_dir)
+        frames.append([*still, arm])
+        out = feed(tracker, frames) + tracker.flush()
+        return out[-1].balls["R2"]
+
+    x, y, visible = run((0.0, 1.0), (3193.0, 768.0))
+    assert not visible and math.dist((x, y), place) < 1.0
+    along = (3193.0 - place[0], 768.0 - place[1])
+    n = math.hypot(*along)
+    x, y, visible = run((along[0] / n, along[1] / n), (3193.0, 768.0))
+    assert visible and math.dist((x, y), (3193.0, 768.0)) < 1.0
+
+
 def test_a_ball_hidden_under_the_cue_does_not_take_a_faint_piece_of_it():
     """As in safety_s23: the cue and arm come in over the resting R1, which vanishes under them;
     faint pale pieces of the cue (score 0.3, no streak) lie in a row 110-330 mm from it. R1 is
