@@ -383,24 +383,30 @@ def _until_dropped(table: TableSpec, samples: list[Sample]) -> list[Sample]:
 
 
 def _left_rest(samples: list[Sample], rest: Point, diameter: float,
-               vanished: bool = True) -> list[Sample]:
+               vanished: bool = True, table: TableSpec | None = None) -> list[Sample]:
     """The samples from the one where the ball leaves its resting place: off it, and the next
     two samples further off (or none: gone at once, if the ball ``vanished`` after them rather
     than the video ending), never to be seen back at the place; or seen again more than a
     diameter away after being unseen (struck too fast to be followed). Before that, any offset
     is the detection jittering (a ball half under the cue), which must not look like a
-    strike."""
+    strike. With the ``table``: a ball resting by a cushion and sent into it comes back off it
+    at once, so the next sample further off, at the cushion, is enough."""
     off = [math.dist(s.xy, rest) for s in samples]
     for k, d in enumerate(off):
         after = off[k:k + 3]
+        # (into the cushion by the place, further off by more than a still ball drifts, and
+        # back off it)
+        bounced = (table is not None and len(after) == 3
+                   and after[0] < after[1] - STILL_MM_PER_FRAME and after[2] < after[1]
+                   and nearest_cushion(table, samples[k + 1].xy)[1] <= CUSHION_TOLERANCE_MM)
         # (a sample off by less than the jitter and then unseen, as under the cue at the
         # strike, has not shown the ball leave: the motion is seen after the gap)
         gap_next = k + 1 < len(samples) and samples[k + 1].frame - samples[k].frame > 1
         # further off in each of the next two samples, by more than a still ball drifts in
         # all (or in the last, if the ball then vanished: at the end of the video, or of the
         # shot, there is no telling)
-        going = all(b > a for a, b in itertools.pairwise(after)) and (
-            after[-1] - after[0] > STILL_MM_PER_FRAME if len(after) == 3 else vanished)
+        going = bounced or (all(b > a for a, b in itertools.pairwise(after)) and (
+            after[-1] - after[0] > STILL_MM_PER_FRAME if len(after) == 3 else vanished))
         leaves = d > STILL_MM_PER_FRAME and going and not (
             gap_next and d < REST_JITTER_DIAMETERS * diameter)
         # (or far off after a gap; the first sample: the rest was seen before these samples)
@@ -586,7 +592,7 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
         after = next((s for s in samples if s.frame > inside[-1].frame), None)
         vanished = (inside[-1].frame < clip_end if after is None
                     else past_mouth(table, after.xy) is not None)
-        moving = ([s for s in _left_rest(inside, rests[ball], D, vanished)
+        moving = ([s for s in _left_rest(inside, rests[ball], D, vanished, table)
                    if math.dist(s.xy, rests[ball]) > STILL_MM_PER_FRAME]
                   if ball in rests else inside)
         if ball in rests and moving:
