@@ -719,6 +719,16 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
         if _could_leave(table, seen.xy, velocity, fps):
             events.append(FoundEvent(seen.t + 1 / (2 * fps), "off_table", (ball,), seen.xy,
                                      confidence=0.5))
+        elif ps and len(ps) >= 2 and len(ps[-1].samples) <= 2 and _could_leave(
+                table, ps[-2].end.xy, ps[-2].velocity(ps[-2].end.t), fps):
+            # rolling into a cushion, then a sample or two on it and gone for good: over it
+            # (the ball rising onto the rail, not bouncing: its last pictures go nowhere); the
+            # turn there was no cushion contact
+            t_over = ps[-1].start.t
+            events = [e for e in events if not (e.type == "cushion" and e.balls == (ball,)
+                                                and abs(e.t - t_over) <= 1 / fps)]
+            events.append(FoundEvent(t_over, "off_table", (ball,), ps[-2].end.xy,
+                                     confidence=0.4))
         # else the tracker lost the ball on the cloth: no event (it is where it was last seen
         # or where the next shot finds it)
     events = [e for e in events if not _jaw_of_its_pot(table, e, events)]

@@ -564,3 +564,24 @@ def test_balls_resting_by_a_cushion_and_hit_into_it_were_hit_when_they_left():
     assert events[0] == ("strike", "W1")
     assert {tuple(sorted(b)) for t, b in events if t == "contact"} == {("W1", "W2"), ("W1", "Y")}
     assert ("cushion", "W2") in events and ("cushion", "Y") in events
+
+
+def test_a_ball_that_rolls_into_a_cushion_and_is_gone_after_a_picture_on_it_left_the_table():
+    """As Y in object_off_table_s47: rolling into the left cushion at 16 mm a frame, seen once
+    more on it (rising onto the rail, its picture a little aside), then gone for good: it went
+    over the cushion, it did not bounce off it. A ball that comes back off the cushion is seen
+    rolling away from it: a cushion contact."""
+    W = TABLE.width_mm
+    rows = [(f, "W1", 1000.0, 500.0, True) for f in range(20, 30)]
+    rows += [(f, "W1", 1000.0 + 60.0 * (f - 29), 500.0 + 70.0 * (f - 29), True)
+             for f in range(30, 36)]
+    rows += [(f, "W1", 1360.0, 920.0, True) for f in range(36, 70)]  # stopped
+    rows += [(f, "Y", 3148.0, W - 270.0, True) for f in range(20, 38)]
+    rows += [(f, "Y", 3148.0, W - 270.0 + 16.0 * (f - 38), True) for f in range(38, 52)]
+    over = [*rows, (52, "Y", 3139.0, W - 40.0, True), (53, "Y", 3148.0, W - 41.0, True)]
+    events = first_events(over, 10)
+    assert ("off_table", "Y") in events and ("cushion", "Y") not in events
+    back = [*rows, *((f, "Y", 3148.0 + 2.0 * (f - 52), W - 44.0 - 14.0 * (f - 52), True)
+                     for f in range(52, 62))]
+    events = first_events(back, 10)
+    assert ("cushion", "Y") in events and ("off_table", "Y") not in events
