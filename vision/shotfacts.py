@@ -49,6 +49,7 @@ FAST_MM_PER_FRAME = 100.0  # ... or seen in its last two frames this fast (3 m/s
 STEADY_STEP_MM = 34.0  # ... its steps differing by at most this (half a ball)
 MIN_KINK_MM_S = 150.0  # a smaller change of velocity at a piece's end is noise, not an event
 SLOW_KINK_MM_S = 60.0  # ... unless at least this and half the ball's speed (a slow ball's turn)
+PUSH_ANGLE_DEG = 60.0  # a contact changes a ball's velocity away from the other ball, within this
 DOUBLE_KISS_S = 0.1  # two contacts of one pair this close in time are one (the track's noise)
 CONTACT_TOLERANCE_MM = 22.0  # centres within 2R +- this at an event: a contact
 CUSHION_TOLERANCE_MM = 22.0  # centre within R +- this of a nose at an event: a cushion
@@ -685,6 +686,8 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
             partner, gap = _partner(ball, xy, t, position, D)
             if partner is not None and not changed_near(partner, t):
                 partner = None  # a ball passing by, not hit: its motion went on unchanged
+            if partner is not None and not _pushed_away(v_out - v_in, xy, position(partner, t)):
+                partner = None  # its turn is the track's noise, not a push from the other ball
             if partner is not None and gap <= cushion_gap:
                 if not any(e.type == "contact" and set(e.balls) == {ball, partner}
                            and abs(e.t - t) < DOUBLE_KISS_S for e in events):
@@ -734,6 +737,18 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
     events = [e for e in events if not _jaw_of_its_pot(table, e, events)]
     events.sort(key=lambda e: (e.t, e.type != "strike"))
     return _after_the_strike(_once_per_cushion_visit(events)), finals
+
+
+def _pushed_away(change: np.ndarray, xy: Point, other: Point | None) -> bool:
+    """A ball at ``xy`` whose velocity changed by ``change`` was pushed by a ball at ``other``:
+    a contact pushes along the line of centres, away from the other ball (within
+    PUSH_ANGLE_DEG, for the cut's throw and the track's noise); a ball passing by another,
+    its track wobbling, turns any way."""
+    if other is None:
+        return True
+    away = np.subtract(xy, other)
+    size = float(np.hypot(*change)) * float(np.hypot(*away))
+    return size == 0 or float(np.dot(change, away)) >= math.cos(math.radians(PUSH_ANGLE_DEG)) * size
 
 
 def _kinked(v_in: np.ndarray, v_out: np.ndarray) -> bool:

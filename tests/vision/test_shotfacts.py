@@ -585,3 +585,20 @@ def test_a_ball_that_rolls_into_a_cushion_and_is_gone_after_a_picture_on_it_left
                      for f in range(52, 62))]
     events = first_events(back, 10)
     assert ("cushion", "Y") in events and ("off_table", "Y") not in events
+
+
+def test_a_contact_pushes_a_ball_away_from_the_other_along_the_line_of_centres():
+    """As R1 and Y in bank_red_corner_s73: they pass 70 mm apart (a hair more than a ball), and
+    there the tracker's centres wobble by 6-13 mm, so Y's track seems to turn (by 200 mm/s,
+    more than the least kink) as R1 passes within the contact tolerance. A contact pushes each
+    ball away from the other along their line of centres (within 60 degrees: a cut's throw,
+    the track's noise); Y's turn went sideways to that line: no contact."""
+    from vision.shotfacts import _pushed_away
+    y, r1 = (3254.0, 361.0), (3206.0, 303.0)
+    away = np.subtract(y, r1) / math.dist(y, r1)
+    across = np.array([-away[1], away[0]])
+    assert _pushed_away(300.0 * away, y, r1)  # straight away from R1
+    assert _pushed_away(300.0 * (away + 0.5 * across), y, r1)  # a cut, thrown a little
+    assert not _pushed_away(200.0 * across, y, r1)  # sideways: the track's wobble
+    assert not _pushed_away(-300.0 * away, y, r1)  # toward R1: no push pulls
+    assert _pushed_away(np.zeros(2), y, None)  # no other ball's place to judge by
