@@ -28,6 +28,7 @@ Point = tuple[float, float]
 
 STILL_MM_PER_FRAME = 1.5  # a ball moving less than this per frame is at rest
 STILL_FRAMES = 8  # all balls at rest this long: the shot is over
+NEXT_STRIKE_S = 1.0  # ... and no player strikes again sooner: motion then is still this shot's
 # A resting ball seen this near its place (in diameters) may be seen only in part there (under
 # the cue, its shadow across it): the tracker keeps it in place, and shot facts do not take such
 # a sighting for the start of a motion.
@@ -147,9 +148,10 @@ class ShotWindow:
 
 
 # --- cutting a match into shots -----------------------------------------------------------------
-def split_shots(tracks: Mapping[str, Sequence[Sample]]) -> list[ShotWindow]:
-    """Windows of motion separated by STILL_FRAMES of stillness; a jump faster than any shot
-    (a ball put back by hand) is not motion."""
+def split_shots(tracks: Mapping[str, Sequence[Sample]], fps: float = 30.0) -> list[ShotWindow]:
+    """Windows of motion separated by STILL_FRAMES of stillness, and by NEXT_STRIKE_S: motion
+    again sooner is the same shot's (a ball creeping on that the tracker held in place, seen
+    moving again); a jump faster than any shot (a ball put back by hand) is not motion."""
     moving: set[int] = set()
     for samples in tracks.values():
         for k, (a, b) in enumerate(itertools.pairwise(samples), 1):
@@ -159,8 +161,9 @@ def split_shots(tracks: Mapping[str, Sequence[Sample]]) -> list[ShotWindow]:
             if step > STILL_MM_PER_FRAME:
                 moving.update(range(a.frame + 1, b.frame + 1))
     windows: list[ShotWindow] = []
+    same_shot = max(STILL_FRAMES, round(NEXT_STRIKE_S * fps))
     for frame in sorted(moving):
-        if windows and frame - windows[-1].last <= STILL_FRAMES:
+        if windows and frame - windows[-1].last <= same_shot:
             windows[-1].last = frame
         else:
             windows.append(ShotWindow(frame, frame))
@@ -957,7 +960,7 @@ def shots_from_tracks(table: TableSpec, tracks: Mapping[str, Sequence[Sample]],
     strike: respotted and placed balls included, for the placement check)."""
     tracks = {ball: _without_rest_flicker(samples) for ball, samples in tracks.items()}
     shots = []
-    for window in split_shots(tracks):
+    for window in split_shots(tracks, fps):
         events, finals = shot_events(table, tracks, window, fps)
         if not events:
             continue

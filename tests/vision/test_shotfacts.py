@@ -602,3 +602,26 @@ def test_a_contact_pushes_a_ball_away_from_the_other_along_the_line_of_centres()
     assert not _pushed_away(200.0 * across, y, r1)  # sideways: the track's wobble
     assert not _pushed_away(-300.0 * away, y, r1)  # toward R1: no push pulls
     assert _pushed_away(np.zeros(2), y, None)  # no other ball's place to judge by
+
+
+def test_a_ball_seen_moving_again_within_a_second_of_the_rest_is_still_the_same_shot():
+    """As W1 in yellow_middle_twice_s101: it creeps to a stop at 3 mm a frame; the tracker holds
+    it in place (a doubtful sighting near its place is jitter) for the still frames that end a
+    shot, then sees it 23 mm on and creeping on. No player strikes within a second of the balls
+    coming to rest: that is the same shot, not a new one with a strike. A strike two seconds
+    after the rest is a new shot."""
+    rows = [(f, "W1", 1000.0, 500.0, True) for f in range(20, 30)]
+    rows += [(f, "W1", 1000.0 + 40.0 * (f - 29), 500.0, True) for f in range(30, 40)]
+    xs = [1400.0 + 3.0 * k for k in range(8)]  # slowing down to a creep...
+    rows += [(40 + k, "W1", x, 500.0, True) for k, x in enumerate(xs)]
+    rows += [(f, "W1", xs[-1], 500.0, True) for f in range(48, 58)]  # ... held in place
+    rows += [(f, "W1", xs[-1] + 23.0 + 3.0 * (f - 58), 500.0, True) for f in range(58, 66)]
+    rows += [(f, "W1", xs[-1] + 44.0, 500.0, True) for f in range(66, 130)]
+    shots = shots_from_tracks(TABLE, tracks_from_rows(rows, FPS), FPS)
+    assert [e["type"] for s in shots for e in s["events"]] == ["strike"]
+    later = [r for r in rows if r[0] < 66]
+    later += [(f, "W1", xs[-1] + 44.0, 500.0, True) for f in range(66, 126)]
+    later += [(f, "W1", xs[-1] + 44.0 + 40.0 * (f - 125), 500.0, True) for f in range(126, 136)]
+    later += [(f, "W1", xs[-1] + 444.0, 500.0, True) for f in range(136, 160)]
+    shots = shots_from_tracks(TABLE, tracks_from_rows(later, FPS), FPS)
+    assert [[e["type"] for e in s["events"]] for s in shots] == [["strike"], ["strike"]]
