@@ -32,6 +32,14 @@ def cloth(seed: int = 0) -> np.ndarray:
     return np.clip(img, 0, 255).astype(np.uint8)
 
 
+def on_empty_cloth() -> tuple[Calibration, np.ndarray, BallDetector]:
+    """The calibration, an empty cloth, and a detector that learned it."""
+    cal, img = calibration(), cloth()
+    det = BallDetector(cal)
+    det.learn_cloth(img)
+    return cal, img, det
+
+
 def draw_ball(img: np.ndarray, cal: Calibration, xy_mm: tuple[float, float], colour: str,
               dots: int = 0) -> tuple[float, float]:
     (x, y), = cal.table_to_image([xy_mm])
@@ -624,10 +632,7 @@ def test_two_balls_touching_at_any_angle_are_two_balls_not_a_streak(angle):
     # (as a streak would); but a streak is as wide as at its peaks all along, two balls are not
     import math as m
 
-    cal = calibration()
-    img = cloth()
-    det = BallDetector(cal)
-    det.learn_cloth(img)
+    cal, img, det = on_empty_cloth()
     a = (1700.0, 900.0)
     d = TABLE.ball_diameter_mm * 1.005
     b = (a[0] + d * m.cos(m.radians(angle)), a[1] + d * m.sin(m.radians(angle)))
@@ -682,17 +687,13 @@ def test_a_motion_blur_streak_tells_its_direction_on_the_table(angle):
     # the middle of the way and its direction the way's (either sense: a streak has no arrow)
     import math as m
 
-    cal = calibration()
-    img = cloth()
-    det = BallDetector(cal)
-    det.learn_cloth(img)
+    cal, img, det = on_empty_cloth()
     start, length = np.array([1500.0, 800.0]), 4 * TABLE.ball_diameter_mm
     way = np.array([m.cos(m.radians(angle)), m.sin(m.radians(angle))])
     blur = np.zeros(img.shape, np.float32)
     steps = 24
     for k in range(steps):  # the ball's picture at each instant of the exposure, averaged
-        one = img.astype(np.float32).copy()
-        draw = one.astype(np.uint8)
+        draw = img.copy()
         draw_ball(draw, cal, tuple(start + way * length * k / (steps - 1)), "yellow")
         blur += draw.astype(np.float32) / steps
     img = np.clip(blur, 0, 255).astype(np.uint8)
