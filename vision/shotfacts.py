@@ -53,6 +53,8 @@ SLOW_KINK_MM_S = 60.0  # ... unless at least this and half the ball's speed (a s
 PUSH_ANGLE_DEG = 60.0  # a contact changes a ball's velocity away from the other ball, within this
 DOUBLE_KISS_S = 0.1  # two contacts of one pair this close in time are one (the track's noise)
 CONTACT_TOLERANCE_MM = 22.0  # centres within 2R +- this at an event: a contact
+GRAZE_MM = 4.0  # two rolling balls' centres this near touching (and pushed apart): a graze
+GRAZE_FRAMES = 3  # ... each ball's velocity compared over this many frames before and after
 CUSHION_TOLERANCE_MM = 22.0  # centre within R +- this of a nose at an event: a cushion
 JAW_TOLERANCE_MM = 8.0  # a cushion contact this near a jaw may have been the jaw
 POCKET_REACH_DIAMETERS = 2.5  # a track ending this close to a pocket mouth may be a pot
@@ -700,6 +702,9 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
                 events.append(FoundEvent(t, "cushion", (ball,), xy, cushion=cushion.value,
                                          confidence=_confidence(cushion_gap,
                                                                 CUSHION_TOLERANCE_MM)))
+    # 2b. Grazes: two rolling balls that touch gently, each pushed off its line by too little to
+    # cut its track into pieces.
+    events += _grazes(pieces, position, events, D, fps)
     # 3. Balls that vanish: into a pocket, or off the table.
     for ball, seen in last_seen.items():
         if ball in finals:
@@ -740,6 +745,69 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
     events = [e for e in events if not _jaw_of_its_pot(table, e, events)]
     events.sort(key=lambda e: (e.t, e.type != "strike"))
     return _after_the_strike(_once_per_cushion_visit(events)), finals
+
+
+def _grazes(pieces: Mapping[str, list[Piece]], position: Callable[[str, float], Point | None],
+            events: list[FoundEvent], diameter: float, fps: float) -> list[FoundEvent]:
+    """Contacts between two moving balls that came within GRAZE_MM of touching, where each
+    ball's velocity over the GRAZE_FRAMES after that moment differs from the one before by at
+    least SLOW_KINK_MM_S, pushing it away from the other along their line of centres (within
+    30 degrees): a touch too gentle to turn either track by more than its noise. Passing a hair
+    apart, neither is pushed."""
+    found: list[FoundEvent] = []
+    seen = {b: {s.frame: s.xy for p in ps for s in p.samples} for b, ps in pieces.items()}
+    for a, b in itertools.combinations(sorted(pieces), 2):
+        frames = sorted(seen[a].keys() & seen[b].keys())
+        if len(frames) < 2:
+            continue
+        apart = np.array([np.subtract(seen[a][f], seen[b][f]) for f in frames])
+        gaps = np.hypot(apart[:, 0], apart[:, 1])
+        # between two frames the gap can close by as much as the two balls moved relative to
+        # each other: only frames that near touching are searched finely
+        moved = np.r_[np.hypot(*np.diff(apart, axis=0).T), 0.0]
+        reach = np.maximum(moved, np.r_[0.0, moved[:-1]])
+        closest = np.r_[True, gaps[1:] < gaps[:-1]] & np.r_[gaps[:-1] <= gaps[1:], True]
+        near = np.flatnonzero(closest & (gaps - reach <= diameter + GRAZE_MM)
+                              & (reach > STILL_MM_PER_FRAME))  # (not two balls at rest)
+        for k in near:
+            t_f = frames[k] / fps
+            best: tuple[float, float] | None = None
+            for t in np.arange(t_f - 1 / fps, t_f + 1 / fps, 1 / (4 * fps)):
+                pa, pb = position(a, float(t)), position(b, float(t))
+                if pa is not None and pb is not None and (
+                        best is None or math.dist(pa, pb) < best[0]):
+                    best = (math.dist(pa, pb), float(t))
+            if best is None or best[0] > diameter + GRAZE_MM:
+                continue
+            gap, t = best
+            if any(e.type == "contact" and set(e.balls) == {a, b} and abs(e.t - t) < DOUBLE_KISS_S
+                   for e in events + found):
+                continue
+            if all(_pushed_at(ball, other, t, position, fps) for ball, other in ((a, b), (b, a))):
+                xy = position(a, t)
+                assert xy is not None
+                found.append(FoundEvent(t, "contact", (a, b), xy,
+                                        confidence=_confidence(abs(gap - diameter), GRAZE_MM)))
+    return found
+
+
+def _pushed_at(ball: str, other: str, t: float,
+               position: Callable[[str, float], Point | None], fps: float) -> bool:
+    """``ball``'s velocity over the GRAZE_FRAMES after ``t`` differs from the one before by at
+    least SLOW_KINK_MM_S, away from ``other`` along their line of centres within 30 degrees."""
+    span = GRAZE_FRAMES / fps
+    at = [position(ball, t + dt) for dt in (-0.5 / fps - span, -0.5 / fps, 0.5 / fps,
+                                            0.5 / fps + span)]
+    here, there = position(ball, t), position(other, t)
+    if any(p is None for p in at) or here is None or there is None:
+        return False
+    before = np.subtract(at[1], at[0]) / span
+    after = np.subtract(at[3], at[2]) / span
+    change = after - before
+    away = np.subtract(here, there)
+    size = float(np.hypot(*change))
+    return size >= SLOW_KINK_MM_S and float(np.dot(change, away)) >= math.cos(
+        math.radians(30)) * size * float(np.hypot(*away))
 
 
 def _pushed_away(change: np.ndarray, xy: Point, other: Point | None) -> bool:

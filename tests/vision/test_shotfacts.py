@@ -625,3 +625,36 @@ def test_a_ball_seen_moving_again_within_a_second_of_the_rest_is_still_the_same_
     later += [(f, "W1", xs[-1] + 444.0, 500.0, True) for f in range(136, 160)]
     shots = shots_from_tracks(TABLE, tracks_from_rows(later, FPS), FPS)
     assert [[e["type"] for e in s["events"]] for s in shots] == [["strike"], ["strike"]]
+
+
+def test_two_rolling_balls_that_graze_touched_though_neither_track_turns_past_its_noise():
+    """As W2 and Y in carom_3_s61: rolling at 11 and 8 mm a frame, they close to 69.8 mm (the
+    frames fall either side of the touch) and each is pushed off its line away from the other
+    by about 100 mm/s: too little to cut either track into two straight pieces, but a contact.
+    The same paths without the push (a hair apart, as R1 and Y in bank_red_corner_s73) touch
+    nothing."""
+    # passing each other on parallel lines 69.8 mm apart, level at frame 51
+    W2_0, Y_0 = np.array([2600.0, 900.0]), np.array([2809.0, 969.8])
+    v_w2, v_y = np.array([11.0, 0.0]), np.array([-8.0, 0.0])  # mm a frame
+    t_c = 51.0
+    normal = (W2_0 + v_w2 * (t_c - 40)) - (Y_0 + v_y * (t_c - 40))
+    normal /= np.linalg.norm(normal)  # from Y to W2 at the touch
+
+    def rows_for(push: float) -> list:
+        rows = [(f, "W1", 800.0, 900.0, True) for f in range(20, 30)]
+        rows += [(f, "W1", 800.0 - 20.0 * (f - 29), 900.0, True) for f in range(30, 36)]
+        rows += [(f, "W1", 680.0, 900.0, True) for f in range(36, 90)]
+        for ball, p0, v, sign in (("W2", W2_0, v_w2, 1.0), ("Y", Y_0, v_y, -1.0)):
+            rows += [(f, ball, *p0, True) for f in range(20, 40)]
+            for f in range(40, 70):
+                xy = p0 + v * (f - 40) + sign * push * normal * max(0.0, f - t_c)
+                rows.append((f, ball, float(xy[0]), float(xy[1]), True))
+            rows += [(f, ball, *map(float, xy), True) for f in range(70, 90)]
+        return rows
+
+    gap = min(np.linalg.norm((W2_0 + v_w2 * k) - (Y_0 + v_y * k)) for k in np.arange(0, 30, 0.25))
+    assert TABLE.ball_diameter_mm < gap < TABLE.ball_diameter_mm + 4.0
+    events = first_events(rows_for(3.5), 20)  # pushed apart by 3.5 mm a frame (105 mm/s)
+    assert ("contact", ["W2", "Y"]) in events
+    events = first_events(rows_for(0.0), 20)
+    assert not [e for e in events if e[0] == "contact" and "W1" not in e[1]]
