@@ -540,13 +540,16 @@ class Tracker:
     def _nearest_end(self, s: BallState, u: Detection) -> tuple[float, float]:
         """Where ``u`` lies from the ball: its middle; for a long thing aimed at the ball (its
         axis within 30 degrees of the line to the ball: the cue, or the bridge hand and forearm
-        along it), its end nearer the ball."""
+        along it), its end nearer the ball, but no nearer than half a ball on its own side (a
+        thing that reaches over the ball still lies on the side its middle does)."""
         dx, dy = u.x_mm - s.x, u.y_mm - s.y
         ux, uy = u.streak_dir
         if u.streak_mm and (_within_30_degrees((dx, dy), (ux, uy))
                             or _within_30_degrees((dx, dy), (-ux, -uy))):
-            half = 0.5 * u.streak_mm * (1.0 if dx * ux + dy * uy < 0 else -1.0)
-            return dx + half * ux, dy + half * uy
+            along = dx * ux + dy * uy
+            shift = max(0.0, min(0.5 * u.streak_mm, abs(along) - 0.5 * self.d))
+            step = -shift if along > 0 else shift
+            return dx + step * ux, dy + step * uy
         return dx, dy
 
     def _front_piece(self, s: BallState, u: Detection) -> bool:

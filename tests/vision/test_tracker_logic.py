@@ -771,3 +771,20 @@ def test_a_ball_hidden_under_an_arm_does_not_follow_a_faint_smear_of_the_arm():
     for f in range(14, 20):
         assert math.dist(by_frame[f].balls["Y"][:2], y) < 1.0, f
     assert by_frame[len(frames) - 1].balls["Y"][2]
+
+
+def test_a_long_thing_reaching_over_a_resting_ball_lies_on_the_side_of_its_middle():
+    """A smeared arm 400 mm long whose middle lies 100 mm from W1, aimed along the line to it:
+    its near end, 200 mm from its middle, would lie 100 mm past W1 on the far side. The cue
+    behind W1 is on the side of the thing's middle, half a ball from W1 at the nearest."""
+    tracker = Tracker(TABLE, start_positions=LAYOUT)
+    feed(tracker, [layout_dets()] * 12)
+    w1 = tracker.states["W1"]
+    arm = det(w1.x + 100.0, w1.y, "red", score=0.1, colour_sure=False, streak_mm=400.0,
+              streak_dir=(1.0, 0.0))
+    x, y = tracker._nearest_end(w1, arm)
+    assert x == pytest.approx(0.5 * D) and y == pytest.approx(0.0)
+    far = det(w1.x - 365.0, w1.y, "red", score=0.1, colour_sure=False, streak_mm=326.0,
+              streak_dir=(-1.0, 0.0))
+    x, y = tracker._nearest_end(w1, far)
+    assert x == pytest.approx(-365.0 + 163.0) and y == pytest.approx(0.0)
