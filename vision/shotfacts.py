@@ -801,25 +801,22 @@ def _pushed_at(ball: str, other: str, t: float,
     here, there = position(ball, t), position(other, t)
     if any(p is None for p in at) or here is None or there is None:
         return False
-    before = np.subtract(at[1], at[0]) / span
-    after = np.subtract(at[3], at[2]) / span
-    change = after - before
-    away = np.subtract(here, there)
-    size = float(np.hypot(*change))
-    return size >= SLOW_KINK_MM_S and float(np.dot(change, away)) >= math.cos(
-        math.radians(30)) * size * float(np.hypot(*away))
+    change = (np.subtract(at[3], at[2]) - np.subtract(at[1], at[0])) / span
+    return float(np.hypot(*change)) >= SLOW_KINK_MM_S and _pushed_away(
+        change, here, there, max_angle_deg=30.0)
 
 
-def _pushed_away(change: np.ndarray, xy: Point, other: Point | None) -> bool:
+def _pushed_away(change: np.ndarray, xy: Point, other: Point | None,
+                 max_angle_deg: float = PUSH_ANGLE_DEG) -> bool:
     """A ball at ``xy`` whose velocity changed by ``change`` was pushed by a ball at ``other``:
     a contact pushes along the line of centres, away from the other ball (within
-    PUSH_ANGLE_DEG, for the cut's throw and the track's noise); a ball passing by another,
+    ``max_angle_deg``, for the cut's throw and the track's noise); a ball passing by another,
     its track wobbling, turns any way."""
     if other is None:
         return True
     away = np.subtract(xy, other)
     size = float(np.hypot(*change)) * float(np.hypot(*away))
-    return size == 0 or float(np.dot(change, away)) >= math.cos(math.radians(PUSH_ANGLE_DEG)) * size
+    return size == 0 or float(np.dot(change, away)) >= math.cos(math.radians(max_angle_deg)) * size
 
 
 def _kinked(v_in: np.ndarray, v_out: np.ndarray) -> bool:
