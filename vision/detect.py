@@ -86,6 +86,12 @@ STRONG = 2.0
 # own brightness (see _dark_balls): near half a disc, its blob flickers in and out of the search.
 WHOLE = 0.75
 STRONGER = 4.0  # ... and then above this, when the junk is stronger (blocks beside a moving ball)
+# A blob of one ball's size drawn out along an axis (its pixels' spread along it this many times
+# that across; a disc's is 1.0-1.1, the faint streaks of a red on a red cloth 1.4-2.2) and longer
+# than this many diameters is a short streak (see _one_ball)
+SHORT_STREAK_SPREAD = 1.3
+SHORT_STREAK_LENGTH = 1.25
+SHORT_STREAK_WIDTH = 0.37  # (those streaks: 0.42-0.47 radii; the cue's pieces 0.29-0.31)
 KMEANS_SEED = 7  # k-means is seeded on every call: the same video always gives the same balls
 # a see-through (blurred) ball is a mixture of a class and the cloth in brightness as well as in
 # colour: a mixture whose brightness is off by more than this factor is not what was seen
@@ -382,6 +388,7 @@ class _Blob:
     axis: tuple[float, float] = (0.0, 0.0)  # its direction (a unit vector in work pixels)
     key: tuple[int, ...] = ()  # identical work-resolution blob in two frames -> same detection
     piece: bool = False  # perhaps a piece of a faint motion-blur streak
+    drawn_out: bool = False  # one ball's size, drawn out along ``axis``: a streak if faint
 
 
 @dataclass(frozen=True)
@@ -1114,12 +1121,12 @@ class BallDetector:
             key = (x, y, w, h, area, round(cx * 1000), round(cy * 1000))
             # no point of a blob this narrow is more than 1.4 radii from its edge: one ball
             if area <= 1.5 * ball_area and min(w, h) <= 2.8 * r - 1:
-                blobs.append(_Blob(cx, cy, label, key=key))
+                blobs.append(_one_ball(labels[ly:ly + h, lx:lx + w] == i, cx, cy, label, key, r))
                 continue
             part = opened[ly:ly + h, lx:lx + w] & (labels[ly:ly + h, lx:lx + w] == i)
             sub = _distances(part)
             if area <= 1.5 * ball_area and float(sub.max()) <= 1.4 * r:
-                blobs.append(_Blob(cx, cy, label, key=key))
+                blobs.append(_one_ball(labels[ly:ly + h, lx:lx + w] == i, cx, cy, label, key, r))
                 continue
             found = None
             if float(sub.max()) > 1.4 * r:
@@ -1409,11 +1416,16 @@ class BallDetector:
             return []
         mm = self._to_table(np.array([q[1] for q in found]))
         mpp = self._mm_per_px
-        return [(b, Detection(float(c[0]), float(c[1]), float(m[0]), float(m[1]), r, "other",
-                              score, bgr, dots, b.length * sx * mpp if b.streak else 0.0,
-                              dark * mpp, cb, b.piece, streak_dir=(
-                                  self._direction_on_table(c, b) if b.streak else (0.0, 0.0))))
-                for (b, c, r, score, bgr, dots, dark, cb), m in zip(found, mm, strict=True)]
+        out = []
+        for (b, c, r, score, bgr, dots, dark, cb), m in zip(found, mm, strict=True):
+            # a drawn-out blob whose core is barely unlike the cloth is a blur (see _one_ball)
+            blur = b.streak or (b.drawn_out and self._faint_core(bgr, cb))
+            out.append((b, Detection(float(c[0]), float(c[1]), float(m[0]), float(m[1]), r,
+                                     "other", score, bgr, dots,
+                                     b.length * sx * mpp if blur else 0.0, dark * mpp, cb,
+                                     b.piece, streak_dir=(self._direction_on_table(c, b) if blur
+                                                          else (0.0, 0.0)))))
+        return out
 
     def _direction_on_table(self, c: NDArray[np.float64], b: _Blob) -> tuple[float, float]:
         """The table direction (a unit vector) of streak ``b`` centred at full pixel ``c``: of the
@@ -1478,11 +1490,15 @@ class BallDetector:
         kept."""
         if d.cloth_bgr is None or d.streak_mm > 0:
             return False
-        chroma, light = _core_against_cloth(d.bgr, d.cloth_bgr)
+        return self._faint_core(d.bgr, d.cloth_bgr)
+
+    def _faint_core(self, bgr: Sequence[float], cloth_bgr: Sequence[float]) -> bool:
+        """A core colour ``bgr`` barely unlike the cloth's there (see :meth:`_faint`)."""
+        chroma, light = _core_against_cloth(bgr, cloth_bgr)
         contrast = chroma + 0.5 * max(light - 1, 0.0)
         # the noise of a chromaticity grows as the light falls (a grey level is a bigger share
         # of a dark pixel): in a dark corner the margin grows with it
-        darker = max(1.0, self._cloth_level / (sum(d.cloth_bgr) + 3.0))
+        darker = max(1.0, self._cloth_level / (sum(cloth_bgr) + 3.0))
         return bool(contrast < STRONG * self.threshold * darker)
 
 
@@ -1511,6 +1527,33 @@ def _necked(dist: F32, centres: Sequence[tuple[float, float]]) -> bool:
         if at(0.5 * (ax + bx), 0.5 * (ay + by)) >= 0.7 * min(at(ax, ay), at(bx, by)):
             return False
     return True
+
+
+def _one_ball(part: NDArray[np.bool_], cx: float, cy: float, label: int,
+              key: tuple[int, ...], r: float) -> _Blob:
+    """A blob of one ball's size (``part``, its pixels; centroid (cx, cy), radius ``r``, work
+    pixels) as a candidate, marked drawn out when it is longer along an axis than a ball (its
+    spread along it SHORT_STREAK_SPREAD times that across, and longer than SHORT_STREAK_LENGTH
+    diameters) and about as wide as a ball across it (a spread of SHORT_STREAK_WIDTH radii at
+    least; a disc's is half a radius). Faint, that is a short streak: the middle of a fast
+    ball's blur on a cloth of nearly its colour (a red on a red cloth), all of it that rises
+    above the threshold (see :meth:`BallDetector._refine_new`); not faint, a ball with
+    something beside it (a pocket's rim). A disc's spreads are equal; a half-hidden ball's are
+    not, but it is no longer than a ball; a piece of the cue is narrower than a ball."""
+    ys, xs = np.nonzero(part)
+    pts = np.stack([xs, ys], 1).astype(np.float64)
+    pts -= pts.mean(0)
+    var, vec = np.linalg.eigh(pts.T @ pts / len(pts))
+    axis = vec[:, 1]
+    along = pts @ axis
+    length = float(along.max() - along.min()) + 1.0
+    drawn_out = bool(var[1] >= SHORT_STREAK_SPREAD ** 2 * max(var[0], 1e-9)
+                     and length >= SHORT_STREAK_LENGTH * 2.0 * r
+                     and var[0] >= (SHORT_STREAK_WIDTH * r) ** 2)
+    if drawn_out:
+        return _Blob(cx, cy, label, length=length, axis=(float(axis[0]), float(axis[1])),
+                     key=key, drawn_out=True)
+    return _Blob(cx, cy, label, key=key)
 
 
 def _tile_maxima(pad: Frame, t: int, channels: int) -> Frame:
