@@ -44,6 +44,7 @@ CLASS_OF = {"W1": "white", "W2": "white", "R1": "red", "R2": "red", "Y": "yellow
 _FAR = 1e6
 INIT_SCORE = 0.5  # least median ball-likeness of an object named in the first frames
 JAWS_S = 0.25  # a ball that vanished by a pocket and is seen again this soon did not drop
+STRUCK_DIAMETERS = 0.3  # a ball moving this many diameters a frame was clearly struck
 PICK_UP_SCORE = 0.6  # least ball-likeness of a ball that appears (respotted, placed by hand)
 PICK_UP_FRAMES = 5  # ... seen in place in this many frames
 PICK_UP_WINDOW = 2  # ... of the last PICK_UP_WINDOW times as many
@@ -156,6 +157,14 @@ class Tracker:
             raise VisionError(f"expected start positions of {', '.join(BALLS)}, got "
                               f"{', '.join(sorted(unknown))}")
         self.start_positions = dict(start_positions) if start_positions is not None else None
+        # a white the game state has in hand is placed in the house by its owner, on his own
+        # shot (RULES.md 6.4): the other white in hand is not on the table before the shooter's
+        # shot is over, his cue ball struck and every ball at rest again (a shadow or a hand in
+        # the house is not it)
+        self._in_hand_this_shot = ({w for w in ("W1", "W2") if w != cue_ball
+                                    and w not in self.start_positions}
+                                   if self.start_positions is not None and cue_ball else set())
+        self._cue_ball_struck = False
         self.unresolved = False
         # the whites were named by the game state and have not come near each other since: who
         # is who is known by continuity, and the dots (which misread now and then, frame after
@@ -268,7 +277,8 @@ class Tracker:
                     x, y = self.start_positions[ball]
                     self.states[ball] = BallState(ball, x, y, visible=False, status="hidden",
                                                   last_seen=first_frame)
-            free = [b for b in ids if b not in self.start_positions]
+            free = [b for b in ids if b not in self.start_positions
+                    and b not in self._in_hand_this_shot]
             clean = [o for j, o in enumerate(objs)
                      if j not in taken and o.ball_likeness >= PICK_UP_SCORE]
             for ball, o in zip(free, clean, strict=False):
@@ -435,6 +445,8 @@ class Tracker:
         self._check_whites()
         if self.unresolved:
             self._strike_resolves(frame)
+        if self._in_hand_this_shot:
+            self._end_of_first_shot(frame)
         balls = {b: (s.x, s.y, s.visible) for b, s in self.states.items()
                  if s.status in ("table", "hidden")}
         return FrameTracks(frame, frame / self.fps, dict(sorted(balls.items())), tuple(dets))
@@ -880,11 +892,12 @@ class Tracker:
                     or det.piece or det.streak_mm):
                 continue
             ids = [b for b in BALLS if CLASS_OF[b] == det.colour
-                   and (b not in self.states or self.states[b].status in ("pocketed", "lost"))]
+                   and (b not in self.states or self.states[b].status in ("pocketed", "lost"))
+                   and b not in self._in_hand_this_shot]
             frames_needed = PICK_UP_FRAMES
             if not ids:
                 ids = [b for b in BALLS if CLASS_OF[b] == det.colour
-                       and self.states[b].status == "hidden"]
+                       and b in self.states and self.states[b].status == "hidden"]
                 frames_needed = 3 * PICK_UP_FRAMES
             if not ids:
                 continue
@@ -984,15 +997,28 @@ class Tracker:
         w1.ball, w2.ball = "W2", "W1"
         self.states["W1"], self.states["W2"] = w2, w1
 
+    def _end_of_first_shot(self, frame: int) -> None:
+        """After the shooter's cue ball was struck, every ball at rest: his shot is over, and
+        the other white may be placed from hand."""
+        if not self._cue_ball_struck:
+            self._cue_ball_struck = self._struck(self.cue_ball, frame)
+        elif all(math.hypot(s.vx, s.vy) < REST_SPEED_DIAMETERS * self.d
+                 for s in self.states.values() if s.status in ("table", "hidden")):
+            self._in_hand_this_shot = set()
+
+    def _struck(self, ball: str | None, frame: int) -> bool:
+        """``ball`` is seen this frame moving clearly faster than any creep or jitter."""
+        s = self.states.get(ball) if ball else None
+        return (s is not None and s.last_seen == frame
+                and math.hypot(s.vx, s.vy) > STRUCK_DIAMETERS * self.d)
+
     def _strike_resolves(self, frame: int) -> None:
         """Undecided whites: the first to be struck (moving while the other rests) is the
         shooter's cue ball."""
         w1, w2 = self.states.get("W1"), self.states.get("W2")
         if self.cue_ball is None or w1 is None or w2 is None:
             return
-        fast = 0.3 * self.d  # mm per frame: clearly struck
-        m1 = w1.last_seen == frame and math.hypot(w1.vx, w1.vy) > fast
-        m2 = w2.last_seen == frame and math.hypot(w2.vx, w2.vy) > fast
+        m1, m2 = self._struck("W1", frame), self._struck("W2", frame)
         if m1 == m2:
             return
         struck = "W1" if m1 else "W2"

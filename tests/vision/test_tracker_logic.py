@@ -788,3 +788,22 @@ def test_a_long_thing_reaching_over_a_resting_ball_lies_on_the_side_of_its_middl
               streak_dir=(-1.0, 0.0))
     x, y = tracker._nearest_end(w1, far)
     assert x == pytest.approx(-365.0 + 163.0) and y == pytest.approx(0.0)
+
+
+def test_the_other_white_in_hand_is_not_on_the_table_before_the_shooters_shot_is_over():
+    # The opening: both whites in hand, the shooter (W1) placed his in the house. A clean white
+    # thing in the house (a shadow's edge, a hand) is not W2 while W1's shot is played; once
+    # every ball is at rest again, a white put down there is W2, placed from hand.
+    on_table = {b: xy for b, xy in LAYOUT.items() if b != "W2"}
+    other = det(450.0, 400.0, "white", score=0.7)
+    tracker = Tracker(TABLE, cue_ball="W1", start_positions=on_table)
+    frames = [[*layout_dets(on_table), other] for _ in range(30)]
+    x, y = on_table["W1"]
+    still = [d for d in layout_dets(on_table) if d.colour != "white"]
+    for k in range(1, 16):  # W1 struck toward the foot, 40 mm a frame
+        frames.append([*still, det(x + 40.0 * k, y, "white"), other])
+    frames += [[*still, det(x + 600.0, y, "white"), other] for _ in range(30)]
+    out = feed(tracker, frames)
+    assert all("W2" not in r.balls for r in out[:45])
+    assert "W2" in out[-1].balls
+    assert math.dist(out[-1].balls["W2"][:2], (450.0, 400.0)) < 1.0
