@@ -35,7 +35,7 @@ NEXT_STRIKE_S = 1.0  # ... and no player strikes again sooner: motion then is st
 REST_JITTER_DIAMETERS = 0.3
 FLICKER_RETURN_MM = 3 * STILL_MM_PER_FRAME  # a resting ball seen back this near never left
 PLACED_MM_PER_FRAME = 400.0  # faster than a shot (12 m/s) across unseen frames: put back by hand
-HARDEST_MM_PER_FRAME = 480.0  # ... unless seen rolling, or seen in two frames running, up to this
+HARDEST_MM_PER_FRAME = 480.0  # ... unless rolling on, or seen in two frames running up to this
 MIN_TRAVEL_MM = 34.0  # a shot moves some ball at least half a diameter (less is jitter)
 MIN_SHOT_FRAMES = 4  # motion over fewer frames is a ball being placed, not a shot
 MAX_GAP_FRAMES = 3  # a ball unseen for longer and then elsewhere was not rolling there
@@ -53,6 +53,9 @@ SLOW_KINK_MM_S = 60.0  # ... unless at least this and half the ball's speed (a s
 PUSH_ANGLE_DEG = 60.0  # a contact changes a ball's velocity away from the other ball, within this
 DOUBLE_KISS_S = 0.1  # two contacts of one pair this close in time are one (the track's noise)
 CONTACT_TOLERANCE_MM = 22.0  # centres within 2R +- this at an event: a contact
+# ... and a ball at rest sent off while one ball alone was rolling was hit by it when its path
+# passed this near where the hitter must have been (see _passing_hitter)
+LONE_HITTER_MM = 51.0
 GRAZE_MM = 4.0  # two rolling balls' centres this near touching (and pushed apart): a graze
 GRAZE_FRAMES = 3  # ... each ball's velocity compared over this many frames before and after
 CUSHION_TOLERANCE_MM = 22.0  # centre within R +- this of a nose at an event: a cushion
@@ -458,9 +461,11 @@ def _placed(samples: Sequence[Sample], k: int) -> bool:
     distance = math.dist(a.xy, b.xy)
     if distance / gap >= PLACED_MM_PER_FRAME:
         # (seen in two frames running, it was not moved by hand: a fast ball's blurred centres
-        # lag and lead its true place by up to a ball)
-        return distance / gap >= HARDEST_MM_PER_FRAME or (
-            gap > 1 and not _rolling_from(samples, k))
+        # lag and lead its true place by up to a ball; faster than the hardest shot, only when
+        # it rolls on from there: no hand moves a ball so fast and puts it down rolling)
+        if distance / gap >= HARDEST_MM_PER_FRAME:
+            return gap > 1 or not _rolling_from(samples, k)
+        return gap > 1 and not _rolling_from(samples, k)
     if gap <= MAX_GAP_FRAMES or distance <= STILL_MM_PER_FRAME * gap:
         return False
     return not (k >= 2 and _rolled_on(samples[k - 2], a, b)) and not _rolling_from(samples, k)
@@ -671,6 +676,12 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
         if hitter is None and len(moving) == 1 and _unseen_at(tracks[moving[0]], t):
             # the only ball rolling was not seen then (too fast, merged): it hit this one
             hitter, gap = moving[0], CONTACT_TOLERANCE_MM
+        if hitter is None and len(moving) == 1:
+            # the only ball rolling passed near where its hitter must have been: a fast ball
+            # that turns in mid-exposure leaves a bent blur, whose centre is off its way
+            hitter, gap = _passing_hitter(ball, rests[ball], first.velocity(first.start.t), t,
+                                          {moving[0]: seen_in_shot[moving[0]]}, D, fps,
+                                          tolerance=LONE_HITTER_MM)
         if hitter is not None:
             events.append(FoundEvent(t, "contact", (hitter, ball), rests[ball],
                                      confidence=_confidence(gap, CONTACT_TOLERANCE_MM)))
@@ -948,16 +959,16 @@ def _partner(ball: str, xy: Point, t: float, position: Callable[[str, float], Po
 
 
 def _passing_hitter(ball: str, rest: Point, leaving: np.ndarray, t: float,
-                    samples: Mapping[str, list[Sample]], diameter: float, fps: float
-                    ) -> tuple[str | None, float]:
+                    samples: Mapping[str, list[Sample]], diameter: float, fps: float,
+                    tolerance: float = 1.5 * CONTACT_TOLERANCE_MM) -> tuple[str | None, float]:
     """The ball whose path, sample to sample around ``t``, passed where the hitter of ``ball``
     must have been: a ball at rest leaves along the line of centres, so at the contact the
     hitter's centre lay one diameter behind ``rest`` against ``leaving`` (its velocity). The
     samples of a fast ball are far apart and its path between them cuts the corner of its
     deflection, so the path is tested against that point, not against the exact contact time.
     Returns the ball and how far its path passed from that point; None when no path came within
-    the contact tolerance (a third more: the point comes from the start direction, itself
-    measured)."""
+    ``tolerance`` (by default the contact tolerance and half more: the point comes from the
+    start direction, itself measured)."""
     speed = float(np.hypot(*leaving))
     if speed <= 0:
         return None, math.inf
@@ -977,7 +988,7 @@ def _passing_hitter(ball: str, rest: Point, leaving: np.ndarray, t: float,
             distance = float(np.hypot(*(pa + u * seg - contact)))
             if distance < best[1]:
                 best = (other, distance)
-    return best if best[1] <= 1.5 * CONTACT_TOLERANCE_MM else (None, best[1])
+    return best if best[1] <= tolerance else (None, best[1])
 
 
 def _unseen_at(samples: Sequence[Sample], t: float) -> bool:

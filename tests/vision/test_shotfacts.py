@@ -539,6 +539,37 @@ def test_a_ball_seen_in_two_frames_running_faster_than_a_hand_but_not_the_hardes
     assert _until_placed(jumped) == rest
 
 
+def test_a_ball_seen_rolling_on_from_a_jump_faster_than_the_hardest_shot_rolled():
+    """As W1 in bank_yellow_corner_s103: struck at 11.6 m/s into Y, its blurred centre in the
+    frame of the contact lags 116 mm behind its place, so the next step reads 505 mm (more
+    than the hardest shot's 480); then it rolls on at a steady 380 mm a frame. No hand puts a
+    ball down rolling: it rolled. The same jump to a ball at rest there was a hand's (or
+    another ball)."""
+    rest = [Sample(f, f / FPS, (2009.0, 368.0)) for f in range(20, 31)]
+    blurred = [Sample(31, 31 / FPS, (2202.0, 587.0))]
+    on = [Sample(f, f / FPS, (2591.0 + 320.0 * (f - 32), 909.0 + 206.0 * (f - 32)))
+          for f in range(32, 35)]
+    assert _until_placed(rest + blurred + on) == rest + blurred + on
+    still = [Sample(f, f / FPS, (2591.0, 909.0)) for f in range(32, 40)]
+    assert _until_placed(rest + blurred + still) == rest + blurred
+
+
+def test_a_ball_sent_off_while_one_ball_alone_rolled_near_was_hit_by_it():
+    """As in bank_yellow_corner_s103: W1, struck at 11.6 m/s, hits Y within its first frame
+    and turns; its blurred centre in that frame lies off its way, so its path between samples
+    passes 36 mm from where the hitter of Y must have been (more than the contact tolerance
+    allows a path). It was the only ball rolling: it hit Y."""
+    rows = [(f, "W1", 2009.0, 368.0, True) for f in range(10, 31)]
+    rows += [(31, "W1", 2202.0, 587.0, True)]
+    rows += [(f, "W1", 2591.0 + 320.0 * (f - 32), 909.0 + 206.0 * (f - 32), True)
+             for f in range(32, 35)]
+    y_rest = (2281.0, 787.0)
+    rows += [(f, "Y", *y_rest, True) for f in range(10, 32)]
+    rows += [(f, "Y", y_rest[0] - 57.0 * (f - 31.0), y_rest[1] + 88.0 * (f - 31.0), True)
+             for f in range(32, 45)]
+    assert first_events(rows, 2) == [("strike", "W1"), ("contact", ["W1", "Y"])]
+
+
 def test_balls_resting_by_a_cushion_and_hit_into_it_were_hit_when_they_left():
     """As in carom_3_s89: W2 and Y rest 36 mm off the foot cushion; W1 comes up between them
     and hits both at once. Each goes into the cushion (16 then 30 mm off its place) and
