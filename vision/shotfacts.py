@@ -33,6 +33,7 @@ NEXT_STRIKE_S = 1.0  # ... and no player strikes again sooner: motion then is st
 # the cue, its shadow across it): the tracker keeps it in place, and shot facts do not take such
 # a sighting for the start of a motion.
 REST_JITTER_DIAMETERS = 0.3
+FIRST_STEP_SHARE = 0.25  # a ball leaving its place: its first step at least this share of the next
 FLICKER_RETURN_MM = 3 * STILL_MM_PER_FRAME  # a resting ball seen back this near never left
 PLACED_MM_PER_FRAME = 400.0  # faster than a shot (12 m/s) across unseen frames: put back by hand
 HARDEST_MM_PER_FRAME = 480.0  # ... unless rolling on, or seen in two frames running up to this
@@ -413,9 +414,12 @@ def _left_rest(samples: list[Sample], rest: Point, diameter: float,
         gap_next = k + 1 < len(samples) and samples[k + 1].frame - samples[k].frame > 1
         # further off in each of the next two samples, by more than a still ball drifts in
         # all (or in the last, if the ball then vanished: at the end of the video, or of the
-        # shot, there is no telling)
+        # shot, there is no telling); the first step no shorter than a quarter of the next, as
+        # a ball sent off goes fastest at once (a ball touching the one struck may drift a
+        # little, a step of a mm, before it is hit and goes 20 mm a frame)
         going = bounced or (all(b > a for a, b in itertools.pairwise(after)) and (
-            after[-1] - after[0] > STILL_MM_PER_FRAME if len(after) == 3 else vanished))
+            after[-1] - after[0] > STILL_MM_PER_FRAME if len(after) == 3 else vanished)
+            and (len(after) < 3 or after[1] - after[0] >= FIRST_STEP_SHARE * (after[2] - after[1])))
         leaves = d > STILL_MM_PER_FRAME and going and not (
             gap_next and d < REST_JITTER_DIAMETERS * diameter)
         # (or far off after a gap; the first sample: the rest was seen before these samples)

@@ -570,6 +570,22 @@ def test_a_ball_sent_off_while_one_ball_alone_rolled_near_was_hit_by_it():
     assert first_events(rows, 2) == [("strike", "W1"), ("contact", ["W1", "Y"])]
 
 
+def test_a_ball_touching_the_cue_ball_that_drifts_before_the_strike_was_hit_by_it():
+    """As in touching_whites_s107: W2 touches W1. Two frames before the strike W2's picture
+    drifts 1.6 mm, then 0.8 mm more (the cue's shadow coming); then W1 is struck and W2 goes
+    along their line of centres at 23 mm a frame. A ball sent off goes fastest at once: the
+    drift was not W2 leaving, and W1, struck, hit W2 (not W2 struck two frames early)."""
+    w1, w2 = (1444.8, 555.2), (1505.9, 582.6)
+    rows = [(f, "W1", *w1, True) for f in range(10, 30)]
+    rows += [(f, "W1", w1[0] + 14.4 * (f - 29.8), w1[1] - 28.0 * (f - 29.8), True)
+             for f in range(30, 45)]
+    rows += [(f, "W2", *w2, True) for f in range(10, 29)]
+    rows += [(29, "W2", w2[0] + 1.4, w2[1] + 0.8, True), (30, "W2", w2[0] + 2.3, w2[1] + 0.5, True)]
+    rows += [(f, "W2", w2[0] + 21.6 * (f - 30.1), w2[1] + 9.8 * (f - 30.1), True)
+             for f in range(31, 45)]
+    assert first_events(rows, 2) == [("strike", "W1"), ("contact", ["W1", "W2"])]
+
+
 def test_balls_resting_by_a_cushion_and_hit_into_it_were_hit_when_they_left():
     """As in carom_3_s89: W2 and Y rest 36 mm off the foot cushion; W1 comes up between them
     and hits both at once. Each goes into the cushion (16 then 30 mm off its place) and
