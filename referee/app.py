@@ -56,6 +56,8 @@ class RefereeRun:
     # before which shot (index) balls were found put in the wrong place
     placement: defaultdict[int, list[PlacementWarning]] = field(
         default_factory=lambda: defaultdict(list))
+    # what of a camera's shot facts was left out to fit the game state (see Game.record)
+    camera_notes: defaultdict[int, list[str]] = field(default_factory=lambda: defaultdict(list))
 
 
 def shot_line(index: int, facts: ShotFacts, verdict: Verdict) -> str:
@@ -104,6 +106,10 @@ def referee_game(game: Game, journal: Journal, *, resume: bool = False, pace_s: 
         for warning in placement_warnings(run.match.state, raw):
             run.placement[i].append(warning)
             print(f"  {'':8s}  placement before shot {i + 1}: {warning.describe()}", file=out)
+        raw, left_out = game.record(i, run.match.state)
+        for note in left_out:
+            run.camera_notes[i].append(note)
+            print(f"  {'':8s}  camera, shot {i + 1}: {note}", file=out)
         try:
             facts = ShotFacts.from_dict(raw, where)
             run.match, verdict = run.match.play(facts)
@@ -143,6 +149,8 @@ def match_report(run: RefereeRun, timings: dict[str, float]) -> dict[str, Any]:
             shot = {**entry.facts.to_dict(), "verdict": entry.verdict.to_dict()}
             if run.placement.get(played):
                 shot["placement_warnings"] = [w.to_dict() for w in run.placement[played]]
+            if run.camera_notes.get(played):
+                shot["left_out"] = list(run.camera_notes[played])
             shots.append(shot)
             played += 1
         else:

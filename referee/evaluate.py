@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
+from referee.gamefile import fit_to_state
 from rules import Ball, Event, EventType, KaisaError, ShotFacts, advance, judge
 
 # Two events are the same when they name the same balls (and cushion) and are this close in time.
@@ -151,18 +152,19 @@ def score_shots(truth_shots: Sequence[Mapping[str, Any]], found_shots: Sequence[
 
 def judge_found_shots(labels: Any, found: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Judge the found shots in order from the labels' start, with the labelled calls (a match
-    would take them from a calls file) and the labelled placements of whites from hand."""
+    would take them from a calls file) and the labelled placements of whites from hand, each
+    fitted to the state as ``kaisa referee`` fits a video's (see ``fit_to_state``)."""
     state = labels.start
     out = []
     for k, shot in enumerate(found):
         truth = labels.doc["shots"][min(k, len(labels.doc["shots"]) - 1)]
         shot = {**shot, "call": truth.get("call")}
         try:
-            facts = ShotFacts.from_dict(shot)
             if "start_positions" in truth:
                 placed = {Ball(b): (x, y) for b, (x, y) in truth["start_positions"].items()}
                 state = replace(state, positions=placed, in_hand=frozenset(
                     w for w in state.in_hand if w not in placed))
+            facts = ShotFacts.from_dict(fit_to_state(state, shot)[0])
             verdict = judge(state, facts)
             state = advance(state, verdict)
             out.append({**shot, "verdict": verdict.to_dict()})

@@ -13,7 +13,16 @@ from pathlib import Path
 from typing import Any
 
 from referee.errors import InputError
-from rules import GameState, KaisaError, RuleOptions, ShotFacts, Verdict, advance, judge
+from rules import (
+    GameState,
+    KaisaError,
+    RuleOptions,
+    ShotFacts,
+    Verdict,
+    advance,
+    cue_ball_of,
+    judge,
+)
 from rules.options import parse_rules_text
 
 
@@ -59,15 +68,22 @@ class Game:
     start: GameState
     shots: tuple[Mapping[str, Any], ...]
     description: str = ""
+    from_camera: bool = False  # the shots were found in a video (see fit_to_state)
+
+    def record(self, index: int, state: GameState) -> tuple[Mapping[str, Any], list[str]]:
+        """Shot ``index``'s record as judged from ``state``, and what was left out of it: a
+        camera's facts are fitted to the state (see :func:`fit_to_state`), a file's are not."""
+        shot = self.shots[index]
+        return fit_to_state(state, shot) if self.from_camera else (shot, [])
 
     def judged(self) -> Iterator[tuple[int, ShotFacts, Verdict]]:
         """Each shot with its verdict, judged in order. Raises InputError (naming the file, the
         shot and the field) at the first shot that cannot be judged; earlier ones are yielded."""
         state = self.start
-        for i, record in enumerate(self.shots):
+        for i in range(len(self.shots)):
             where = f"shots[{i}]"
             try:
-                facts = ShotFacts.from_dict(record, where)
+                facts = ShotFacts.from_dict(self.record(i, state)[0], where)
                 verdict = judge(state, facts)
             except KaisaError as err:
                 located = err if err.where.startswith(where) else err.at(where)
@@ -90,3 +106,34 @@ def load_game(path: Path, options: RuleOptions | None = None) -> Game:
     except KaisaError as err:
         raise InputError(str(err), str(path)) from None
     return Game(path, opts, start, tuple(shots), str(data.get("description", "")))
+
+
+def fit_to_state(state: GameState, shot: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """A camera's shot facts made to fit the game state they are judged from, and what was
+    left out: a ball the state has in hand, other than the shooter's cue ball (which he
+    places), is off the table, so what the tracker took for it (a hand, a shadow in the house)
+    was not it: its events after the strike and its positions are dropped. Without this the
+    record is refused as impossible (RULES.md 6.4) and the match stops at a tracker's slip."""
+    cue = cue_ball_of(state.shooter)
+    away = {b.value for b in state.in_hand if b is not cue}
+    if not away:
+        return dict(shot), []
+    out = dict(shot)
+    notes = []
+    events = list(shot.get("events") or [])
+
+    def of_a_ball_away(event: object) -> bool:
+        return isinstance(event, Mapping) and bool(
+            away & {event.get("ball"), *(event.get("balls") or [])})
+
+    kept = events[:1] + [e for e in events[1:] if not of_a_ball_away(e)]
+    if len(kept) < len(events):
+        out["events"] = kept
+        notes.append(f"{len(events) - len(kept)} event(s) of {', '.join(sorted(away))} left out "
+                     "(in hand)")
+    for key in ("final_positions", "start_positions"):
+        where = shot.get(key)
+        if isinstance(where, Mapping) and away & set(where):
+            out[key] = {b: xy for b, xy in where.items() if b not in away}
+            notes.append(f"{key} of {', '.join(sorted(away & set(where)))} left out (in hand)")
+    return out, notes

@@ -182,5 +182,5 @@ def game_from_video(video: Path, options: RuleOptions, start: GameState,
                "shot_facts_s": round(found - tracked, 3),
                "pictures_s": round(time.perf_counter() - found, 3)}
     game = Game(video, options, start, tuple(apply_calls(shots, calls)),
-                f"{len(shots)} shots found in the video")
+                f"{len(shots)} shots found in the video", from_camera=True)
     return VideoFacts(game, calibration, timings, rows, drift.events)

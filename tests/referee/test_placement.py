@@ -3,6 +3,7 @@ their points (5 mm) and a white from hand in the house; the referee says so, lin
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
@@ -53,3 +54,43 @@ def test_a_red_not_put_back_is_reported_missing(tmp_path: Path, capsys):
     path = demo_with_positions_before(4, {"W1": [500.0, 500.0]}, tmp_path)
     assert main(["referee", str(path)]) == 0
     assert "placement before shot 5: R1 was not put back" in capsys.readouterr().out
+
+
+def opening_with_a_phantom_w2() -> dict:
+    """The opening (both whites in hand, W1 to play): W1 placed, struck, hits Y; the camera
+    also saw "W2" (a shadow in the house), touching W1 and resting there at the end."""
+    return {"events": [{"t": 1.0, "type": "strike", "ball": "W1"},
+                       {"t": 1.2, "type": "contact", "balls": ["W1", "W2"]},
+                       {"t": 1.6, "type": "contact", "balls": ["W1", "Y"]}],
+            "final_positions": {"W1": [2600.0, 1300.0], "W2": [480.0, 360.0],
+                                "R1": [887.5, 887.5], "Y": [1775.0, 600.0],
+                                "R2": [2662.5, 887.5]}}
+
+
+def test_a_cameras_ball_the_state_has_in_hand_is_left_out_and_the_shot_judged(tmp_path: Path):
+    from referee.app import referee_game
+    from referee.gamefile import Game, fit_to_state
+    from referee.journal import Journal
+    from rules import GameState, RuleOptions
+
+    start = GameState(options=RuleOptions())
+    shot = opening_with_a_phantom_w2()
+    fitted, notes = fit_to_state(start, shot)
+    assert [e.get("balls") for e in fitted["events"]] == [None, ["W1", "Y"]]
+    assert "W2" not in fitted["final_positions"] and len(notes) == 2
+    assert fit_to_state(start, {**shot, "events": shot["events"][:1]})[0]["events"] == \
+        shot["events"][:1]
+    # a file's record is the user's: refused as impossible, a camera's is fitted and judged
+    from_file = Game(tmp_path / "g.json", RuleOptions(), start, (shot,))
+    with pytest.raises(Exception, match="W2 is in hand"):
+        list(from_file.judged())
+    video = tmp_path / "v.mp4"
+    video.write_bytes(b"(the video the facts were found in)")
+    camera = Game(video, RuleOptions(), start, (shot,), from_camera=True)
+    ((_, _, verdict),) = list(camera.judged())
+    assert verdict.fouls and "opening_shot" in [f.value for f in verdict.fouls]
+    with Journal(tmp_path / "j.sqlite") as journal:
+        out = io.StringIO()
+        run = referee_game(camera, journal, out=out)
+    assert len(run.judged_now) == 1 and run.camera_notes[0] == notes
+    assert "camera, shot 1: 1 event(s) of W2 left out (in hand)" in out.getvalue()
