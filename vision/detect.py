@@ -1418,8 +1418,7 @@ class BallDetector:
         mpp = self._mm_per_px
         out = []
         for (b, c, r, score, bgr, dots, dark, cb), m in zip(found, mm, strict=True):
-            # a drawn-out blob whose core is barely unlike the cloth is a blur (see _one_ball)
-            blur = b.streak or (b.drawn_out and self._faint_core(bgr, cb))
+            blur = b.streak or (b.drawn_out and self._a_blur(bgr, cb))
             out.append((b, Detection(float(c[0]), float(c[1]), float(m[0]), float(m[1]), r,
                                      "other", score, bgr, dots,
                                      b.length * sx * mpp if blur else 0.0, dark * mpp, cb,
@@ -1490,16 +1489,23 @@ class BallDetector:
         kept."""
         if d.cloth_bgr is None or d.streak_mm > 0:
             return False
-        return self._faint_core(d.bgr, d.cloth_bgr)
+        return self._core_contrast(d.bgr, d.cloth_bgr) < STRONG
 
-    def _faint_core(self, bgr: Sequence[float], cloth_bgr: Sequence[float]) -> bool:
-        """A core colour ``bgr`` barely unlike the cloth's there (see :meth:`_faint`)."""
+    def _a_blur(self, bgr: Sequence[float], cloth_bgr: Sequence[float]) -> bool:
+        """A drawn-out blob (see :func:`_one_ball`) with this core colour is a blurred ball: its
+        core faint, but as unlike the cloth as the threshold at least, as a mixture of a ball
+        and the cloth is (a block of junk by a pocket's hole is less)."""
+        return 1.0 <= self._core_contrast(bgr, cloth_bgr) < STRONG
+
+    def _core_contrast(self, bgr: Sequence[float], cloth_bgr: Sequence[float]) -> float:
+        """How unlike the cloth there a core colour ``bgr`` is, in ball thresholds (see
+        :meth:`_faint`)."""
         chroma, light = _core_against_cloth(bgr, cloth_bgr)
         contrast = chroma + 0.5 * max(light - 1, 0.0)
         # the noise of a chromaticity grows as the light falls (a grey level is a bigger share
         # of a dark pixel): in a dark corner the margin grows with it
         darker = max(1.0, self._cloth_level / (sum(cloth_bgr) + 3.0))
-        return bool(contrast < STRONG * self.threshold * darker)
+        return float(contrast / (self.threshold * darker))
 
 
 def _core_against_cloth(bgr: Sequence[float], cloth_bgr: Sequence[float]) -> tuple[float, float]:

@@ -781,3 +781,15 @@ def test_only_a_blob_longer_than_a_ball_and_as_wide_is_drawn_out():
     streak, axis = shape((np.abs(along) <= 1.6 * r) & (np.abs(across) <= 0.8 * r))
     assert streak
     assert abs(abs(axis[0] + axis[1]) / np.sqrt(2) - 1.0) < 1e-6
+
+
+def test_a_drawn_out_blob_is_a_blur_only_if_its_core_is_faint_but_no_fainter_than_a_ball_s():
+    # core colours measured on the synthetic clips: a red's blur on a red cloth (chain_two_s71),
+    # a sharp red there, and a block of junk by a pocket's hole (combination_s113: nearly the
+    # cloth's own colour, but just more than CLOTH_LIKE off in each channel of a dark cloth)
+    cal, img = calibration(), red_cloth()
+    det = BallDetector(cal)
+    det.learn_cloth(img)
+    assert det._a_blur((28.0, 16.0, 110.0), (30.0, 17.0, 84.0))
+    assert not det._a_blur((18.0, 16.0, 160.0), (30.0, 17.0, 84.0))
+    assert not det._a_blur((24.0, 32.0, 22.0), (22.0, 35.0, 24.0))
