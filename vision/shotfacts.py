@@ -466,13 +466,22 @@ def _placed(samples: Sequence[Sample], k: int) -> bool:
     if distance / gap >= PLACED_MM_PER_FRAME:
         # (seen in two frames running, it was not moved by hand: a fast ball's blurred centres
         # lag and lead its true place by up to a ball; faster than the hardest shot, only when
-        # it rolls on from there: no hand moves a ball so fast and puts it down rolling)
+        # it rolls on from there as fast: no hand moves a ball so and puts it down rolling)
         if distance / gap >= HARDEST_MM_PER_FRAME:
-            return gap > 1 or not _rolling_from(samples, k)
+            return gap > 1 or not _rolls_on_as_fast(samples, k, distance)
         return gap > 1 and not _rolling_from(samples, k)
     if gap <= MAX_GAP_FRAMES or distance <= STILL_MM_PER_FRAME * gap:
         return False
     return not (k >= 2 and _rolled_on(samples[k - 2], a, b)) and not _rolling_from(samples, k)
+
+
+def _rolls_on_as_fast(samples: Sequence[Sample], k: int, jump: float) -> bool:
+    """From sample ``k`` the ball goes on in the next two frames at half the ``jump`` (mm) a
+    frame or more: a ball so fast loses no more in a frame or two (a cushion turns it). A thing
+    wandering after a jump (a hand, the cue taken for a ball) does not."""
+    steps = list(itertools.pairwise(samples[k:k + 3]))
+    return len(steps) == 2 and all(
+        b.frame - a.frame == 1 and math.dist(a.xy, b.xy) >= 0.5 * jump for a, b in steps)
 
 
 def _rolling_from(samples: Sequence[Sample], k: int) -> bool:

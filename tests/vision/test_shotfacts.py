@@ -552,6 +552,14 @@ def test_a_ball_seen_rolling_on_from_a_jump_faster_than_the_hardest_shot_rolled(
     assert _until_placed(rest + blurred + on) == rest + blurred + on
     still = [Sample(f, f / FPS, (2591.0, 909.0)) for f in range(32, 40)]
     assert _until_placed(rest + blurred + still) == rest + blurred
+    # as the phantom W2 on the club footage (simulation_vs_reality_2): a jump of 519 mm, then
+    # steps of 207 and 244 mm and a slow roll: a thing wandering (no ball slows so), not rolling
+    wander = [Sample(17, 17 / FPS, (573.0, 932.0)), Sample(18, 18 / FPS, (384.0, 847.0)),
+              Sample(19, 19 / FPS, (162.0, 748.0))]
+    wander += [Sample(f, f / FPS, (162.0 - 20.0 * (f - 19), 748.0 - 13.0 * (f - 19)))
+               for f in range(20, 24)]
+    jumped = [Sample(f, f / FPS, (1050.0, 1135.0)) for f in range(10, 17)]
+    assert _until_placed(jumped + wander) == jumped
 
 
 def test_a_ball_sent_off_while_one_ball_alone_rolled_near_was_hit_by_it():
