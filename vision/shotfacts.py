@@ -362,23 +362,24 @@ def _start_time(rest: Point, piece: Piece, fps: float, last_rest: Sample | None 
 PAST_MOUTH_MM = 3.0  # a centre this far past a pocket's mouth line has dropped
 
 
-def past_mouth(table: TableSpec, xy: Point) -> Pocket | None:
-    """The pocket whose mouth line the ball centre ``xy`` has crossed (it has dropped), if any.
-    Corner mouths run between the jaws across the corner; middle mouths along the nose line."""
+def past_mouth(table: TableSpec, xy: Point, margin: float = PAST_MOUTH_MM) -> Pocket | None:
+    """The pocket whose mouth line the ball centre ``xy`` has crossed by ``margin`` mm (it has
+    dropped), if any; a negative margin: come that near the line. Corner mouths run between
+    the jaws across the corner; middle mouths along the nose line."""
     for pocket in Pocket:
         px, py = table.pocket_xy(pocket)
         mouth = table.pocket_mouth_mm(pocket)
         if pocket.is_middle:
             inward = 1.0 if py == 0 else -1.0
             depth = (xy[1] - py) * inward
-            if depth < -PAST_MOUTH_MM and abs(xy[0] - px) < mouth / 2 + table.ball_radius_mm:
+            if depth < -margin and abs(xy[0] - px) < mouth / 2 + table.ball_radius_mm:
                 return pocket
         else:
             nx = 1.0 if px == 0 else -1.0
             ny = 1.0 if py == 0 else -1.0
             # Signed distance from the mouth line (through the mouth's middle, across the corner).
             depth = ((xy[0] - px) * nx + (xy[1] - py) * ny) / math.sqrt(2) - mouth / 2
-            if depth < -PAST_MOUTH_MM:
+            if depth < -margin:
                 return pocket
     return None
 
@@ -624,7 +625,11 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
             before = [s for s in samples if s.frame < moving[0].frame]
             if before:
                 last_rest[ball] = before[-1]
-        if inside[-1].frame > window.last or ball not in pieces:
+        # (a ball that rolled, last seen on a pocket's mouth line creeping in after the other
+        # balls stopped and gone for good, dropped: it is no ball at rest)
+        crept_in = (after is None and vanished and ball in pieces
+                    and past_mouth(table, inside[-1].xy, -PAST_MOUTH_MM) is not None)
+        if (inside[-1].frame > window.last and not crept_in) or ball not in pieces:
             finals[ball] = inside[-1].xy
 
     def start_of(ball: str) -> float:

@@ -594,6 +594,25 @@ def test_a_ball_touching_the_cue_ball_that_drifts_before_the_strike_was_hit_by_i
     assert first_events(rows, 2) == [("strike", "W1"), ("contact", ["W1", "W2"])]
 
 
+def test_a_ball_creeping_into_a_corner_pocket_after_the_others_stopped_is_potted():
+    """As W1 in bank_red_corner_s113: rolling along the left cushion at 7 mm a frame into the
+    foot-left corner, it turns on the jaw and creeps on, slowing to a mm a frame (slower than a
+    still ball drifts, so the shot is over), and is gone for good with its centre on the mouth
+    line: it dropped into that pocket; it is no ball at rest."""
+    W = TABLE.width_mm
+    rows = [(f, "W1", 3000.0, W - 34.0, True) for f in range(10, 31)]
+    rows += [(f, "W1", 3000.0 + 7.0 * (f - 30), W - 34.0, True) for f in range(31, 103)]
+    into_the_jaws = [(3516.7, 1741.0), (3520.5, 1741.7), (3519.8, 1744.6), (3519.9, 1747.0),
+                     (3520.3, 1748.6), (3521.4, 1748.8), (3522.4, 1749.0), (3523.2, 1749.2),
+                     (3524.0, 1749.4)]  # (the true track; the last on the mouth line)
+    rows += [(103 + k, "W1", x, y, True) for k, (x, y) in enumerate(into_the_jaws)]
+    rows += [(f, "R2", 900.0, 300.0, True) for f in range(10, 150)]
+    (shot,) = shots_from_tracks(TABLE, tracks_from_rows(rows, FPS), FPS)
+    pots = [(e["ball"], e["pocket"]) for e in shot["events"] if e["type"] == "pocket"]
+    assert pots == [("W1", "FL")]
+    assert "W1" not in shot.get("final_positions", {})
+
+
 def test_balls_resting_by_a_cushion_and_hit_into_it_were_hit_when_they_left():
     """As in carom_3_s89: W2 and Y rest 36 mm off the foot cushion; W1 comes up between them
     and hits both at once. Each goes into the cushion (16 then 30 mm off its place) and
