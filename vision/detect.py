@@ -1546,20 +1546,20 @@ def _one_ball(part: NDArray[np.bool_], cx: float, cy: float, label: int,
     above the threshold (see :meth:`BallDetector._refine_new`); not faint, a ball with
     something beside it (a pocket's rim). A disc's spreads are equal; a half-hidden ball's are
     not, but it is no longer than a ball; a piece of the cue is narrower than a ball."""
-    ys, xs = np.nonzero(part)
-    pts = np.stack([xs, ys], 1).astype(np.float64)
-    pts -= pts.mean(0)
-    var, vec = np.linalg.eigh(pts.T @ pts / len(pts))
+    m = cv2.moments(part.view(np.uint8), binaryImage=True)  # (most blobs end here: discs)
+    cov = np.array([[m["mu20"], m["mu11"]], [m["mu11"], m["mu02"]]]) / max(m["m00"], 1.0)
+    var, vec = np.linalg.eigh(cov)
+    if not (var[1] >= SHORT_STREAK_SPREAD ** 2 * max(var[0], 1e-9)
+            and var[0] >= (SHORT_STREAK_WIDTH * r) ** 2):
+        return _Blob(cx, cy, label, key=key)
     axis = vec[:, 1]
-    along = pts @ axis
+    ys, xs = np.nonzero(part)
+    along = xs * axis[0] + ys * axis[1]
     length = float(along.max() - along.min()) + 1.0
-    drawn_out = bool(var[1] >= SHORT_STREAK_SPREAD ** 2 * max(var[0], 1e-9)
-                     and length >= SHORT_STREAK_LENGTH * 2.0 * r
-                     and var[0] >= (SHORT_STREAK_WIDTH * r) ** 2)
-    if drawn_out:
-        return _Blob(cx, cy, label, length=length, axis=(float(axis[0]), float(axis[1])),
-                     key=key, drawn_out=True)
-    return _Blob(cx, cy, label, key=key)
+    if length < SHORT_STREAK_LENGTH * 2.0 * r:
+        return _Blob(cx, cy, label, key=key)
+    return _Blob(cx, cy, label, length=length, axis=(float(axis[0]), float(axis[1])), key=key,
+                 drawn_out=True)
 
 
 def _tile_maxima(pad: Frame, t: int, channels: int) -> Frame:
