@@ -386,9 +386,15 @@ def past_mouth(table: TableSpec, xy: Point, margin: float = PAST_MOUTH_MM) -> Po
 
 def _until_dropped(table: TableSpec, samples: list[Sample]) -> list[Sample]:
     """The samples before the ball's centre crossed a pocket's mouth (a tracker may go on
-    reporting a ball it sees in the pocket's shadow)."""
+    reporting a ball it sees in the pocket's shadow), unless it crossed by less than a quarter
+    of a radius and is seen back out on the table after it, its centre a radius or more short
+    of every mouth line: it rattled in the jaws (its picture there reads deeper than it was)
+    and stayed out. (Deeper, it dropped: what comes back out is something else.)"""
+    r = table.ball_radius_mm
+    out_again = [past_mouth(table, s.xy, -r) is None for s in samples]
     for k, s in enumerate(samples):
-        if past_mouth(table, s.xy) is not None:
+        if past_mouth(table, s.xy) is not None and (
+                past_mouth(table, s.xy, 0.25 * r) is not None or not any(out_again[k + 1:])):
             return samples[: k + 1] if k == 0 else samples[:k]
     return samples
 

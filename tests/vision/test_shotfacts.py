@@ -613,6 +613,35 @@ def test_a_ball_creeping_into_a_corner_pocket_after_the_others_stopped_is_potted
     assert "W1" not in shot.get("final_positions", {})
 
 
+def test_a_ball_rattling_in_the_jaws_read_a_little_past_the_mouth_and_back_out_stayed_out():
+    """As Y in bank_yellow_corner_s61: into the head-right corner, its picture in the jaws reads
+    5 mm past the mouth line (the truth: 6 mm short of it), then it comes back out onto the
+    table (59 mm, 55 mm) and only later rolls in and is gone: potted then, not at the rattle.
+    Read 17 mm past the line, it had dropped: what the tracker follows back out is something
+    else (video_12 of the club footage)."""
+    into = [(266.0, 291.0), (229.0, 251.0), (192.0, 211.0), (155.0, 172.0), (118.0, 132.0),
+            (86.0, 98.0), (37.0, 46.0), (24.0, 21.0), (28.0, 27.0), (40.0, 36.0), (47.0, 43.0),
+            (49.0, 46.0), (54.0, 52.0), (54.0, 53.0), (54.0, 53.0), (52.0, 50.0), (48.0, 47.0),
+            (44.0, 42.0), (42.0, 40.0), (38.0, 36.0), (36.0, 34.0), (28.0, 27.0), (30.0, 28.0),
+            (29.0, 26.0), (29.0, 26.0)]  # frames 70-94, as tracked
+    rows = [(f, "Y", 266.0 + 37.0 * (70 - max(f, 50)), 291.0 + 40.0 * (70 - max(f, 50)), True)
+            for f in range(10, 70)]  # at rest, struck at frame 50 toward the corner
+    rows += [(70 + k, "Y", x, y, True) for k, (x, y) in enumerate(into)]
+    rows += [(f, "R2", 2900.0, 300.0, True) for f in range(10, 140)]
+
+    def pots(rows: list) -> list[tuple[str, int]]:
+        shots = shots_from_tracks(TABLE, tracks_from_rows(rows, FPS), FPS)
+        return [(e["pocket"], round(e["t"] * FPS)) for s in shots for e in s["events"]
+                if e["type"] == "pocket"]
+
+    ((pocket, frame),) = pots(rows)
+    assert pocket == "HR" and frame >= 93
+    deep = [(f, b, 10.0, 8.0, v) if (f, b) == (77, "Y") else (f, b, x, y, v)
+            for f, b, x, y, v in rows]
+    ((pocket, frame),) = pots(deep)
+    assert pocket == "HR" and frame <= 78
+
+
 def test_balls_resting_by_a_cushion_and_hit_into_it_were_hit_when_they_left():
     """As in carom_3_s89: W2 and Y rest 36 mm off the foot cushion; W1 comes up between them
     and hits both at once. Each goes into the cushion (16 then 30 mm off its place) and
