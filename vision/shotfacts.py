@@ -391,10 +391,12 @@ def _until_dropped(table: TableSpec, samples: list[Sample]) -> list[Sample]:
     of every mouth line: it rattled in the jaws (its picture there reads deeper than it was)
     and stayed out. (Deeper, it dropped: what comes back out is something else.)"""
     r = table.ball_radius_mm
-    out_again = [past_mouth(table, s.xy, -r) is None for s in samples]
     for k, s in enumerate(samples):
-        if past_mouth(table, s.xy) is not None and (
-                past_mouth(table, s.xy, 0.25 * r) is not None or not any(out_again[k + 1:])):
+        if past_mouth(table, s.xy) is None:
+            continue
+        rattled = past_mouth(table, s.xy, 0.25 * r) is None and any(
+            past_mouth(table, q.xy, -r) is None for q in samples[k + 1:])
+        if not rattled:
             return samples[: k + 1] if k == 0 else samples[:k]
     return samples
 

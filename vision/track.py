@@ -516,8 +516,11 @@ class Tracker:
             return abs((det.x_mm - s.x) * uy - (det.y_mm - s.y) * ux) <= self.d
         return True
 
+    def _still(self, s: BallState) -> bool:
+        return math.hypot(s.vx, s.vy) < REST_SPEED_DIAMETERS * self.d
+
     def _resting(self, s: BallState) -> bool:
-        return s.status == "table" and math.hypot(s.vx, s.vy) < REST_SPEED_DIAMETERS * self.d
+        return s.status == "table" and self._still(s)
 
     def _ahead(self, s: BallState, det: Detection) -> bool:
         """The detection lies on the way of a ball that has just left its rest (its speed not yet
@@ -1002,8 +1005,8 @@ class Tracker:
         the other white may be placed from hand."""
         if not self._cue_ball_struck:
             self._cue_ball_struck = self._struck(self.cue_ball, frame)
-        elif all(math.hypot(s.vx, s.vy) < REST_SPEED_DIAMETERS * self.d
-                 for s in self.states.values() if s.status in ("table", "hidden")):
+        elif all(self._still(s) for s in self.states.values()
+                 if s.status in ("table", "hidden")):
             self._in_hand_this_shot = set()
 
     def _struck(self, ball: str | None, frame: int) -> bool:
