@@ -387,17 +387,24 @@ def past_mouth(table: TableSpec, xy: Point, margin: float = PAST_MOUTH_MM) -> Po
 def _until_dropped(table: TableSpec, samples: list[Sample]) -> list[Sample]:
     """The samples before the ball's centre crossed a pocket's mouth (a tracker may go on
     reporting a ball it sees in the pocket's shadow), unless it crossed by less than a quarter
-    of a radius and is seen back out on the table after it, its centre a radius or more short
-    of every mouth line: it rattled in the jaws (its picture there reads deeper than it was)
-    and stayed out. (Deeper, it dropped: what comes back out is something else.)"""
+    of a radius and did not drop there: its picture in the jaws reads deeper than it was. It
+    did not drop when it is seen in the next frame no deeper (it sits in the jaws, in plain
+    view: it drops when it goes deeper or is gone; a ball in the pocket's hole is seen only
+    now and then, and its picture cut by the cloth's edge reads shallow), or when it is seen
+    back out on the table after it, its centre a radius or more short of every mouth line (it
+    rattled and stayed out). (Read deeper, it dropped: what comes back out is something
+    else.)"""
     r = table.ball_radius_mm
     for k, s in enumerate(samples):
         if past_mouth(table, s.xy) is None:
             continue
-        rattled = past_mouth(table, s.xy, 0.25 * r) is None and any(
-            past_mouth(table, q.xy, -r) is None for q in samples[k + 1:])
-        if not rattled:
-            return samples[: k + 1] if k == 0 else samples[:k]
+        shallow = past_mouth(table, s.xy, 0.25 * r) is None
+        sits = k + 1 < len(samples) and samples[k + 1].frame == s.frame + 1 and past_mouth(
+            table, samples[k + 1].xy, 0.25 * r) is None
+        if shallow and (sits or any(past_mouth(table, q.xy, -r) is None
+                                    for q in samples[k + 1:])):
+            continue
+        return samples[: k + 1] if k == 0 else samples[:k]
     return samples
 
 
@@ -634,8 +641,9 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
             if before:
                 last_rest[ball] = before[-1]
         # (a ball that rolled, last seen on a pocket's mouth line creeping in after the other
-        # balls stopped and gone for good, dropped: it is no ball at rest)
-        crept_in = (after is None and vanished and ball in pieces
+        # balls stopped, then gone for good or next seen past that line, dropped: it is no
+        # ball at rest)
+        crept_in = (vanished and ball in pieces
                     and past_mouth(table, inside[-1].xy, -PAST_MOUTH_MM) is not None)
         if (inside[-1].frame > window.last and not crept_in) or ball not in pieces:
             finals[ball] = inside[-1].xy
@@ -712,33 +720,50 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
             events.append(FoundEvent(t, "contact", (hitter, ball), rests[ball],
                                      confidence=_confidence(gap, CONTACT_TOLERANCE_MM)))
     # 2. Kinks in moving balls: cushions, or contacts between moving balls.
+    def kink_event(ball: str, before: Piece, after: Piece) -> FoundEvent | None:
+        """The event where ``before`` turned into ``after``, if any."""
+        t, xy = _meeting_time(before, after)
+        v_in, v_out = before.velocity(t), after.velocity(t)
+        if not _kinked(v_in, v_out):
+            return None  # the track wobbles (detection noise); the motion did not change
+        cushion, cushion_gap = nearest_cushion(table, xy)
+        if not _bounced(cushion, v_in, v_out):
+            cushion_gap = math.inf  # not off that cushion: into it, or along it
+        jaw, jaw_xy, jaw_gap = nearest_jaw(table, xy)
+        if jaw_gap < cushion_gap and (_bounced(jaw, v_in, v_out) or _bounced_off_point(
+                jaw_xy, xy, v_in, v_out)):
+            cushion, cushion_gap = jaw, jaw_gap  # off a jaw: its cushion's end
+        partner, gap = _partner(ball, xy, t, position, D)
+        if partner is not None and not changed_near(partner, t):
+            partner = None  # a ball passing by, not hit: its motion went on unchanged
+        if partner is not None and not _pushed_away(v_out - v_in, xy, position(partner, t)):
+            partner = None  # its turn is the track's noise, not a push from the other ball
+        if partner is not None and gap <= cushion_gap:
+            return FoundEvent(t, "contact", (ball, partner), xy,
+                              confidence=_confidence(gap, CONTACT_TOLERANCE_MM))
+        if cushion_gap <= CUSHION_TOLERANCE_MM:
+            return FoundEvent(t, "cushion", (ball,), xy, cushion=cushion.value,
+                              confidence=_confidence(cushion_gap, CUSHION_TOLERANCE_MM))
+        return None
+
     for ball, ps in pieces.items():
-        for before, after in itertools.pairwise(ps):
-            t, xy = _meeting_time(before, after)
-            v_in, v_out = before.velocity(t), after.velocity(t)
-            if not _kinked(v_in, v_out):
-                continue  # the track wobbles (detection noise); the motion did not change
-            cushion, cushion_gap = nearest_cushion(table, xy)
-            if not _bounced(cushion, v_in, v_out):
-                cushion_gap = math.inf  # not off that cushion: into it, or along it
-            jaw, jaw_xy, jaw_gap = nearest_jaw(table, xy)
-            if jaw_gap < cushion_gap and (_bounced(jaw, v_in, v_out) or _bounced_off_point(
-                    jaw_xy, xy, v_in, v_out)):
-                cushion, cushion_gap = jaw, jaw_gap  # off a jaw: its cushion's end
-            partner, gap = _partner(ball, xy, t, position, D)
-            if partner is not None and not changed_near(partner, t):
-                partner = None  # a ball passing by, not hit: its motion went on unchanged
-            if partner is not None and not _pushed_away(v_out - v_in, xy, position(partner, t)):
-                partner = None  # its turn is the track's noise, not a push from the other ball
-            if partner is not None and gap <= cushion_gap:
-                if not any(e.type == "contact" and set(e.balls) == {ball, partner}
-                           and abs(e.t - t) < DOUBLE_KISS_S for e in events):
-                    events.append(FoundEvent(t, "contact", (ball, partner), xy,
-                                             confidence=_confidence(gap, CONTACT_TOLERANCE_MM)))
-            elif cushion_gap <= CUSHION_TOLERANCE_MM:
-                events.append(FoundEvent(t, "cushion", (ball,), xy, cushion=cushion.value,
-                                         confidence=_confidence(cushion_gap,
-                                                                CUSHION_TOLERANCE_MM)))
+        k = 0
+        while k + 1 < len(ps):
+            event = kink_event(ball, ps[k], ps[k + 1])
+            if event is None and k + 2 < len(ps) and len(ps[k + 1].samples) <= TURN_SAMPLES \
+                    and kink_event(ball, ps[k + 1], ps[k + 2]) is None:
+                # a bounce's blurred pictures, a short piece on neither line: off the cushion
+                # where the lines around it meet
+                event = kink_event(ball, ps[k], ps[k + 2])
+                if event is not None and event.type == "cushion":
+                    k += 1
+                else:
+                    event = None
+            k += 1
+            if event is not None and not (event.type == "contact" and any(
+                    e.type == "contact" and set(e.balls) == set(event.balls)
+                    and abs(e.t - event.t) < DOUBLE_KISS_S for e in events)):
+                events.append(event)
     # 2b. Grazes: two rolling balls that touch gently, each pushed off its line by too little to
     # cut its track into pieces.
     events += _grazes(pieces, position, events, D, fps)
