@@ -257,6 +257,13 @@ class ColourModel:
         gap = np.linalg.norm(self.centres - self.centres[i], axis=1)
         if dist[i] < 0.3 * float(np.min(gap[np.arange(len(gap)) != i])):
             return self.names[i]
+        k = self.mixture(bgr, cloth_bgr)
+        return self.names[i if k is None else k]
+
+    def mixture(self, bgr: Sequence[float], cloth_bgr: Sequence[float]) -> int | None:
+        """The class whose see-through mixture with the cloth (``cloth_bgr``) is nearest the
+        colour ``bgr``, of those that explain it (None if none does)."""
+        c = chromaticity(np.asarray(bgr, dtype=np.float64))[0]
         m = chromaticity(np.asarray(cloth_bgr, dtype=np.float64))[0]
         seg = self.centres - m  # (k, 3) from the cloth to each class
         alpha = np.clip(((c - m) @ seg.T) / np.maximum((seg * seg).sum(1), 1e-12), 0.0, 1.0)
@@ -264,8 +271,6 @@ class ColourModel:
         # a mixture must explain most of how the colour differs from the cloth: a compression
         # ghost a little darker than the cloth, with a hint of red in it, is no see-through ball
         resid[resid > alpha * np.linalg.norm(seg, axis=1)] = np.inf
-        if np.isinf(resid).all():
-            return self.names[i]
         if self.brightness is not None:
             # a share ``a`` of the ball (in pixel values) has the chromaticity share
             # a Sb / (a Sb + (1 - a) Sc): solved for a, the mixture's brightness must be seen
@@ -273,11 +278,8 @@ class ColourModel:
             sc = float(np.sum(cloth_bgr)) + 3.0
             a = alpha * sc / np.maximum(sb * (1.0 - alpha) + alpha * sc, 1e-12)
             ratio = (float(np.sum(bgr)) + 3.0) / (a * sb + (1.0 - a) * sc)
-            off = (ratio > MIXTURE_BRIGHTNESS) | (ratio < 1.0 / MIXTURE_BRIGHTNESS)
-            if off.all():
-                return self.names[i]  # no mixture is what was seen: the nearest class
-            resid[off] = np.inf
-        return self.names[int(np.argmin(resid))]
+            resid[(ratio > MIXTURE_BRIGHTNESS) | (ratio < 1.0 / MIXTURE_BRIGHTNESS)] = np.inf
+        return None if np.isinf(resid).all() else int(np.argmin(resid))
 
 
 # --- the detector -------------------------------------------------------------------------------
@@ -1494,8 +1496,10 @@ class BallDetector:
     def _a_blur(self, bgr: Sequence[float], cloth_bgr: Sequence[float]) -> bool:
         """A drawn-out blob (see :func:`_one_ball`) with this core colour is a blurred ball: its
         core faint, but as unlike the cloth as the threshold at least, as a mixture of a ball
-        and the cloth is (a block of junk by a pocket's hole is less)."""
-        return 1.0 <= self._core_contrast(bgr, cloth_bgr) < STRONG
+        and the cloth is (a block of junk by a pocket's hole is less), and a mixture of a ball
+        colour and the cloth's (a compression ghost left where a ball rolled is not)."""
+        return 1.0 <= self._core_contrast(bgr, cloth_bgr) < STRONG and (
+            self.colours is None or self.colours.mixture(bgr, cloth_bgr) is not None)
 
     def _core_contrast(self, bgr: Sequence[float], cloth_bgr: Sequence[float]) -> float:
         """How unlike the cloth there a core colour ``bgr`` is, in ball thresholds (see

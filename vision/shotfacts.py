@@ -34,6 +34,8 @@ NEXT_STRIKE_S = 1.0  # ... and no player strikes again sooner: motion then is st
 # a sighting for the start of a motion.
 REST_JITTER_DIAMETERS = 0.3
 FIRST_STEP_SHARE = 0.25  # a ball leaving its place: its first step at least this share of the next
+TOUCHING_DIAMETERS = 1.15  # two balls at rest this near (centre to centre) touch ...
+TOUCHING_S = 0.1  # ... and, one struck, leave together, though their starts differ this much
 FLICKER_RETURN_MM = 3 * STILL_MM_PER_FRAME  # a resting ball seen back this near never left
 PLACED_MM_PER_FRAME = 400.0  # faster than a shot (12 m/s) across unseen frames: put back by hand
 HARDEST_MM_PER_FRAME = 480.0  # ... unless rolling on, or seen in two frames running up to this
@@ -670,10 +672,19 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
     events: list[FoundEvent] = []
     # 1. Balls that start moving: the first one is the strike, the others were hit.
     starts = sorted((start_of(b), b) for b in pieces if b in rests)
-    if len(starts) > 1 and starts[1][0] - starts[0][0] < 1 / fps:
+
+    def together(t: float, ball: str) -> bool:
+        """``ball``, leaving at ``t``, left with the first ball to leave: within a frame, or,
+        resting touching it, within TOUCHING_S (the one struck pushes the other off at once;
+        their starts, extrapolated from the first few blurred steps, may miss it by more)."""
+        t0, first = starts[0]
+        return t - t0 < 1 / fps or (t - t0 <= TOUCHING_S and math.dist(
+            rests[ball], rests[first]) <= TOUCHING_DIAMETERS * D)
+
+    if len(starts) > 1 and together(*starts[1]):
         # Balls leaving together (touching or nearly): one that leaves straight away from another
         # along their line of centres was hit by it; of the others the faster is the struck one.
-        first = [b for t, b in starts if t - starts[0][0] < 1 / fps]
+        first = [b for t, b in starts if together(t, b)]
         hit = {b for b in first for o in first if o != b and _pushed_by(
             rests[b], rests[o], pieces[b][0])}
         striker = max([b for b in first if b not in hit] or first, key=lambda b: float(

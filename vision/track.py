@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import itertools
 import math
 import threading
 from collections import deque
@@ -35,7 +36,10 @@ from scipy.optimize import linear_sum_assignment
 from calibration import Calibration, DriftMonitor
 from rules.table import Pocket, TableSpec
 from vision.detect import BallDetector, Detection, Frame, VisionError
-from vision.shotfacts import REST_JITTER_DIAMETERS  # (a doubtful sighting this near: in place)
+from vision.shotfacts import (  # (a doubtful sighting this near: in place; balls this near touch)
+    REST_JITTER_DIAMETERS,
+    TOUCHING_DIAMETERS,
+)
 
 T = TypeVar("T")
 
@@ -322,7 +326,7 @@ class Tracker:
         active = [s for s in self.states.values() if s.status in ("table", "hidden") or (
             s.status == "pocketed" and frame - s.last_seen <= self.jaws_frames)]
         used: set[int] = set()
-        dets, merged = self._merge_pieces(dets)
+        dets, merged = self._merge_pieces(self._split_touching(dets))
         if active and dets:
             hitters = {s.ball: self._hitter(s, active, frame) for s in active}
             after = self._collisions(active, frame)
@@ -663,6 +667,33 @@ class Tracker:
         far = math.hypot(det.x_mm - s.x, det.y_mm - s.y) >= REST_JITTER_DIAMETERS * self.d
         return far and self._toward(s, hitter, det)
 
+    def _split_touching(self, dets: list[Detection]) -> list[Detection]:
+        """A streak lying where two balls of its colour rest touching (its middle within a
+        quarter ball of theirs, along their line within 30 degrees, no longer than three
+        balls) is those two seen as one blob (with their shadows, two touching balls can be
+        as wide all along as a streak): a detection of each, in its place (pixels: the
+        blob's). A ball leaving the other moves the blob's middle off theirs."""
+        resting = [s for s in self.states.values() if self._resting(s) or (
+            s.status == "hidden" and self._still(s))]
+        out: list[Detection] = []
+        for d in dets:
+            pair = None
+            if d.streak_mm and d.streak_mm <= 3.0 * self.d:
+                pair = next(((a, b) for a, b in itertools.combinations(resting, 2)
+                             if CLASS_OF[a.ball] == CLASS_OF[b.ball] == d.colour
+                             and math.hypot(a.x - b.x, a.y - b.y) <= TOUCHING_DIAMETERS * self.d
+                             and math.hypot(d.x_mm - (a.x + b.x) / 2,
+                                            d.y_mm - (a.y + b.y) / 2) <= 0.25 * self.d
+                             and (_within_30_degrees((b.x - a.x, b.y - a.y), d.streak_dir)
+                                  or _within_30_degrees((a.x - b.x, a.y - b.y), d.streak_dir))),
+                            None)
+            if pair is None:
+                out.append(d)
+                continue
+            out += [replace(d, x_mm=s.x, y_mm=s.y, streak_mm=0.0, streak_dir=(0.0, 0.0))
+                    for s in pair]
+        return out
+
     def _merge_pieces(self, dets: list[Detection]) -> tuple[list[Detection], set[int]]:
         """Two detections closer than two balls can be are pieces of one ball (a blurred streak
         cut in two, a ball cut by the cue or its shadow): one detection at their middle, marked
@@ -846,6 +877,9 @@ class Tracker:
             row = self._rolling_row(det, [ds for _, ds in reversed(steps)])
             if row is None:
                 continue
+            ids = [b for b in ids if not self._following_through(self.states[b], row, frame)]
+            if not ids:
+                continue
             start = row[-1]
             s = min((self.states[b] for b in ids),
                     key=lambda q: math.hypot(q.x - start.x_mm, q.y - start.y_mm))
@@ -854,6 +888,18 @@ class Tracker:
             s.status, s.visible, s.last_seen, s.sent = "table", True, frame, None
             left.remove(det)
         return left
+
+    def _following_through(self, s: BallState, row: list[Detection], frame: int) -> bool:
+        """``row`` (a rolling row, the newest first) comes from behind the place this ball was
+        struck from, the way opposite to where it was sent (see :meth:`_sent_toward`), and
+        heads for that place (within 30 degrees): the cue following through, not the ball
+        (a ball that comes back off a cushion comes from the way it was sent)."""
+        if s.sent is None or frame - s.sent[0] > SENT_FRAMES:
+            return False
+        start, end = row[-1], row[0]
+        behind = (start.x_mm - s.x) * s.sent[1] + (start.y_mm - s.y) * s.sent[2] < 0
+        return behind and _within_30_degrees((end.x_mm - start.x_mm, end.y_mm - start.y_mm),
+                                             (s.x - start.x_mm, s.y - start.y_mm))
 
     def _rolling_row(self, det: Detection, before: list[list[Detection]]
                      ) -> list[Detection] | None:

@@ -8,7 +8,7 @@ import pytest
 
 from calibration import Calibration
 from rules.table import TableSpec
-from vision.detect import BallDetector, ColourModel, VisionError, detect_frame
+from vision.detect import STRONG, BallDetector, ColourModel, VisionError, detect_frame
 
 W, H = 1280, 720
 TABLE = TableSpec()
@@ -793,3 +793,25 @@ def test_a_drawn_out_blob_is_a_blur_only_if_its_core_is_faint_but_no_fainter_tha
     assert det._a_blur((28.0, 16.0, 110.0), (30.0, 17.0, 84.0))
     assert not det._a_blur((18.0, 16.0, 160.0), (30.0, 17.0, 84.0))
     assert not det._a_blur((24.0, 32.0, 22.0), (22.0, 35.0, 24.0))
+
+
+def test_a_compression_ghost_where_a_ball_rolled_is_no_blur():
+    """As in pot_HL_s131: after R2 rolled into a corner over a dark cloth, the video keeps a
+    ghost of it on its way there for a few seconds: a drawn-out blob a little bluer than the
+    cloth, faint but above the threshold (1.27 of it where the corner is half as bright as the
+    cloth's usual 249), named white and taken for R2 on the table for three seconds after its
+    pot. No ball's colour mixed with the cloth makes it; a red blurred over the cloth does."""
+    img = np.full((H, W, 3), (80, 100, 69), np.float32)  # the cloth's usual brightness: 249
+    img += np.random.default_rng(5).normal(0, 1.5, img.shape).astype(np.float32)
+    det = BallDetector(calibration())
+    det.learn_cloth(np.clip(img, 0, 255).astype(np.uint8))
+    det.threshold = 0.033  # as the video's (its compression noise)
+    det.colours = ColourModel.fit(np.array([(215, 230, 235)] * 6 + [(25, 24, 171)] * 6
+                                           + [(28, 186, 210)] * 4, float))
+    ghost, corner = (44.0, 49.0, 33.0), (38.0, 47.0, 33.0)
+    assert 1.0 <= det._core_contrast(ghost, corner) < STRONG
+    assert det.colours.mixture(ghost, corner) is None
+    assert not det._a_blur(ghost, corner)
+    red_blur = tuple(0.05 * r + 0.95 * c for r, c in zip((25, 24, 171), corner, strict=True))
+    assert 1.0 <= det._core_contrast(red_blur, corner) < STRONG
+    assert det._a_blur(red_blur, corner)

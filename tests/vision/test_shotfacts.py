@@ -452,6 +452,28 @@ def first_events(rows: list[tuple[int, str, float, float, bool]], n: int
     return [(e["type"], e.get("ball") or e.get("balls")) for s in shots for e in s["events"]][:n]
 
 
+def test_whites_resting_touching_left_together_though_their_starts_differ_by_two_frames():
+    """As in touching_whites_s127: W1 is struck into W2, which touches it; both leave at frame
+    30. W2's first sightings read it accelerating (its start extrapolated back to 29), W1 is
+    seen in place at 30-31 and unseen at 32 (its start: 31). Resting touching, they left
+    together: W2 leaves along their line of centres, pushed by W1, the striker."""
+    w1 = [(2094.8, 739.6)] * 4 + [(2092.0, 739.4)] * 2 + [None, (2033.3, 751.7),
+                                                         (2015.2, 753.2), (1994.1, 757.1)]
+    w2 = [(2074.4, 675.6)] * 4 + [(2073.6, 674.3), (2069.2, 654.3), (2064.3, 643.6),
+                                  (2060.6, 629.2), (2056.2, 615.1), (2050.0, 596.8)]
+    rows = [(f, "W1", 2094.8, 739.6, True) for f in range(10, 26)]
+    rows += [(f, "W2", 2074.4, 675.6, True) for f in range(10, 26)]
+    for k, (a, b) in enumerate(zip(w1, w2, strict=True)):
+        if a is not None:
+            rows.append((26 + k, "W1", *a, True))
+        rows.append((26 + k, "W2", *b, True))
+    rows += [(f, "W1", 1994.1 - 21.0 * (f - 35), 757.1 + 2.0 * (f - 35), True)
+             for f in range(36, 50)]
+    rows += [(f, "W2", 2050.0 - 5.0 * (f - 35), 596.8 - 15.0 * (f - 35), True)
+             for f in range(36, 50)]
+    assert first_events(rows, 2) == [("strike", "W1"), ("contact", ["W1", "W2"])]
+
+
 def test_a_ball_struck_unseen_and_back_rolling_after_a_turn_was_struck_not_placed():
     """As W1 in bank_yellow_corner_s19: struck at 12 m/s, unseen for four frames (a blur, a
     collision with Y, a cushion), then seen rolling far from its place, on a line that does

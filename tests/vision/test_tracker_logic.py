@@ -702,6 +702,40 @@ def test_a_ball_lost_from_view_is_found_again_rolling_where_nothing_is_tracked()
     assert not by_frame[12 + 4 + 1].balls["W1"][2]
 
 
+def test_the_cue_following_through_beside_the_struck_ball_is_not_that_ball_rolling():
+    """As in bank_red_corner_s131: W1 is struck at 12 m/s and not seen again for two frames;
+    the pale cue (read as white, ball-like) was seen beside it as it lay, and follows through
+    toward its place in a row of steady steps. That row began while W1 was still seen at its
+    place: it is something else, not W1 rolling. W1 is the streak found further on."""
+    w1 = (1110.0, 330.0)
+    tracker, still, frames = at_rest_first({"W1": w1}, moving=("W1",))
+    cue = [(1238.0, 82.0), (1228.0, 96.0), (1205.0, 112.0), (1190.0, 125.0)]
+    frames[-1] = [*frames[-1], det(*cue[0], "white", score=0.74)]  # W1 still seen, the cue by it
+    frames += [[*still, det(*xy, "white", score=0.7)] for xy in cue[1:]]  # W1 unseen, struck
+    out = feed(tracker, frames) + tracker.flush()
+    by_frame = {r.frame: r for r in out}
+    for f in (12, 13, 14):
+        x, y, _ = by_frame[f].balls["W1"]
+        assert math.dist((x, y), w1) < 1.0, f
+
+
+def test_two_whites_touching_seen_as_one_streak_stay_in_their_places():
+    """As in touching_whites_s127 (a grey cloth): W1 and W2 rest touching; from the tenth
+    frame their blob, with their shadows, is as wide all along as a streak and is read as one
+    (121 mm long, along their line, at their middle). It is the two of them: both stay where
+    they lie, seen, and neither takes a white thing by the cue's tip 250 mm away."""
+    w1, w2 = (2095.0, 740.0), (2074.0, 676.0)
+    tracker, still, frames = at_rest_first({"W1": w1, "W2": w2}, moving=("W1", "W2"))
+    ux, uy = (w1[0] - w2[0]) / 67.4, (w1[1] - w2[1]) / 67.4
+    pair = det(2084.0, 706.0, "white", score=0.36, streak_mm=121.0, streak_dir=(ux, uy))
+    frames += [[*still, pair]] * 5 + [[*still, pair, det(2334.0, 816.0, "white", score=0.33)]] * 5
+    out = feed(tracker, frames) + tracker.flush()
+    for r in out[12:]:
+        for ball, place in (("W1", w1), ("W2", w2)):
+            x, y, visible = r.balls[ball]
+            assert visible and math.dist((x, y), place) < 1.0, (r.frame, ball)
+
+
 def test_a_ball_lost_from_view_is_found_again_rolling_slowly_after_a_hit():
     # As W1 in fast_shot_s23: struck at 6 m/s, unseen for three frames (too fast to be
     # detected), it hits R1 and is found again rolling slowly, 10 mm a frame, 550 mm from its
