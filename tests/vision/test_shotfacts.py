@@ -445,6 +445,13 @@ def test_a_ball_hit_by_the_only_rolling_ball_while_that_ball_was_unseen_was_hit_
     assert [(c["balls"], round(c["t"] * FPS)) for c in contacts] == [(["W1", "Y"], 31)]
 
 
+def pot_frames(rows: list[tuple[int, str, float, float, bool]]) -> list[tuple[str, int]]:
+    """The pots (pocket, frame) found in the tracks of ``rows``."""
+    shots = shots_from_tracks(TABLE, tracks_from_rows(rows, FPS), FPS)
+    return [(e["pocket"], round(e["t"] * FPS)) for s in shots for e in s["events"]
+            if e["type"] == "pocket"]
+
+
 def first_events(rows: list[tuple[int, str, float, float, bool]], n: int
                  ) -> list[tuple[str, object]]:
     """The first ``n`` events (type, ball or balls) found in the tracks of ``rows``."""
@@ -655,16 +662,11 @@ def test_a_ball_rattling_in_the_jaws_read_a_little_past_the_mouth_and_back_out_s
     rows += [(70 + k, "Y", x, y, True) for k, (x, y) in enumerate(into)]
     rows += [(f, "R2", 2900.0, 300.0, True) for f in range(10, 140)]
 
-    def pots(rows: list) -> list[tuple[str, int]]:
-        shots = shots_from_tracks(TABLE, tracks_from_rows(rows, FPS), FPS)
-        return [(e["pocket"], round(e["t"] * FPS)) for s in shots for e in s["events"]
-                if e["type"] == "pocket"]
-
-    ((pocket, frame),) = pots(rows)
+    ((pocket, frame),) = pot_frames(rows)
     assert pocket == "HR" and frame >= 93
     deep = [(f, b, 10.0, 8.0, v) if (f, b) == (77, "Y") else (f, b, x, y, v)
             for f, b, x, y, v in rows]
-    ((pocket, frame),) = pots(deep)
+    ((pocket, frame),) = pot_frames(deep)
     assert pocket == "HR" and frame <= 78
 
 
@@ -683,15 +685,10 @@ def test_a_ball_sitting_in_the_jaws_in_plain_view_dropped_when_it_was_gone():
     rows += [(80 + k, "R1", x, y, True) for k, (x, y) in enumerate(into)]
     rows += [(f, "R2", 900.0, 300.0, True) for f in range(10, 140)]
 
-    def pots(rows: list) -> list[tuple[str, int]]:
-        shots = shots_from_tracks(TABLE, tracks_from_rows(rows, FPS), FPS)
-        return [(e["pocket"], round(e["t"] * FPS)) for s in shots for e in s["events"]
-                if e["type"] == "pocket"]
-
-    ((pocket, frame),) = pots(rows)
+    ((pocket, frame),) = pot_frames(rows)
     assert pocket == "FR" and 97 <= frame <= 100
     now_and_then = [r for r in rows if r[1] != "R1" or r[0] not in (90, 91, 93, 94, 96, 97)]
-    ((pocket, frame),) = pots(now_and_then)
+    ((pocket, frame),) = pot_frames(now_and_then)
     assert pocket == "FR" and frame <= 89
 
 
