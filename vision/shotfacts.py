@@ -36,6 +36,7 @@ REST_JITTER_DIAMETERS = 0.3
 FIRST_STEP_SHARE = 0.25  # a ball leaving its place: its first step at least this share of the next
 TOUCHING_DIAMETERS = 1.15  # two balls at rest this near (centre to centre) touch ...
 TOUCHING_S = 0.1  # ... and, one struck, leave together, though their starts differ this much
+NEAR_DIAMETERS = 3.0  # balls resting this near that start within a frame left together
 FLICKER_RETURN_MM = 3 * STILL_MM_PER_FRAME  # a resting ball seen back this near never left
 PLACED_MM_PER_FRAME = 400.0  # faster than a shot (12 m/s) across unseen frames: put back by hand
 HARDEST_MM_PER_FRAME = 480.0  # ... unless rolling on, or seen in two frames running up to this
@@ -494,12 +495,13 @@ def _placed(samples: Sequence[Sample], k: int) -> bool:
 
 
 def _rolls_on_as_fast(samples: Sequence[Sample], k: int, jump: float) -> bool:
-    """From sample ``k`` the ball goes on in the next two frames at half the ``jump`` (mm) a
-    frame or more: a ball so fast loses no more in a frame or two (a cushion turns it). A thing
-    wandering after a jump (a hand, the cue taken for a ball) does not."""
-    steps = list(itertools.pairwise(samples[k:k + 3]))
-    return len(steps) == 2 and all(
-        b.frame - a.frame == 1 and math.dist(a.xy, b.xy) >= 0.5 * jump for a, b in steps)
+    """From sample ``k`` the ball goes on in the next frame at half the ``jump`` (mm) or more,
+    and in the next two as far as the jump: a ball so fast loses no more in a frame or two (a
+    cushion turns it, and a bounce in a frame shortens that frame's step). A thing wandering
+    after a jump (a hand, the cue taken for a ball) does not."""
+    steps = [math.dist(a.xy, b.xy) for a, b in itertools.pairwise(samples[k:k + 3])
+             if b.frame - a.frame == 1]
+    return len(steps) == 2 and steps[0] >= 0.5 * jump and sum(steps) >= jump
 
 
 def _rolling_from(samples: Sequence[Sample], k: int) -> bool:
@@ -674,12 +676,15 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
     starts = sorted((start_of(b), b) for b in pieces if b in rests)
 
     def together(t: float, ball: str) -> bool:
-        """``ball``, leaving at ``t``, left with the first ball to leave: within a frame, or,
-        resting touching it, within TOUCHING_S (the one struck pushes the other off at once;
-        their starts, extrapolated from the first few blurred steps, may miss it by more)."""
+        """``ball``, leaving at ``t``, left with the first ball to leave: resting near it
+        (within NEAR_DIAMETERS), within a frame; resting touching it, within TOUCHING_S (the
+        one struck pushes the other off at once; their starts, extrapolated from the first few
+        blurred steps, may miss it by more). (Further apart, the order of their starts says
+        which was struck, though one hit it within a frame.)"""
         t0, first = starts[0]
-        return t - t0 < 1 / fps or (t - t0 <= TOUCHING_S and math.dist(
-            rests[ball], rests[first]) <= TOUCHING_DIAMETERS * D)
+        apart = math.dist(rests[ball], rests[first])
+        return (t - t0 < 1 / fps and apart <= NEAR_DIAMETERS * D) or (
+            t - t0 <= TOUCHING_S and apart <= TOUCHING_DIAMETERS * D)
 
     if len(starts) > 1 and together(*starts[1]):
         # Balls leaving together (touching or nearly): one that leaves straight away from another
@@ -703,6 +708,10 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
         return any(abs(c - t) <= 2.0 / fps for c in changes.get(ball, []))
 
     started = {b: t for t, b in starts}
+    # each ball's path in the shot, from its last sample at rest (which may lie before the
+    # shot's first frame: a ball struck too fast to be seen until it was far away)
+    paths = {b: ([last_rest[b]] if b in last_rest and last_rest[b].frame < seen[0].frame
+                 else []) + seen for b, seen in seen_in_shot.items()}
 
     for k, (t, ball) in enumerate(starts):
         if k == 0:
@@ -717,7 +726,7 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
                                leaving=np.subtract(first.end.xy, rests[ball]), after_s=2 / fps)
         if hitter is None:  # a fast hitter's pieces are too short to say where it was at t
             hitter, gap = _passing_hitter(ball, rests[ball], first.velocity(first.start.t), t,
-                                          seen_in_shot, D, fps)
+                                          paths, D, fps)
         if hitter is None and len(moving) == 1 and _unseen_at(tracks[moving[0]], t):
             # the only ball rolling was not seen then (too fast, merged): it hit this one
             hitter, gap = moving[0], CONTACT_TOLERANCE_MM
@@ -725,7 +734,7 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
             # the only ball rolling passed near where its hitter must have been: a fast ball
             # that turns in mid-exposure leaves a bent blur, whose centre is off its way
             hitter, gap = _passing_hitter(ball, rests[ball], first.velocity(first.start.t), t,
-                                          {moving[0]: seen_in_shot[moving[0]]}, D, fps,
+                                          {moving[0]: paths[moving[0]]}, D, fps,
                                           tolerance=LONE_HITTER_MM)
         if hitter is not None:
             events.append(FoundEvent(t, "contact", (hitter, ball), rests[ball],

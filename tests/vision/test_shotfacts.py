@@ -481,6 +481,56 @@ def test_whites_resting_touching_left_together_though_their_starts_differ_by_two
     assert first_events(rows, 2) == [("strike", "W1"), ("contact", ["W1", "W2"])]
 
 
+def rows_of(tracks: dict[str, list[tuple[int, float, float]]], first: int = 10
+            ) -> list[tuple[int, str, float, float, bool]]:
+    """Rows of sampled tracks ``(frame, x, y)``, each ball seen at its first place from
+    ``first`` on, and rolling on after its last sample at its last step's pace."""
+    rows = []
+    for ball, samples in tracks.items():
+        f0, x0, y0 = samples[0]
+        rows += [(f, ball, x0, y0, True) for f in range(first, f0)]
+        rows += [(f, ball, x, y, True) for f, x, y in samples]
+        (fa, xa, ya), (fb, xb, yb) = samples[-2:]
+        vx, vy = (xb - xa) / (fb - fa), (yb - ya) / (fb - fa)
+        rows += [(fb + k, ball, xb + vx * k, yb + vy * k, True) for k in range(1, 6)]
+    return rows
+
+
+# W1 struck at 16-17 m/s into R1 (resting 450-500 mm away), as in bank_red_corner_s137/s139
+S137_TRUE = {"W1": [(30, 981.4, 544.0), (31, 626.2, 928.0), (32, 216.3, 1234.5),
+                    (33, 214.6, 1491.5), (34, 539.1, 1708.4), (35, 836.1, 1594.5),
+                    (36, 1126.8, 1423.1), (37, 1415.5, 1252.9), (38, 1702.5, 1083.9)],
+             "R1": [(30, 700.2, 957.5), (31, 705.3, 964.2), (32, 765.7, 1045.9),
+                    (33, 824.9, 1125.8), (34, 882.7, 1204.0), (35, 939.3, 1280.4),
+                    (36, 994.5, 1355.1), (37, 1048.5, 1428.0), (38, 1101.2, 1499.2)]}
+S137_TRACKED = {"W1": [(30, 979.6, 546.5), (32, 311.3, 1160.1), (33, 233.4, 1502.1),
+                       (34, 450.0, 1642.8), (35, 754.1, 1640.3), (36, 1123.7, 1422.4),
+                       (37, 1305.4, 1311.4), (38, 1606.1, 1142.2), (39, 1887.7, 975.9)],
+                "R1": [(31, 699.1, 957.3), (32, 765.0, 1045.3), (33, 822.3, 1126.8),
+                       (34, 881.3, 1203.9), (35, 935.5, 1277.9), (36, 994.0, 1354.5),
+                       (37, 1048.3, 1429.1), (38, 1099.2, 1497.2), (39, 1151.0, 1566.7)]}
+S139_TRACKED = {"W1": [(30, 1806.4, 637.2), (47, 3413.6, 1718.4), (48, 3498.0, 1656.6),
+                       (49, 3351.4, 1536.0), (50, 3205.6, 1433.4), (51, 3071.9, 1338.7),
+                       (52, 2934.4, 1240.9)],
+                "R1": [(30, 1527.3, 1050.5), (31, 1540.6, 1067.3), (32, 1612.7, 1168.7),
+                       (33, 1684.9, 1269.7), (34, 1753.8, 1360.5), (35, 1825.2, 1459.6),
+                       (36, 1890.1, 1547.7), (37, 1952.6, 1638.7), (38, 2013.8, 1718.6),
+                       (39, 2068.5, 1680.8), (40, 2113.9, 1612.9), (41, 2159.0, 1545.5)]}
+
+
+@pytest.mark.parametrize("tracks", [S137_TRUE, S137_TRACKED, S139_TRACKED],
+                         ids=["s137-true", "s137-tracked", "s139-tracked"])
+def test_a_cue_ball_struck_faster_than_the_hardest_shot_struck_the_ball_it_hit(tracks):
+    """The cue ball struck at 16-17 m/s hits R1 within a frame.
+    - True track (s137): 522 mm in the first frame, 500 in the next, 257 in the one after (a
+      cushion bounce inside it shortens the step): rolling on as fast, not put down by hand.
+    - Tracked (s137): unseen at 31, seen next 907 mm away: its path from its place passed
+      where R1's hitter must have been (its place is before the shot's first frame).
+    - Tracked (s139): unseen for 16 frames, R1 leaving a third of a frame after it: far apart,
+      they did not leave together; the order of their starts says W1 was struck."""
+    assert first_events(rows_of(tracks), 2) == [("strike", "W1"), ("contact", ["W1", "R1"])]
+
+
 def test_a_ball_struck_unseen_and_back_rolling_after_a_turn_was_struck_not_placed():
     """As W1 in bank_yellow_corner_s19: struck at 12 m/s, unseen for four frames (a blur, a
     collision with Y, a cushion), then seen rolling far from its place, on a line that does
