@@ -767,18 +767,18 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
         return None
 
     for ball, ps in pieces.items():
+        at_ends = [kink_event(ball, a, b) for a, b in itertools.pairwise(ps)]
         k = 0
-        while k + 1 < len(ps):
-            event = kink_event(ball, ps[k], ps[k + 1])
-            if event is None and k + 2 < len(ps) and len(ps[k + 1].samples) <= TURN_SAMPLES \
-                    and kink_event(ball, ps[k + 1], ps[k + 2]) is None:
+        while k < len(at_ends):
+            event = at_ends[k]
+            if (event is None and k + 1 < len(at_ends) and at_ends[k + 1] is None
+                    and len(ps[k + 1].samples) <= TURN_SAMPLES):
                 # a bounce's blurred pictures, a short piece on neither line: off the cushion
                 # where the lines around it meet
-                event = kink_event(ball, ps[k], ps[k + 2])
-                if event is not None and event.type == "cushion":
+                bridged = kink_event(ball, ps[k], ps[k + 2])
+                if bridged is not None and bridged.type == "cushion":
+                    event = bridged
                     k += 1
-                else:
-                    event = None
             k += 1
             if event is not None and not (event.type == "contact" and any(
                     e.type == "contact" and set(e.balls) == set(event.balls)

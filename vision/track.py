@@ -673,6 +673,8 @@ class Tracker:
         balls) is those two seen as one blob (with their shadows, two touching balls can be
         as wide all along as a streak): a detection of each, in its place (pixels: the
         blob's). A ball leaving the other moves the blob's middle off theirs."""
+        if not any(d.streak_mm for d in dets):
+            return dets
         resting = [s for s in self.states.values() if self._resting(s) or (
             s.status == "hidden" and self._still(s))]
         out: list[Detection] = []
