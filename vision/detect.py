@@ -92,6 +92,12 @@ STRONGER = 4.0  # ... and then above this, when the junk is stronger (blocks bes
 SHORT_STREAK_SPREAD = 1.3
 SHORT_STREAK_LENGTH = 1.25
 SHORT_STREAK_WIDTH = 0.37  # (those streaks: 0.42-0.47 radii; the cue's pieces 0.29-0.31)
+# A ball's core has its colour class's brightness within this factor (see
+# BallDetector._a_ball_near_the_cloth)
+CLASS_BRIGHTNESS = 1.25
+# A ring of foreground whose outline encloses no more than this many balls' area is one ball
+# with a middle like the cloth (see BallDetector._fill_ball_holes)
+HOLED_BALL = 1.6
 KMEANS_SEED = 7  # k-means is seeded on every call: the same video always gives the same balls
 # a see-through (blurred) ball is a mixture of a class and the cloth in brightness as well as in
 # colour: a mixture whose brightness is off by more than this factor is not what was seen
@@ -1092,6 +1098,7 @@ class BallDetector:
         raw = ((f[cy0:cy1, cx0:cx1] > self.threshold).astype(np.uint8)
                & self._field_u8[cy0:cy1, cx0:cx1])
         closed = cv2.morphologyEx(raw, cv2.MORPH_CLOSE, self._close_kernel)
+        self._fill_ball_holes(closed, raw, cx0, cy0)
         mask = np.ascontiguousarray(cv2.morphologyEx(closed, cv2.MORPH_OPEN,
                                                      self._open_kernel)[inner])
         opened = cv2.morphologyEx(raw, cv2.MORPH_OPEN, self._open_kernel)[inner]
@@ -1140,6 +1147,27 @@ class BallDetector:
                 blobs.append(b)
         return [b for b in blobs
                 if self._centre_ok[min(int(b.y), hh - 1), min(int(b.x), ww - 1)]]
+
+    def _fill_ball_holes(self, closed: Frame, raw: Frame, x0: int, y0: int) -> None:
+        """Fill, in ``closed`` and ``raw`` (masks of a window at work pixel (x0, y0)), each hole
+        inside a ring no bigger than a ball (HOLED_BALL of its area): a ball whose middle is
+        like the cloth. A red on a red cloth shows only by its rim: its dots and highlight,
+        white mixed with a saturated red, have the paler red cloth's chromaticity, and the
+        opening would wipe the thin ring that is left (pot_ML_s137: both reds never seen).
+        The gap between three balls touching lies in a blob of three."""
+        contours, hierarchy = cv2.findContours(closed, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+        if hierarchy is None:
+            return
+        tree = hierarchy[0]
+        for i in np.flatnonzero(tree[:, 3] >= 0):  # the holes (few: most blobs have none)
+            outer = contours[tree[i, 3]]
+            bx, by, bw, bh = cv2.boundingRect(outer)
+            r = float(self.radius_work[min(y0 + by + bh // 2, self.radius_work.shape[0] - 1),
+                                       min(x0 + bx + bw // 2, self.radius_work.shape[1] - 1)])
+            if cv2.contourArea(outer) > HOLED_BALL * math.pi * r * r:
+                continue
+            cv2.drawContours(closed, contours, int(i), 1, cv2.FILLED)
+            cv2.drawContours(raw, contours, int(i), 1, cv2.FILLED)
 
     def _strong_parts(self, f: F32, part: NDArray[Any], x: int, y: int, label: int,
                       r: float, level: float = STRONG) -> list[_Blob] | None:
@@ -1488,10 +1516,33 @@ class BallDetector:
         ``STRONG`` times the ball threshold, more where the cloth is darker than usual (a
         ball's core is well above it, as in :meth:`_strong_parts`; a dark corner's or a
         compression block's junk is not). A blurred streak is a mixture with the cloth and is
-        kept."""
+        kept, and so is a ball of a colour near the cloth's (see :meth:`_a_ball_near_the_cloth`)."""
         if d.cloth_bgr is None or d.streak_mm > 0:
             return False
-        return self._core_contrast(d.bgr, d.cloth_bgr) < STRONG
+        contrast = self._core_contrast(d.bgr, d.cloth_bgr)
+        return contrast < STRONG and not (contrast >= 1.0 and self._a_ball_near_the_cloth(d))
+
+    def _a_ball_near_the_cloth(self, d: Detection) -> bool:
+        """A faint core that is a coloured ball's own: a red on a red cloth (carom_1_s107,
+        pot_FR_s131) differs from the cloth by less than STRONG thresholds, yet its core has its
+        class's chromaticity (sure of it, and nearer it than the cloth's) and brightness (within
+        CLASS_BRIGHTNESS), and it is brighter than the cloth (by half of BRIGHTER: the light
+        falls on a ball's top). Junk is a little off the cloth in colour, not in light; a white
+        class on a pale cloth is left to :meth:`_cloth_in_light`."""
+        model, cloth = self.colours, d.cloth_bgr
+        if model is None or cloth is None or model.brightness is None:
+            return False
+        i, sure = model.nearest(d.bgr)
+        if not sure or model.names[i] == "white":
+            return False
+        core = chromaticity(np.asarray(d.bgr, np.float64))[0]
+        under = chromaticity(np.asarray(cloth, np.float64))[0]
+        if np.linalg.norm(core - model.centres[i]) >= 0.5 * np.linalg.norm(core - under):
+            return False
+        light = sum(d.bgr) + 3.0
+        own = light / (model.brightness[i] + 3.0)
+        return (1.0 / CLASS_BRIGHTNESS < own < CLASS_BRIGHTNESS
+                and light / (sum(cloth) + 3.0) >= 1.0 + 0.5 * BRIGHTER)
 
     def _a_blur(self, bgr: Sequence[float], cloth_bgr: Sequence[float]) -> bool:
         """A drawn-out blob (see :func:`_one_ball`) with this core colour is a blurred ball: its

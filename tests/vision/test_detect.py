@@ -443,6 +443,24 @@ def test_a_blob_of_the_cloths_own_colour_is_no_ball():
     assert sorted(d.colour for d in kept) == ["red", "white"]
 
 
+def test_a_faint_core_with_a_red_balls_colour_and_light_on_a_red_cloth_is_a_ball():
+    # pot_FR_s131: a red on a red cloth, its core 1.6 thresholds unlike the cloth there (below
+    # STRONG), but of the red class's chromaticity and brightness, and brighter than the cloth:
+    # a ball. As unlike the cloth, but no brighter than it: junk (light falls on a ball's top).
+    from dataclasses import replace
+
+    det, found = red_and_white_fitted()
+    red, cloth = (49.0, 36.0, 237.0), (37.0, 46.0, 172.0)
+    det.colours = ColourModel.fit([red, (235.0, 240.0, 240.0), (20.0, 190.0, 220.0)])
+    det.threshold, det._cloth_level = 0.171, sum(cloth)
+    ball = replace(found[0], bgr=red, cloth_bgr=cloth, streak_mm=0.0)
+    assert 1.0 < det._core_contrast(ball.bgr, cloth) < STRONG
+    assert [d.colour for d in det.classify([ball])] == ["red"]
+    dull = replace(ball, bgr=(33.0, 27.0, 221.0))  # a tenth brighter than the cloth
+    assert 1.0 < det._core_contrast(dull.bgr, cloth) < STRONG
+    assert det.classify([dull]) == []
+
+
 def detector_and_blocky_frame(corners_mm: tuple[tuple[float, float], tuple[float, float]],
                               red_gain: float) -> tuple[Calibration, BallDetector, np.ndarray]:
     """A detector that learned the empty cloth, and a frame of that cloth with a block of
@@ -729,6 +747,30 @@ def blurred(img: np.ndarray, cal: Calibration, start: np.ndarray, end: np.ndarra
         draw_ball(draw, cal, tuple(start + (end - start) * k / (steps - 1)), colour)
         acc += draw.astype(np.float32) / steps
     return np.clip(acc, 0, 255).astype(np.uint8)
+
+
+def test_a_red_whose_pale_middle_has_a_red_cloths_colour_is_a_ball():
+    # A saturated red on a paler red cloth: its dots and highlight, white mixed with the red, have
+    # the cloth's chromaticity (only brighter), so only its rim is foreground: a thin ring, which
+    # the opening would wipe (pot_ML_s137: both reds never seen). The ring's hole is the ball's.
+    cal = calibration()
+    img = np.full((H, W, 3), (50, 46, 140), np.float32)
+    img += np.random.default_rng(4).normal(0, 2, img.shape).astype(np.float32)
+    img = np.clip(img, 0, 255).astype(np.uint8)
+    det = BallDetector(cal)
+    det.learn_cloth(img)
+    r = TABLE.ball_radius_mm / cal.mm_per_px()
+    centres = []
+    for xy in ((900.0, 700.0), (2600.0, 1100.0)):
+        x, y = draw_ball(img, cal, xy, "red")
+        s = 16
+        cv2.circle(img, (round(x * s), round(y * s)), round(0.55 * r * s), (90, 83, 252), -1,
+                   cv2.LINE_AA, 4)  # the cloth's colour, 1.8 times as bright
+        centres.append((x, y))
+    found = det.detect(img, update=False)
+    assert len(found) == 2
+    for x, y in centres:
+        assert min(np.hypot(q.x_px - x, q.y_px - y) for q in found) < 1.0
 
 
 @pytest.mark.parametrize("angle", [0.0, 40.0, 90.0, 130.0])
