@@ -100,8 +100,9 @@ class BallState:
 
 @dataclass
 class _Seen:
-    """An object in the first frames (see :meth:`Tracker._initialise`): where it was last, its
-    last look, and its looks' evidence (W2's pair of dots, one dot), colours and scores."""
+    """An object in the first frames (see :meth:`Tracker._initialise`): where it looked most
+    like a ball (its best score), its last look, and its looks' evidence (W2's pair of dots,
+    one dot), colours and scores."""
 
     xy: tuple[float, float]
     look: Detection
@@ -208,7 +209,10 @@ class Tracker:
                     if id(o) not in taken and math.hypot(
                             det.x_mm - o.xy[0], det.y_mm - o.xy[1]) < 0.5 * self.d:
                         taken.add(id(o))
-                        o.xy = (det.x_mm, det.y_mm)
+                        if det.score >= max(o.scores):
+                            # (where it looked most like a ball: two balls touching, read as
+                            # one blob between them in a frame, score low)
+                            o.xy = (det.x_mm, det.y_mm)
                         if det is not o.look:  # one look, one piece of evidence (_observe)
                             o.two += self._is_pair(det)
                             o.one += self._is_single(det)

@@ -60,6 +60,22 @@ def test_start_positions_name_the_reds_and_whites_where_they_were_left():
         assert visible and math.dist((bx, by), (x, y)) < 1.0, ball
 
 
+def test_a_ball_unseen_in_the_first_frame_is_where_it_looked_most_like_a_ball():
+    # touching_whites_s127: two whites resting touching, W2 unseen in frame 0, seen clean for
+    # seven frames, then twice read (with W1 and their shadows) as one poor blob between them,
+    # under half a ball from W2's place. Frame 0 has W2 where it was seen clean, not there.
+    w1, w2 = (2095.0, 740.0), (2074.0, 676.0)
+    middle = (2083.0, 705.0)
+    places = {**OTHERS, "W1": w1, "W2": w2}
+    clean = layout_dets(places)
+    merged = [d for d in clean if (d.x_mm, d.y_mm) not in (w1, w2)] + [
+        det(*middle, "white", score=0.37)]
+    first = [d for d in clean if (d.x_mm, d.y_mm) != w2]
+    out = feed(Tracker(TABLE, start_positions=places), [first] + [clean] * 7 + [merged] * 4)
+    x, y, _ = out[0].balls["W2"]
+    assert math.dist((x, y), w2) < 1.0
+
+
 def test_without_start_positions_R1_is_the_red_nearer_the_head():
     tracker = Tracker(TABLE)
     out = feed(tracker, [layout_dets()] * 12)
