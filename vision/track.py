@@ -58,6 +58,8 @@ PIECES_DIAMETERS = 0.95  # same-colour detections nearer than this are pieces of
 STREAK_STEP_DIAMETERS = 1.6  # pieces of a faint streak in a row, this near each other: one ball
 REST_SPEED_DIAMETERS = 0.05  # slower than this per frame, a ball is at rest
 COAST_FRAMES = 2  # a rolling ball unseen this many frames is looked for along its way
+NEAR_PAIR_DIAMETERS = 1.5  # two balls this near, one moving, may show as one blob between them
+BETWEEN_DIAMETERS = 0.3  # ... a picture this near their middle, further from each: both of them
 FRONT_PIECE_DIAMETERS = 1.2  # a ball-like piece of a resting ball's colour this near: its streak
 CUE_DIAMETERS = 5.0  # a non-ball this near a resting ball may be the cue (its middle, if long)
 HARDEST_SHOT_DIAMETERS = 7.0  # a ball struck as hard as any (13 m/s) goes this far a frame
@@ -330,7 +332,7 @@ class Tracker:
         active = [s for s in self.states.values() if s.status in ("table", "hidden") or (
             s.status == "pocketed" and frame - s.last_seen <= self.jaws_frames)]
         used: set[int] = set()
-        dets, merged = self._merge_pieces(self._split_touching(dets))
+        dets, merged = self._merge_pieces(self._between_two(frame, self._split_touching(dets)))
         if active and dets:
             hitters = {s.ball: self._hitter(s, active, frame) for s in active}
             after = self._collisions(active, frame)
@@ -699,6 +701,29 @@ class Tracker:
             out += [replace(d, x_mm=s.x, y_mm=s.y, streak_mm=0.0, streak_dir=(0.0, 0.0))
                     for s in pair]
         return out
+
+    def _between_two(self, frame: int, dets: list[Detection]) -> list[Detection]:
+        """Without the detections that lie between two balls rolling close together (their
+        places, as predicted, within NEAR_PAIR_DIAMETERS, one of them moving): a picture at
+        their middle (within BETWEEN_DIAMETERS), off each ball's place by more than that, is
+        both balls seen as one blob (with their shadows, or read as a streak), and tells
+        neither's place (carom_1_s149: the cue ball touching Y read at their middle, a false
+        second contact; carom_3_s151: two whites 82 mm apart read as one). Neither is seen."""
+        places = [(s, s.x + s.vx * max(1, frame - s.last_seen),
+                   s.y + s.vy * max(1, frame - s.last_seen))
+                  for s in self.states.values() if s.status == "table"]
+        near = NEAR_PAIR_DIAMETERS * self.d
+        pairs = [(a, b) for a, b in itertools.combinations(places, 2)
+                 if math.hypot(a[1] - b[1], a[2] - b[2]) <= near
+                 and not (self._resting(a[0]) and self._resting(b[0]))]
+        if not pairs:
+            return dets
+        between = BETWEEN_DIAMETERS * self.d
+        return [d for d in dets if not any(
+            math.hypot(d.x_mm - (a[1] + b[1]) / 2, d.y_mm - (a[2] + b[2]) / 2) <= between
+            and min(math.hypot(d.x_mm - a[1], d.y_mm - a[2]),
+                    math.hypot(d.x_mm - b[1], d.y_mm - b[2])) > between
+            for a, b in pairs)]
 
     def _merge_pieces(self, dets: list[Detection]) -> tuple[list[Detection], set[int]]:
         """Two detections closer than two balls can be are pieces of one ball (a blurred streak

@@ -857,3 +857,30 @@ def test_the_other_white_in_hand_is_not_on_the_table_before_the_shooters_shot_is
     assert all("W2" not in r.balls for r in out[:45])
     assert "W2" in out[-1].balls
     assert math.dist(out[-1].balls["W2"][:2], (450.0, 400.0)) < 1.0
+
+
+def test_two_balls_close_together_read_as_one_blob_between_them_are_neither_seen_there():
+    """As in carom_1_s149: W1 rolls slowly up to Y at rest and hits it; in the frame they touch
+    the two are read as one poor streak at their middle (yellow), Y unseen. Neither ball is
+    seen there (W1 taking it put it 41 mm off its way, toward Y: a false second contact); each
+    is followed on from its next clean sighting."""
+    y_rest = (3260.0, 1168.0)
+    layout = {**OTHERS, "W1": (3372.0, 1302.0), "Y": y_rest}
+    tracker = Tracker(TABLE, start_positions=layout)
+    rest = layout_dets({b: xy for b, xy in layout.items() if b not in ("W1", "Y")})
+    frames = [[*rest, det(3372.0, 1302.0, "white"), det(*y_rest, "yellow")]] * 12
+
+    def w1(k: int) -> tuple[float, float]:  # 12 mm a frame toward Y, to 71 mm off it at k = 9
+        return 3372.0 - 7.0 * k, 1302.0 - 9.0 * k
+
+    frames += [[*rest, det(*w1(k), "white"), det(*y_rest, "yellow")] for k in range(1, 10)]
+    middle = ((w1(10)[0] + y_rest[0]) / 2, (w1(10)[1] + y_rest[1]) / 2)
+    frames.append([*rest, det(*middle, "yellow", score=0.28, streak_mm=104.0,
+                              streak_dir=(0.6, 0.8))])
+    frames += [[*rest, det(3304.0 - 2.0 * k, 1217.0 - 3.0 * k, "white"),
+                det(3254.0 - 7.0 * k, 1158.0 - 6.0 * k, "yellow")] for k in range(4)]
+    out = feed(tracker, frames)
+    at = {r.frame: r.balls for r in out}
+    touch = 12 + 9
+    assert not at[touch]["W1"][2] and not at[touch]["Y"][2]
+    assert math.dist(at[touch + 1]["W1"][:2], (3304.0, 1217.0)) < 1.0
