@@ -355,7 +355,9 @@ def _start_time(rest: Point, piece: Piece, fps: float, last_rest: Sample | None 
     motion does not lead back to the rest (within a diameter: the ball was unseen across a
     turn, struck too fast to be followed), half a frame after it was last seen there
     (``last_rest``)."""
-    if len(piece.samples) < 2:
+    if len(piece.samples) < 2:  # (no motion to extrapolate: seen once, far off, and gone)
+        if last_rest is not None and piece.start.frame - last_rest.frame > 1:
+            return last_rest.t + 0.5 / fps
         return piece.start.t
     ts = np.linspace(piece.start.t - 2 / fps, piece.start.t, 61)
     d = [math.dist(rest, tuple(piece.at(t))) for t in ts]
@@ -520,10 +522,14 @@ def _placed(samples: Sequence[Sample], k: int) -> bool:
     """Between samples ``k - 1`` and ``k`` the ball was put somewhere by hand: it jumped faster
     than any shot, or it was away for a while (pocketed, in hand, hidden) and is back elsewhere,
     but not where its rolling would have taken it (a rolling ball unseen a while in a cluster
-    of balls is seen again further along its way, no faster than it went)."""
+    of balls is seen again further along its way, no faster than it went). Seen there once and
+    gone, it was struck there (a placed ball stays: fast_shot_s157, a red hit unseen into a
+    pocket's jaws)."""
     a, b = samples[k - 1], samples[k]
     gap = max(b.frame - a.frame, 1)
     distance = math.dist(a.xy, b.xy)
+    if k == len(samples) - 1 and distance / gap < PLACED_MM_PER_FRAME:
+        return False  # seen there once and gone: struck there unseen (into a pocket), not put
     if distance / gap >= PLACED_MM_PER_FRAME:
         # (seen in two frames running, it was not moved by hand: a fast ball's blurred centres
         # lag and lead its true place by up to a ball; faster than the hardest shot, only when

@@ -943,3 +943,24 @@ def test_a_ball_in_a_middle_pockets_hole_seen_now_and_then_short_of_the_line_dro
     every_frame = [r for r in rows if not (r[1] == "R1" and r[0] >= 49)]
     every_frame += [(f, "R1", 1778.1, 7.8, True) for f in range(45, 60)]
     assert all(frame >= 59 for _, frame in pot_frames(every_frame))
+
+
+def test_a_ball_hit_unseen_and_seen_once_in_a_pockets_jaws_was_hit_and_potted():
+    """As R1 in fast_shot_s157 (held out): W1 struck at 5 m/s, unseen as it hits R1; R1 sent at
+    5.7 m/s into the foot-right corner, unseen until its one picture in the jaws, then gone. A
+    ball seen once elsewhere and gone was not put there by hand (a placed ball stays); it left
+    its place half a frame after it was last seen there (one picture has no motion to trace
+    back), and W1, arriving then, hit it."""
+    w1 = [(30, 2357.0, 1178.0), (31, 2466.0, 1067.0), (32, 2620.0, 925.0), (33, 2795.0, 753.0),
+          (35, 2954.0, 601.0), (36, 2961.0, 596.0), (37, 2969.0, 591.0), (38, 2977.0, 585.0),
+          (39, 2986.0, 580.0), (40, 2993.0, 574.0)]
+    rows = [(f, "W1", 2355.0, 1180.0, True) for f in range(10, 30)]
+    rows += [(f, "W1", x, y, True) for f, x, y in w1]
+    rows += [(f, "W1", 2993.0 + 5.0 * (f - 40), 574.0 - 4.0 * (f - 40), True)
+             for f in range(41, 60)]
+    rows += [(f, "R1", 2997.0, 553.0, True) for f in range(10, 34)] + [(38, "R1", 3503.0, 51.0,
+                                                                         True)]
+    rows += [(f, "Y", 900.0, 900.0, True) for f in range(10, 120)]
+    assert first_events(rows, 3) == [("strike", "W1"), ("contact", ["W1", "R1"]),
+                                     ("pocket", "R1")]
+    assert pot_frames(rows) == [("FR", 38)]
