@@ -172,6 +172,7 @@ class Tracker:
                                     and w not in self.start_positions}
                                    if self.start_positions is not None and cue_ball else set())
         self._cue_ball_struck = False
+        self._last_rolling = -1  # the last frame a ball on the table was seen rolling (or -1)
         self.unresolved = False
         # the whites were named by the game state and have not come near each other since: who
         # is who is known by continuity, and the dots (which misread now and then, frame after
@@ -390,7 +391,12 @@ class Tracker:
                     s.sent = (frame, fast.vx, fast.vy)
             # second chance: a ball struck from rest (or leaving the hand) jumps further than
             # its gate; an unclaimed detection of its colour within the fastest shot's reach
-            left = [s for s in active if s.last_seen != frame]
+            # (before the cue ball is struck, seen at rest in its place now, no other ball has
+            # been hit: none jumps, hidden or not; pot_HR_s163: Y hidden under the player took
+            # his head 92 mm away, and followed it)
+            unstruck = self._cue_ball_unstruck(frame)
+            left = [s for s in active if s.last_seen != frame
+                    and not (unstruck and s.ball != self.cue_ball)]
             free = [j for j in range(len(dets)) if j not in used]
             free_dets = [dets[j] for j in free]
             if left and free:
@@ -445,6 +451,9 @@ class Tracker:
                 s.vx = s.vy = 0.0
             if missing > self.hide_frames:
                 s.status = "lost"
+        if any(s.status == "table" and s.last_seen == frame and not self._resting(s)
+               for s in active):
+            self._last_rolling = frame
         free_now = [d for j, d in enumerate(dets) if j not in used]
         free_now = self._back_to_rest(frame, active, free_now)
         free_now = self._pick_up_moving(frame, free_now)
@@ -899,10 +908,12 @@ class Tracker:
                 f != frame - len(steps) + k for k, (f, _) in enumerate(steps)):
             return free
         left = list(free)
+        unstruck = self._cue_ball_unstruck(frame)  # (then no other ball rolls: nothing hit it)
         for det in free:
             cls = det.colour
             ids = [b for b in BALLS if CLASS_OF[b] == cls and b in self.states
-                   and self.states[b].status in ("hidden", "lost")]
+                   and self.states[b].status in ("hidden", "lost")
+                   and not (unstruck and b != self.cue_ball)]
             if not ids or det.piece or det.score < INIT_SCORE:
                 continue
             row = self._rolling_row(det, [ds for _, ds in reversed(steps)])
@@ -975,7 +986,11 @@ class Tracker:
                    and (b not in self.states or self.states[b].status in ("pocketed", "lost"))
                    and b not in self._in_hand_this_shot]
             frames_needed = PICK_UP_FRAMES
-            if not ids:
+            if not ids and 0 <= self._last_rolling < frame - PICK_UP_WINDOW * 3 * PICK_UP_FRAMES:
+                # (a ball is put back once the balls are at rest, after the video's first shot:
+                # before any ball rolled, or while one rolls or did a moment ago, a thing in
+                # place is the player's, a forearm aiming over the table: chain_two_s73,
+                # cue_off_table_s163)
                 ids = [b for b in BALLS if CLASS_OF[b] == det.colour
                        and b in self.states and self.states[b].status == "hidden"]
                 frames_needed = 3 * PICK_UP_FRAMES
@@ -1085,6 +1100,15 @@ class Tracker:
         elif all(self._still(s) for s in self.states.values()
                  if s.status in ("table", "hidden")):
             self._in_hand_this_shot = set()
+
+    def _cue_ball_unstruck(self, frame: int) -> bool:
+        """The shooter's cue ball (known) was never seen struck, and is seen at rest now."""
+        if self.cue_ball is None or self._cue_ball_struck:
+            return False
+        self._cue_ball_struck = self._struck(self.cue_ball, frame)
+        s = self.states.get(self.cue_ball)
+        return (not self._cue_ball_struck and s is not None and s.last_seen == frame
+                and self._resting(s))
 
     def _struck(self, ball: str | None, frame: int) -> bool:
         """``ball`` is seen this frame moving clearly faster than any creep or jitter."""
