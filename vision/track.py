@@ -1102,7 +1102,8 @@ class Tracker:
             self._in_hand_this_shot = set()
 
     def _cue_ball_unstruck(self, frame: int) -> bool:
-        """The shooter's cue ball (known) was never seen struck, and is seen at rest now."""
+        """The shooter's cue ball (known) was never seen struck, and is seen at rest now (a
+        strike seen this frame is recorded: from then on, False)."""
         if self.cue_ball is None or self._cue_ball_struck:
             return False
         self._cue_ball_struck = self._struck(self.cue_ball, frame)
