@@ -172,7 +172,6 @@ class Tracker:
                                     and w not in self.start_positions}
                                    if self.start_positions is not None and cue_ball else set())
         self._cue_ball_struck = False
-        self._last_rolling = -1  # the last frame a ball on the table was seen rolling (or -1)
         self.unresolved = False
         # the whites were named by the game state and have not come near each other since: who
         # is who is known by continuity, and the dots (which misread now and then, frame after
@@ -451,9 +450,6 @@ class Tracker:
                 s.vx = s.vy = 0.0
             if missing > self.hide_frames:
                 s.status = "lost"
-        if any(s.status == "table" and s.last_seen == frame and not self._resting(s)
-               for s in active):
-            self._last_rolling = frame
         free_now = [d for j, d in enumerate(dets) if j not in used]
         free_now = self._back_to_rest(frame, active, free_now)
         free_now = self._pick_up_moving(frame, free_now)
@@ -986,11 +982,7 @@ class Tracker:
                    and (b not in self.states or self.states[b].status in ("pocketed", "lost"))
                    and b not in self._in_hand_this_shot]
             frames_needed = PICK_UP_FRAMES
-            if not ids and 0 <= self._last_rolling < frame - PICK_UP_WINDOW * 3 * PICK_UP_FRAMES:
-                # (a ball is put back once the balls are at rest, after the video's first shot:
-                # before any ball rolled, or while one rolls or did a moment ago, a thing in
-                # place is the player's, a forearm aiming over the table: chain_two_s73,
-                # cue_off_table_s163)
+            if not ids:
                 ids = [b for b in BALLS if CLASS_OF[b] == det.colour
                        and b in self.states and self.states[b].status == "hidden"]
                 frames_needed = 3 * PICK_UP_FRAMES

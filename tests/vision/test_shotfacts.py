@@ -321,12 +321,12 @@ def test_a_rolling_ball_unseen_a_few_frames_rolled_on_a_ball_unseen_and_elsewher
     frames = [*range(6), *range(10, 14)]
     rolling = [Sample(f, f / 30, (x, 500.0)) for f, x in zip(frames, xs, strict=True)]
     assert _until_placed(rolling) == rolling
-    # at rest, unseen four frames (a hand over it), then 120 mm away: put there by hand
+    # at rest, unseen four frames (a hand over it), then 120 mm away, staying: put there by hand
     rest = [Sample(f, f / 30, (1000.0, 500.0)) for f in range(6)]
-    moved = [*rest, Sample(10, 10 / 30, (1120.0, 500.0))]
+    moved = [*rest, *(Sample(f, f / 30, (1120.0, 500.0)) for f in range(10, 14))]
     assert _until_placed(moved) == rest
-    # rolling, unseen, then seen off its way (sideways): put there by hand
-    aside = [*rolling[:6], Sample(10, 10 / 30, (1150.0, 620.0))]
+    # rolling, unseen, then seen off its way (sideways), staying: put there by hand
+    aside = [*rolling[:6], *(Sample(f, f / 30, (1150.0, 620.0)) for f in range(10, 14))]
     assert _until_placed(aside) == rolling[:6]
 
 

@@ -186,37 +186,6 @@ def test_a_respotted_ball_is_picked_up_once_it_stays_put():
     assert visible and math.dist((x, y), (1775, 888)) < 1.0
 
 
-def test_a_hidden_ball_does_not_take_a_forearm_held_in_place_while_a_ball_rolls():
-    """As in cue_off_table_s163: R2 is under the player's body from the start; the cue ball is
-    struck, and the player's forearm (skin, read as a clean red) stays in place over the
-    cloth a metre away while it rolls. A ball put back (respotted after a pot missed under the
-    arm) is taken so, but only once the balls are at rest: R2 stays hidden where it was left,
-    and is seen there when the body moves off. Once everything rests a while, a red in place
-    elsewhere is that hidden ball, put back."""
-    layout = {"W1": (2923.0, 1381.0), "R1": (3295.0, 1520.0), "R2": (1489.0, 1093.0)}
-    tracker = Tracker(TABLE, start_positions=layout)
-    r1, arm = det(3295, 1520, "red"), det(2513, 1343, "red", score=0.64)
-    frames = [[det(2923, 1381, "white"), r1]] * 30
-    frames += [[det(2923 + 30.0 * k, 1381 + 5.0 * k, "white"), r1, arm] for k in range(1, 20)]
-    out = feed(tracker, frames)
-    assert all(math.dist(r.balls["R2"][:2], layout["R2"]) < 1.0 for r in out)
-    rest = [det(2923 + 30.0 * 19, 1381 + 5.0 * 19, "white"), r1, arm]
-    out = feed(tracker, [rest] * 60, first=len(frames))
-    assert math.dist(out[-1].balls["R2"][:2], (2513, 1343)) < 1.0
-
-
-def test_a_ball_hidden_before_any_shot_does_not_take_a_thing_in_place_elsewhere():
-    """As W2 in chain_two_s73: under the player from the first frame, while a white thing (the
-    cue's butt, a hand) lies still 1.3 m away for a second before the strike. No ball has
-    rolled yet, so none was potted and put back: W2 waits where it was left."""
-    layout = {"W1": (2251.0, 871.0), "R1": (3291.0, 259.0), "W2": (832.0, 1455.0)}
-    tracker = Tracker(TABLE, start_positions=layout)
-    seen = [det(2251, 871, "white"), det(3291, 259, "red")]
-    out = feed(tracker, [[*seen, det(832, 1455, "white")]] + [[*seen, det(2009, 996, "white")]]
-               * 40)
-    assert all(r.balls["W2"][:2] == layout["W2"] and not r.balls["W2"][2] for r in out[1:])
-
-
 def test_before_the_cue_ball_is_struck_a_hidden_ball_does_not_jump_to_a_thing_nearby():
     """As Y in pot_HR_s163: hidden under the player from the start, and the player's head, read
     as a yellow, shows 92 mm from Y's place, then moves about. The cue ball (W1, the shooter's)
