@@ -1539,10 +1539,9 @@ class BallDetector:
         under = chromaticity(np.asarray(cloth, np.float64))[0]
         if np.linalg.norm(core - model.centres[i]) >= 0.5 * np.linalg.norm(core - under):
             return False
-        light = sum(d.bgr) + 3.0
-        own = light / (model.brightness[i] + 3.0)
+        own = (sum(d.bgr) + 3.0) / (model.brightness[i] + 3.0)
         return (1.0 / CLASS_BRIGHTNESS < own < CLASS_BRIGHTNESS
-                and light / (sum(cloth) + 3.0) >= 1.0 + 0.5 * BRIGHTER)
+                and _core_against_cloth(d.bgr, cloth)[1] >= 1.0 + 0.5 * BRIGHTER)
 
     def _a_blur(self, bgr: Sequence[float], cloth_bgr: Sequence[float]) -> bool:
         """A drawn-out blob (see :func:`_one_ball`) with this core colour is a blurred ball: its
