@@ -38,6 +38,7 @@ TOUCHING_DIAMETERS = 1.15  # two balls at rest this near (centre to centre) touc
 TOUCHING_S = 0.1  # ... and, one struck, leave together, though their starts differ this much
 NEAR_DIAMETERS = 3.0  # balls resting this near that start within a frame left together
 FLICKER_RETURN_MM = 3 * STILL_MM_PER_FRAME  # a resting ball seen back this near never left
+RESEATED_MM = FLICKER_RETURN_MM  # ... nor one seen moved this little in one step, still around it
 PLACED_MM_PER_FRAME = 400.0  # faster than a shot (12 m/s) across unseen frames: put back by hand
 HARDEST_MM_PER_FRAME = 480.0  # ... unless rolling on, or seen in two frames running up to this
 MIN_TRAVEL_MM = 34.0  # a shot moves some ball at least half a diameter (less is jitter)
@@ -165,7 +166,7 @@ def split_shots(tracks: Mapping[str, Sequence[Sample]], fps: float = 30.0) -> li
     moving: set[int] = set()
     for samples in tracks.values():
         for k, (a, b) in enumerate(itertools.pairwise(samples), 1):
-            if _placed(samples, k):
+            if _placed(samples, k) or _reseated(samples, k):
                 continue
             step = math.dist(a.xy, b.xy) / max(b.frame - a.frame, 1)
             if step > STILL_MM_PER_FRAME:
@@ -189,6 +190,19 @@ def split_shots(tracks: Mapping[str, Sequence[Sample]], fps: float = 30.0) -> li
             if before:
                 w.rest_before[ball] = before[-1].xy
     return windows
+
+
+def _reseated(samples: Sequence[Sample], k: int) -> bool:
+    """Between samples ``k - 1`` and ``k`` a resting ball's picture shifted (RESEATED_MM at
+    most: the cue or a hand beside it), at rest for two steps before and after: it did not roll,
+    for no rolling ball stops dead. (yellow_middle_twice_s173: the next shot's cue ball, read
+    2.9 mm aside as the player addressed it, joined two shots into one.)"""
+    if k < 3 or k + 2 >= len(samples):
+        return False
+    a, b = samples[k - 1], samples[k]
+    around = itertools.chain(itertools.pairwise(samples[k - 3:k]),
+                             itertools.pairwise(samples[k:k + 3]))
+    return math.dist(a.xy, b.xy) <= RESEATED_MM and all(_still(p, q) for p, q in around)
 
 
 def _without_rest_flicker(samples: Sequence[Sample]) -> list[Sample]:

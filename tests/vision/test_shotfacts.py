@@ -850,6 +850,26 @@ def test_a_ball_seen_moving_again_within_a_second_of_the_rest_is_still_the_same_
     assert [[e["type"] for e in s["events"]] for s in shots] == [["strike"], ["strike"]]
 
 
+def test_a_resting_ball_read_a_few_mm_aside_did_not_roll_and_joins_no_two_shots():
+    """As W1 in yellow_middle_twice_s173: at rest after the first shot, it is read 2.9 mm aside
+    once (the player addressing it) and at rest there; 20 frames later it is struck. No rolling
+    ball stops dead: the shift is no motion, and the strike begins a second shot. A ball that
+    rolls a few mm a frame to a stop is motion (one shot with the roll)."""
+    rows = [(f, "W1", 1000.0, 500.0, True) for f in range(20, 30)]
+    rows += [(f, "W1", 1000.0 + 40.0 * (f - 29), 500.0, True) for f in range(30, 40)]
+    rows += [(f, "W1", 1400.0, 500.0, True) for f in range(40, 62)]
+    rows += [(f, "W1", 1402.5, 501.5, True) for f in range(62, 82)]  # read aside: 2.9 mm
+    rows += [(f, "W1", 1402.5 + 40.0 * (f - 81), 501.5, True) for f in range(82, 92)]
+    rows += [(f, "W1", 1802.5, 501.5, True) for f in range(92, 130)]
+    shots = shots_from_tracks(TABLE, tracks_from_rows(rows, FPS), FPS)
+    assert [[e["type"] for e in s["events"]] for s in shots] == [["strike"], ["strike"]]
+    assert [s["final_positions"]["W1"] for s in shots] == [[1400.0, 500.0], [1802.5, 501.5]]
+    creep = [r for r in rows if r[0] < 40]  # a slow roll over a few frames is still motion
+    creep += [(f, "W1", 1400.0 + 2.0 * min(f - 39, 3), 500.0, True) for f in range(40, 130)]
+    (shot,) = shots_from_tracks(TABLE, tracks_from_rows(creep, FPS), FPS)
+    assert shot["final_positions"]["W1"] == [1406.0, 500.0]
+
+
 def test_two_rolling_balls_that_graze_touched_though_neither_track_turns_past_its_noise():
     """As W2 and Y in carom_3_s61: rolling at 11 and 8 mm a frame, they close to 69.8 mm (the
     frames fall either side of the touch) and each is pushed off its line away from the other
