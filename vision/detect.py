@@ -516,6 +516,7 @@ class BallDetector:
         # the cloth model's chromaticity planes and inverse brightness, and the same stacked in
         # one (H, W, 4) array (one gather per ball), kept until the model changes
         self._model_cache: tuple[F32, tuple[F32, F32, F32, F32], F32] | None = None
+        self._white_memo: tuple[F32, float] | None = None  # (see _white_contrast)
         # the cloth's usual brightness (the sum of B, G, R), set with the cloth model
         self._cloth_level = 0.0
         # the cloth is neutral: brightening counts as foreground (see NEUTRAL_CLOTH)
@@ -539,6 +540,12 @@ class BallDetector:
         self._f: F32 | None = None
         self._f_src: Frame | None = None
         self._f_model: F32 | None = None
+        # the boxes of the map made again in this frame (None: all of it; see _foreground_now)
+        self._boxes: list[tuple[slice, slice]] | None = None
+        # the per-pixel part of the whole map (see _whole_foreground): the model, cloth level and
+        # neutral-cloth flag it was made with, the work image it was made of, and its maps
+        self._per_pixel: tuple[F32, float, bool, NDArray[np.uint32], F32, F32, F32, F32] | None = (
+            None)
         self._last: list[Detection] | None = None
         self._change_level: float | None = None
         # colour classes of the last classified detections (a ball at rest is the same
@@ -722,10 +729,14 @@ class BallDetector:
     def _white_contrast(self) -> float:
         """A white ball's contrast on this cloth: the chromaticity distance from grey to the
         cloth model (the median over the field)."""
+        model = self._model_cache_now()[0]
+        if self._white_memo is not None and self._white_memo[0] is model:
+            return self._white_memo[1]  # (learn_cloth asks twice of the same model)
         mb, mg, mr, _ = self._model_planes()
         third = np.float32(1 / 3)
         grey = np.abs(third - mb) + np.abs(third - mg) + np.abs(third - mr)
-        return float(np.median(grey[self.field]))
+        self._white_memo = (model, float(np.median(grey[self.field])))
+        return self._white_memo[1]
 
     def _cloth_like(self, small: Frame, smooth: F32) -> NDArray[np.bool_]:
         """Pixels that are not part of a foreground blob against a smooth cloth model."""
@@ -806,13 +817,20 @@ class BallDetector:
         # empty, and the labelling's cost is per pixel); none without any strong pixel
         bx, by, bw, bh = cv2.boundingRect(strong)  # a uint8 image: its nonzero pixels' box
         if bw:
+            # the morphology only in that box and twice the kernel's size around it: the
+            # closing and the opening leave nothing further out, and inside the box they see
+            # all they would see on the whole map (the same pixels)
+            m = 2 * self._open_kernel.shape[0]
+            x0, y0 = max(0, bx - m), max(0, by - m)
+            strong = strong[y0:by + bh + m, x0:bx + bw + m]
             strong = cv2.morphologyEx(cv2.morphologyEx(  # closed first: a highlight is no hole
                 strong, cv2.MORPH_CLOSE, self._open_kernel), cv2.MORPH_OPEN, self._open_kernel)
-            bx, by, bw, bh = cv2.boundingRect(strong)
+            bx, by, bw, bh = cv2.boundingRect(strong)  # (in the box: moved to the map below)
         n, lab, stats = 1, None, None
         if bw:
             n, lab, stats, _ = cv2.connectedComponentsWithStats(
                 strong[by:by + bh, bx:bx + bw], connectivity=8, ltype=cv2.CV_16U)
+            bx, by = bx + x0, by + y0
         big = 2.0 * self._d_work
         full = math.pi * (0.5 * self._d_work) ** 2
         dark: list[tuple[int, int, int, int, NDArray[np.bool_], float]] = []
@@ -841,18 +859,27 @@ class BallDetector:
         own = np.zeros((oy1 - oy0, ox1 - ox0), np.float32)
         for x, y, bw, bh, part, level in dark:
             own[y - oy0:y - oy0 + bh, x - ox0:x - ox0 + bw][part] = level
-        own = cv2.dilate(own, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
-        box = (slice(oy0, oy1), slice(ox0, ox1))
-        ratio, d = ratio[box], d[box]
-        ref = np.where(own > 0, np.minimum(np.float32(1.0), own), np.float32(1.0))
-        weight = np.clip(np.float32(2.0) * ratio / np.maximum(ref, np.float32(0.2)) - 1, 0, 1)
-        # ... for pixels strongly coloured themselves (none at _COLOURED, full at 1.5 times it):
-        # a shadow beside a red ball keeps the cloth's reference.
-        weight *= np.clip(d * np.float32(2.0 / _COLOURED) - 2, 0, 1)
-        weight = np.maximum(np.clip(np.float32(2.0) * ratio - 1, 0, 1), weight)
-        w[box] = d * weight * lit[box]
-        if self._by_light:
-            w[box] += _brightening(ratio)
+        own_all = cv2.dilate(own, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+        # Made again only where the reference is a dark ball's own (its box and the reach of
+        # the spreading): elsewhere in the box around them it is the cloth's, and the weight
+        # below is then the one above to the bit (a box made twice, where two overlap, gets
+        # the same values twice).
+        for x, y, bw, bh, _, _ in dark:
+            sx0, sy0 = max(ox0, x - k // 2), max(oy0, y - k // 2)
+            sx1, sy1 = min(ox1, x + bw + k // 2), min(oy1, y + bh + k // 2)
+            box = (slice(sy0, sy1), slice(sx0, sx1))
+            own = own_all[sy0 - oy0:sy1 - oy0, sx0 - ox0:sx1 - ox0]
+            r_box, d_box = ratio[box], d[box]
+            ref = np.where(own > 0, np.minimum(np.float32(1.0), own), np.float32(1.0))
+            weight = np.clip(np.float32(2.0) * r_box / np.maximum(ref, np.float32(0.2)) - 1,
+                             0, 1)
+            # ... for pixels strongly coloured themselves (none at _COLOURED, full at 1.5 times
+            # it): a shadow beside a red ball keeps the cloth's reference.
+            weight *= np.clip(d_box * np.float32(2.0 / _COLOURED) - 2, 0, 1)
+            weight = np.maximum(np.clip(np.float32(2.0) * r_box - 1, 0, 1), weight)
+            w[box] = d_box * weight * lit[box]
+            if self._by_light:
+                w[box] += _brightening(r_box)
 
     def _update_cloth(self, small: Frame, ball_mask: NDArray[np.uint8],
                       ahead: ClothWork | None = None) -> None:
@@ -906,8 +933,14 @@ class BallDetector:
             # above STRONG times it, inside the field): searched again only where those changed.
             # The picture changes almost everywhere from frame to frame (compression noise), the
             # levels seldom: mostly where a ball moves.
-            levels = self._levels_of(f)
             before = self._levels
+            if tiles is not None and before is not None and self._boxes is not None:
+                # the map was made again in those boxes only: so were its levels
+                levels = before.copy()
+                for box in self._boxes:
+                    levels[box] = self._levels_of(f[box], box)
+            else:
+                levels = self._levels_of(f)
             if before is None or self._last is None or self._parts is None:
                 blobs = self._blobs(f)
             else:
@@ -935,8 +968,9 @@ class BallDetector:
         map was computed from, so slow changes add up and are seen.
         """
         model = self.cloth
+        self._boxes = None
         if self._f is None or self._f_model is not model or self._f_src is None:
-            self._f, self._f_src, self._f_model = self._foreground(small), small.copy(), model
+            self._f, self._f_src, self._f_model = self._whole_foreground(small), small.copy(), model
             return self._f, None
         hh, ww = self._f.shape
         t, pad = self._tile, self._tile_pad
@@ -956,13 +990,14 @@ class BallDetector:
         n, _, stats, _ = cv2.connectedComponentsWithStats(tiles.astype(np.uint8), connectivity=8)
         if int((stats[1:n, 2] * stats[1:n, 3]).sum()) > MOSTLY_CHANGED * tiles.size:
             # most of the table changed (players over it): one call for all of it is cheaper
-            self._f, self._f_src = self._foreground(small), small.copy()
+            self._f, self._f_src = self._whole_foreground(small), small.copy()
             return self._f, None
         boxes = []
         for x, y, w, h, _ in stats[1:n]:
             tiles[y:y + h, x:x + w] = True
             boxes.append((slice(int(y) * t, min(hh, int(y + h) * t)),
                           slice(int(x) * t, min(ww, int(x + w) * t))))
+        self._boxes = boxes
         if len(boxes) == 1:
             box = boxes[0]
             self._f[box] = self._foreground(
@@ -989,14 +1024,51 @@ class BallDetector:
             i = j
         return self._f, tiles
 
-    def _levels_of(self, f: F32) -> Frame:
+    def _whole_foreground(self, small: Frame) -> F32:
+        """``_foreground(small)`` of the whole work image, its per-pixel part (see
+        :meth:`_weights`) made again only at the pixels that changed since the last time (the
+        same steps on the same numbers: the same values to the bit), when they are few (on a
+        clean video most of a frame is the same from frame to frame, to the grey level, though
+        its tiles changed somewhere); the dark balls' part (:meth:`_dark_balls`) on the whole.
+        """
+        model, planes, _ = self._model_cache_now()
+        # each pixel's B, G, R (and 255) as one 32-bit number: a changed pixel in one compare
+        packed = cv2.cvtColor(small, cv2.COLOR_BGR2BGRA).view(np.uint32).reshape(small.shape[:2])
+        pp = self._per_pixel
+        if (pp is not None and pp[0] is model and pp[1] == self._cloth_level
+                and pp[2] == self._by_light):
+            src, d, lit, ratio, w0 = pp[3:]
+            differs = np.not_equal(packed, src)
+            if np.count_nonzero(differs) <= 0.35 * d.size:  # (beyond, all at once is cheaper)
+                changed = np.flatnonzero(differs)
+                if len(changed):
+                    # those pixels one after another in one column (as _foreground_now does
+                    # for several boxes), then put back in place
+                    px = np.take(packed, changed).view(np.uint8).reshape(-1, 1, 4)[..., :3]
+                    dc, lc, rc = _chroma_distance(px, tuple(  # type: ignore[arg-type]
+                        np.take(p, changed)[:, None] for p in planes))
+                    wc = self._weights(dc, lc, rc)  # (lc now holds lit)
+                    for whole, part in ((d, dc), (lit, lc), (ratio, rc), (w0, wc)):
+                        whole.reshape(-1)[changed] = part.reshape(-1)
+                self._per_pixel = (*pp[:3], packed, d, lit, ratio, w0)
+                w = w0.copy()
+                self._dark_balls(d, ratio, lit, w)
+                return w
+        d, si, ratio = _chroma_distance(small, planes)
+        w0 = self._weights(d, si, ratio)  # (si now holds lit)
+        self._per_pixel = (model, self._cloth_level, self._by_light, packed, d, si, ratio, w0)
+        w = w0.copy()
+        self._dark_balls(d, ratio, si, w)
+        return w
+
+    def _levels_of(self, f: F32, box: tuple[slice, slice] | None = None) -> Frame:
         """What of the foreground map the candidates depend on, per work pixel: 0 at or below
         the threshold or outside the field, 1 above it, 2 above ``STRONG`` times it, 3 above
-        ``STRONGER`` times it."""
+        ``STRONGER`` times it. ``box``: where ``f`` is in the map (all of it by default)."""
         q = np.greater(f, self.threshold).view(np.uint8) + np.greater(
             f, STRONG * self.threshold).view(np.uint8)
         q += np.greater(f, STRONGER * self.threshold).view(np.uint8)
-        q *= self._field_u8
+        q *= self._field_u8 if box is None else self._field_u8[box]
         return q
 
     def _tiles_changed(self, levels: Frame, before: Frame) -> NDArray[np.bool_]:
@@ -1049,14 +1121,14 @@ class BallDetector:
                  for x, y, w, h, _ in stats[1:n]]
         parts = self._parts
         assert parts is not None
+        # each part with the reach of the morphology around it, inside the image
+        reach = [(max(0, a0 - m), max(0, b0 - m), min(ww, a1 + m), min(hh, b1 + m))
+                 for (a0, b0, a1, b1) in parts.values()]
         grown = True
         while grown:  # take in the parts each rectangle touches, and merge overlapping ones
             grown = False
             for i, (x0, y0, x1, y1) in enumerate(rects):
-                for (a0, b0, a1, b1) in parts.values():
-                    # the part with the reach of the morphology around it, inside the image
-                    a0, b0 = max(0, a0 - m), max(0, b0 - m)
-                    a1, b1 = min(ww, a1 + m), min(hh, b1 + m)
+                for (a0, b0, a1, b1) in reach:
                     if a0 < x1 and a1 > x0 and b0 < y1 and b1 > y0 and not (
                             a0 >= x0 and a1 <= x1 and b0 >= y0 and b1 <= y1):
                         x0, y0, x1, y1 = min(x0, a0), min(y0, b0), max(x1, a1), max(y1, b1)
@@ -1095,14 +1167,23 @@ class BallDetector:
         m = self._morph_reach
         cx0, cy0, cx1, cy1 = max(0, rx0 - m), max(0, ry0 - m), min(ww, rx1 + m), min(hh, ry1 + m)
         inner = (slice(ry0 - cy0, ry1 - cy0), slice(rx0 - cx0, rx1 - cx0))
-        raw = ((f[cy0:cy1, cx0:cx1] > self.threshold).astype(np.uint8)
+        raw = (np.greater(f[cy0:cy1, cx0:cx1], self.threshold).view(np.uint8)
                & self._field_u8[cy0:cy1, cx0:cx1])
+        if not raw.any():
+            # nothing above the threshold (often: a ball left the tiles searched): no part, and
+            # the morphology and the labelling of nothing would give nothing
+            self._raw[ry0:ry1, rx0:rx1] = 0
+            self._labels[ry0:ry1, rx0:rx1] = 0
+            return []
         closed = cv2.morphologyEx(raw, cv2.MORPH_CLOSE, self._close_kernel)
         self._fill_ball_holes(closed, raw, cx0, cy0)
         mask = np.ascontiguousarray(cv2.morphologyEx(closed, cv2.MORPH_OPEN,
                                                      self._open_kernel)[inner])
-        opened = cv2.morphologyEx(raw, cv2.MORPH_OPEN, self._open_kernel)[inner]
         self._raw[ry0:ry1, rx0:rx1] = closed[inner]
+        if not mask.any():  # (as above: only thin things, opened away)
+            self._labels[ry0:ry1, rx0:rx1] = 0
+            return []
+        opened = cv2.morphologyEx(raw, cv2.MORPH_OPEN, self._open_kernel)[inner]
         # 16-bit labels: several times faster than 32-bit here
         n, labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8,
                                                                    ltype=cv2.CV_16U)
@@ -1234,10 +1315,10 @@ class BallDetector:
             return []
         order = np.argsort(-sub[ys, xs])
         peaks: list[tuple[float, float]] = []
-        for j in order:
-            px, py = float(xs[j]), float(ys[j])
-            if all(math.hypot(px - qx, py - qy) >= 1.5 * r for qx, qy in peaks):
-                peaks.append((px, py))
+        apart = 1.5 * r
+        for px, py in zip(xs[order].tolist(), ys[order].tolist(), strict=True):
+            if all(math.hypot(px - qx, py - qy) >= apart for qx, qy in peaks):
+                peaks.append((float(px), float(py)))
         wide = float(sub.max()) > 1.4 * r
         pieces = False
         if len(peaks) >= 2 and not wide:
@@ -1374,7 +1455,8 @@ class BallDetector:
             wy, wx = gy[:, 0] - gy[0, 0], gx[0] - gx[0, 0]
             win = (slice(int(gy[0, 0]), int(gy[-1, 0]) + 1),
                    slice(int(gx[0, 0]), int(gx[0, -1]) + 1))
-            at = planes[win][wy][:, wx]  # the cloth model's planes under the patch
+            # (take: the same gather as fancy indexing, with less overhead)
+            at = planes[win].take(wy, 0).take(wx, 1)  # the cloth model's planes under the patch
             d, si, ratio = _chroma_distance(patch, (at[..., 0], at[..., 1], at[..., 2],
                                                     at[..., 3]))
             # as _foreground(patch, weighted=False), with the brightness kept for _count_dots
@@ -1382,27 +1464,36 @@ class BallDetector:
             np.maximum(ratio, 0, out=ratio)
             ratio *= np.float32(0.5)
             fp = np.add(d, ratio, out=d)
-            own = cv2.dilate((labels[win][wy][:, wx] == b.label).view(np.uint8), _SQUARE5) > 0
+            # (the label compared in the work window, then gathered: fewer pixels to compare)
+            own = cv2.dilate((labels[win] == b.label).view(np.uint8).take(wy, 0).take(wx, 1),
+                             _SQUARE5) > 0
             yy = np.arange(iy0, iy1, dtype=np.float32)[:, None]
             xx = np.arange(ix0, ix1, dtype=np.float32)[None, :]
             yy64, xx64 = yy.astype(np.float64), xx.astype(np.float64)
+            last: list[Any] = [None, None, None]  # the last centre's map (see d2)
 
             def d2(p: NDArray[np.float64], xx: NDArray[np.float64] = xx64,
-                   yy: NDArray[np.float64] = yy64) -> F32:
+                   yy: NDArray[np.float64] = yy64, last: list[Any] = last,
+                   shape: tuple[int, int] = (iy1 - iy0, ix1 - ix0)) -> F32:
                 # squared in float64, summed, rounded once to float32 (the coordinates are
-                # float32 values: p is float64, so the differences were float64 anyway)
+                # float32 values: p is float64, so the differences were float64 anyway);
+                # the same centre again (the centroid settled): the same map
+                if last[0] == p[0] and last[1] == p[1]:
+                    return last[2]  # type: ignore[no-any-return]
                 ax = xx - p[0]
                 ax *= ax
                 ay = yy - p[1]
                 ay *= ay
-                return (ax + ay).astype(np.float32)
+                out = np.add(ax, ay, out=np.empty(shape, np.float32))  # (float64 sums, rounded)
+                last[:] = p[0], p[1], out
+                return out
 
             # Voronoi cell among the other candidates close by
             cell = np.ones_like(own)
             d_o = np.hypot(others[:, 0] - c[0], others[:, 1] - c[1])
             dd = d2(c)
             for o in others[(d_o > 1e-6) & (d_o < 4 * r)]:
-                cell &= dd <= d2(o)
+                cell &= dd <= d2(o, last=[None, None, None])
             core = (dd <= (0.5 * r) ** 2) & own
             level = _middle(fp[core]) if core.any() else self.threshold
             t = max(self.threshold, 0.5 * level)
@@ -1414,16 +1505,21 @@ class BallDetector:
                 # is a pixel more than 1 + BRIGHTER times as bright as the cloth.)
                 above |= ratio > np.float32(0.5 * BRIGHTER)
             sel = above & own & cell
-            for it in range(3 if not b.streak else 1):
-                # (the first time round the centre is still the one dd was made for)
-                region = sel if b.streak else sel & ((dd if it == 0 else d2(c)) <= (1.3 * r) ** 2)
+            region, around = sel, c  # (the centre the region was made around)
+            for _ in range(3 if not b.streak else 1):
+                if not b.streak:
+                    region, around = sel & (d2(c) <= (1.3 * r) ** 2), c
                 n_px = float(np.count_nonzero(region))
                 if n_px < 3:
                     break
                 c = np.array([float(np.dot(region.sum(0), xx[0])) / n_px,
                               float(np.dot(region.sum(1), yy[:, 0])) / n_px])
+                if not b.streak and c[0] == around[0] and c[1] == around[1]:
+                    break  # settled: the same region again, and the same centre
             if not b.streak:
-                c = _fit_outline(sel & (d2(c) <= (1.3 * r) ** 2), c, r, ix0, iy0)
+                if c[0] != around[0] or c[1] != around[1]:
+                    region = sel & (d2(c) <= (1.3 * r) ** 2)
+                c = _fit_outline(region, c, r, ix0, iy0)
             dd = d2(c)
             disc = dd <= r * r
             fill = np.count_nonzero(sel & disc) / max(1, np.count_nonzero(disc))
@@ -1565,10 +1661,13 @@ class BallDetector:
 def _core_against_cloth(bgr: Sequence[float], cloth_bgr: Sequence[float]) -> tuple[float, float]:
     """A detection's core against the cloth under it: the chromaticity distance (L1) and the
     brightness ratio (of B + G + R + 3: as the foreground map's)."""
-    core = np.asarray(bgr, np.float64) + 1
-    cloth = np.asarray(cloth_bgr, np.float64) + 1
-    return (float(np.abs(core / core.sum() - cloth / cloth.sum()).sum()),
-            float(core.sum() / cloth.sum()))
+    # in plain floats: the same double arithmetic as on arrays (numpy sums three values left
+    # to right), without their overhead on three numbers
+    cb, cg, cr = (float(v) + 1 for v in bgr)
+    mb, mg, mr = (float(v) + 1 for v in cloth_bgr)
+    sc, sm = cb + cg + cr, mb + mg + mr
+    return (abs(cb / sc - mb / sm) + abs(cg / sc - mg / sm) + abs(cr / sc - mr / sm),
+            sc / sm)
 
 
 def _necked(dist: F32, centres: Sequence[tuple[float, float]]) -> bool:
@@ -1601,7 +1700,18 @@ def _one_ball(part: NDArray[np.bool_], cx: float, cy: float, label: int,
     something beside it (a pocket's rim). A disc's spreads are equal; a half-hidden ball's are
     not, but it is no longer than a ball; a piece of the cue is narrower than a ball."""
     m = cv2.moments(part.view(np.uint8), binaryImage=True)  # (most blobs end here: discs)
-    cov = np.array([[m["mu20"], m["mu11"]], [m["mu11"], m["mu02"]]]) / max(m["m00"], 1.0)
+    n = max(m["m00"], 1.0)
+    a, b, c = m["mu20"] / n, m["mu11"] / n, m["mu02"] / n
+    # the spreads in closed form first: far from both limits (a disc), the answer needs no
+    # eigh (its overhead is most of this function's); near them, eigh decides as ever (its
+    # values are within far less than ``tol`` of these)
+    half = math.sqrt(0.25 * (a - c) ** 2 + b * b)
+    lo, hi = 0.5 * (a + c) - half, 0.5 * (a + c) + half
+    tol = 1e-9 * (abs(a) + abs(b) + abs(c)) + 1e-12
+    if (hi < SHORT_STREAK_SPREAD ** 2 * max(lo, 1e-9) - 3 * tol
+            or lo < (SHORT_STREAK_WIDTH * r) ** 2 - 2 * tol):
+        return _Blob(cx, cy, label, key=key)
+    cov = np.array([[m["mu20"], m["mu11"]], [m["mu11"], m["mu02"]]]) / n
     var, vec = np.linalg.eigh(cov)
     if not (var[1] >= SHORT_STREAK_SPREAD ** 2 * max(var[0], 1e-9)
             and var[0] >= (SHORT_STREAK_WIDTH * r) ** 2):
@@ -1711,13 +1821,17 @@ def _fit_outline(region: NDArray[np.bool_], c: NDArray[np.float64], r: float, ix
     px, py = (xs + ix0).astype(np.float64), (ys + iy0).astype(np.float64)
     cx, cy = float(c[0]), float(c[1])
     near = 0.25 * r
+    # a point at the centre (d = 0) is r - 0.5 from the circle: beyond ``near`` once r >= 1,
+    # so then the test below leaves it out by itself
+    at_centre_out = r >= 1.0
     for _ in range(6):
         vx, vy = px - cx, py - cy
         d = np.hypot(vx, vy)
         e = d + 0.5
         e -= r
         keep = np.abs(e) < near
-        keep &= d > 1e-6
+        if not at_centre_out:
+            keep &= d > 1e-6
         n = np.count_nonzero(keep)
         if n < 8:
             return np.array([cx, cy])
@@ -1747,15 +1861,13 @@ def _chroma_distance(small: Frame, planes: tuple[F32, F32, F32, F32]) -> tuple[F
     si = bp + gp
     si += rp
     inv = np.divide(_ONE, si)
+    # |x - m| in one pass (cv2.absdiff: the same rounded difference, then its magnitude)
     bp *= inv
-    bp -= mb
-    d = np.abs(bp, out=bp)
+    d = cv2.absdiff(bp, mb, dst=bp)
     gp *= inv
-    gp -= mg
-    d += np.abs(gp, out=gp)
+    d += cv2.absdiff(gp, mg, dst=gp)
     rp *= inv
-    rp -= mr
-    d += np.abs(rp, out=rp)
+    d += cv2.absdiff(rp, mr, dst=rp)
     return d, si, np.multiply(si, inv_sm, out=inv)
 
 
