@@ -741,7 +741,8 @@ class Tracker:
                 a, b = out[i], out[j]
                 if a is None or b is None:  # type: ignore[comparison-overlap]
                     continue
-                if math.hypot(a.x_mm - b.x_mm, a.y_mm - b.y_mm) >= PIECES_DIAMETERS * self.d:
+                if math.hypot(a.x_mm - b.x_mm, a.y_mm - b.y_mm) >= PIECES_DIAMETERS * self.d or (
+                        self._two_resting(a, b)):
                     continue
                 # of two colours (a blurred ball's highlight read as white) the more ball-like
                 # piece names it, as a doubtful colour
@@ -756,6 +757,23 @@ class Tracker:
                 merged.add(i)
         kept = [k for k, d in enumerate(out) if d is not None]
         return [out[k] for k in kept], {n for n, k in enumerate(kept) if k in merged}
+
+    def _two_resting(self, a: Detection, b: Detection) -> bool:
+        """``a`` and ``b`` are two balls of their colour resting touching, each seen at its
+        place (within the jitter of a rest), not two pieces of one: a blob of two touching balls
+        splits with each centre pulled toward the other (the shaded side of each is cut off
+        as cloth, the neck between them too: touching_whites_s167, W1 read 9 mm toward W2).
+        In the first frames, the places are the game state's start positions."""
+        if a.colour != b.colour:
+            return False
+        near = REST_JITTER_DIAMETERS * self.d
+        places = [(s.x, s.y) for s in self.states.values() if CLASS_OF[s.ball] == a.colour and (
+            self._resting(s) or (s.status == "hidden" and self._still(s)))]
+        if not self.started and self.start_positions is not None:  # (the first frames)
+            places = [xy for b, xy in self.start_positions.items() if CLASS_OF[b] == a.colour]
+        # (no piece of one ball lies so near another ball's place: it would be off its own)
+        return any(math.dist(p, (a.x_mm, a.y_mm)) <= near and math.dist(q, (b.x_mm, b.y_mm)) <= near
+                   for p, q in itertools.permutations(places, 2))
 
     def _join_streak_pieces(self, dets: list[Detection]) -> tuple[list[Detection], set[int]]:
         """Pieces of a faint streak (a very fast ball, partly see-through: its colour a
@@ -910,7 +928,7 @@ class Tracker:
             ids = [b for b in BALLS if CLASS_OF[b] == cls and b in self.states
                    and self.states[b].status in ("hidden", "lost")
                    and not (unstruck and b != self.cue_ball)]
-            if not ids or det.piece or det.score < INIT_SCORE:
+            if not ids or det.piece:
                 continue
             row = self._rolling_row(det, [ds for _, ds in reversed(steps)])
             if row is None:
@@ -944,15 +962,21 @@ class Tracker:
         """``det`` and one detection of its colour from each earlier frame (``before``, the
         last frame first) in a row of steady steps of a rolling ball, or None."""
         row = [det]
+        likeness: list[float] = []
         for dets in before:
             last = row[-1]
             best = None
             for o in dets:
-                if o.colour != det.colour or o.piece or o.score < INIT_SCORE:
+                if o.colour != det.colour or o.piece:
                     continue
                 step = math.hypot(last.x_mm - o.x_mm, last.y_mm - o.y_mm)
                 if not SLOWEST_ROLL_DIAMETERS * self.d <= step <= (
                         HARDEST_SHOT_DIAMETERS * self.d):
+                    continue
+                way = (last.x_mm - o.x_mm, last.y_mm - o.y_mm)
+                # (the newest one judged by its step back to this one, as this one is)
+                if _likeness(o, way, step) < INIT_SCORE or (
+                        len(row) == 1 and _likeness(last, way, step) < INIT_SCORE):
                     continue
                 if len(row) >= 2:  # the same step again, within half a ball (half a step slow)
                     sx, sy = row[-2].x_mm - last.x_mm, row[-2].y_mm - last.y_mm
@@ -960,11 +984,14 @@ class Tracker:
                             0.5 * self.d, max(0.5 * math.hypot(sx, sy), CREEP_STEP_MM)):
                         continue
                 best = o
+                if len(row) == 1:
+                    likeness.append(_likeness(last, way, step))
+                likeness.append(_likeness(o, way, step))
                 break
             if best is None:
                 return None
             row.append(best)
-        if float(np.median([o.score for o in row])) < PICK_UP_SCORE:
+        if float(np.median(likeness)) < PICK_UP_SCORE:
             return None
         return row
 
@@ -1130,6 +1157,18 @@ class Tracker:
         self._buffer = [FrameTracks(r.frame, r.t, dict(sorted(
             (swap.get(b, b), v) for b, v in r.balls.items())), r.detections)
             for r in self._buffer]
+
+
+def _likeness(det: Detection, way: tuple[float, float], step: float) -> float:
+    """How ball-like ``det`` is as a sighting of a ball rolling ``way`` (a step of ``step`` mm a
+    frame): its score, or PICK_UP_SCORE at least when it is a streak drawn out along that way
+    for half the step or more: the blur of that very motion (scored as a disc, a streak is
+    poor: bank_red_corner_s167, W1 struck at 7 m/s, seen as streaks of score 0.47-0.52 and
+    lost for 35 frames)."""
+    drawn_along = det.streak_mm >= 0.5 * step and (
+        _within_30_degrees(det.streak_dir, way)
+        or _within_30_degrees((-det.streak_dir[0], -det.streak_dir[1]), way))
+    return max(det.score, PICK_UP_SCORE) if drawn_along else det.score
 
 
 def _within_30_degrees(a: tuple[float, float], b: tuple[float, float]) -> bool:

@@ -172,6 +172,23 @@ def test_a_ball_seen_in_two_pieces_in_the_first_frames_is_named_once():
     assert math.dist(out[-1].balls["R1"][:2], (1784, 258)) < 20.0
 
 
+def test_two_balls_resting_touching_read_nearer_than_a_ball_apart_are_not_pieces_of_one():
+    """As touching_whites_s167: two whites touching, each read as its own detection, W1's
+    pulled 8 mm toward W2 (60 mm apart: nearer than two balls can be). Each seen at its place
+    is that ball, not a piece of one white between them."""
+    w1, w2 = (2227.3, 1304.6), (2204.3, 1240.6)
+    places = {**OTHERS, "W1": w1, "W2": w2}
+    seen = [d for d in layout_dets(places) if (d.x_mm, d.y_mm) not in (w1, w2)] + [
+        det(2227.0, 1296.0, "white", score=0.66, piece=True),
+        det(2204.0, 1240.0, "white", score=0.64, piece=True)]
+    assert math.dist((2227.0, 1296.0), (2204.0, 1240.0)) < 0.95 * D
+    out = feed(Tracker(TABLE, start_positions=places), [seen] * 20)
+    for frame in (out[0], out[-1]):
+        for ball, xy in (("W1", w1), ("W2", w2)):
+            x, y, visible = frame.balls[ball]
+            assert visible and math.dist((x, y), xy) < 10.0, (frame.frame, ball)
+
+
 def test_a_respotted_ball_is_picked_up_once_it_stays_put():
     layout = {"W1": (1000.0, 900.0), "Y": (3400.0, 100.0)}
     tracker = Tracker(TABLE, start_positions=layout)
