@@ -422,6 +422,29 @@ def test_a_ball_struck_too_fast_to_be_seen_whole_is_followed_along_its_streaks_p
     assert math.dist(out[-1].balls["W2"][:2], w2) < 1.0
 
 
+def test_a_ball_lost_at_the_strike_is_found_again_along_streaks_drawn_its_way():
+    """As bank_red_corner_s167: W1 struck at 7 m/s is lost at once (its first pictures are
+    pieces, gone into a cushion); then it shows as streaks 130-190 mm long along its path,
+    200 mm apart: scored as discs, 0.47-0.52. A streak drawn along the row's own way is the
+    blur of that motion: W1 is found again. The same dots as round blobs that poor are not
+    taken for it."""
+    def run(streak: bool) -> tuple[float, float, bool]:
+        tracker, still, frames = at_rest_first({"W1": (1381.0, 546.0)}, ("W1",))
+        frames = [[*still, det(1381, 546, "white")] for _ in range(15)]
+        frames += [list(still) for _ in range(8)]  # lost
+        way = (130.0 / 197.0, -142.0 / 197.0)
+        for k in range(5):
+            x, y = 905.0 + 130.0 * k, 784.0 - 142.0 * k
+            extra = {"streak_mm": 140.0, "streak_dir": way} if streak else {}
+            frames.append([*still, det(x, y, "white", score=0.49, **extra)])
+        out = feed(tracker, frames) + tracker.flush()
+        return out[-1].balls["W1"]
+
+    x, y, visible = run(streak=True)
+    assert visible and math.dist((x, y), (905.0 + 520.0, 784.0 - 568.0)) < 1.0
+    assert not run(streak=False)[2]
+
+
 def test_a_ball_nudged_by_the_cue_then_struck_too_fast_to_see_is_followed_along_its_pieces():
     """As in fast_shot_s41: in the strike's frame W1 is already a short streak 8 mm off its
     place (so no longer at rest), and in the next it is three pieces of a streak in a row
