@@ -445,6 +445,29 @@ def test_a_ball_lost_at_the_strike_is_found_again_along_streaks_drawn_its_way():
     assert not run(streak=False)[2]
 
 
+def test_a_ball_off_a_cushion_is_expected_back_the_way_it_bounced():
+    """As R2 in bank_red_corner_s179: a red at 6.6 m/s (220 mm a frame) reaches the cushion
+    and comes back. Its motion is predicted mirrored off the cushion's nose, so its velocity
+    after the bounce points back into the table at its speed (straight on, it was predicted
+    beyond the cushion, and half of that surprise left it with a third of its speed, along
+    the cushion, and its next sighting beyond its reach)."""
+    r = TABLE.ball_radius_mm
+    wall = TABLE.width_mm - r  # the centre's limit at the cushion
+    tracker, still, frames = at_rest_first({"R2": (700.0, 1000.0)}, ("R2",))
+    frames = [[*still, det(700, 1000, "red")] for _ in range(15)]
+    ys = [1000.0 + 220.0 * k for k in range(1, 4)]  # up to 1660, then the bounce
+    ys += [2 * wall - (1000.0 + 220.0 * k) for k in range(4, 8)]
+    for y in ys:
+        frames.append([*still, det(700, y, "red", score=0.6, streak_mm=150.0,
+                                   streak_dir=(0.0, 1.0))])
+    out = feed(tracker, frames[:15 + 4])
+    vy = tracker.states["R2"].vy
+    assert vy < -150.0, vy  # back into the table, near its speed
+    out += feed(tracker, frames[15 + 4:], first=15 + 4) + tracker.flush()
+    x, y, visible = out[-1].balls["R2"]
+    assert visible and math.dist((x, y), (700.0, ys[-1])) < 1.0
+
+
 def test_a_ball_nudged_by_the_cue_then_struck_too_fast_to_see_is_followed_along_its_pieces():
     """As in fast_shot_s41: in the strike's frame W1 is already a short streak 8 mm off its
     place (so no longer at rest), and in the next it is three pieces of a streak in a row
