@@ -770,7 +770,8 @@ class Tracker:
         places = [(s.x, s.y) for s in self.states.values() if CLASS_OF[s.ball] == a.colour and (
             self._resting(s) or (s.status == "hidden" and self._still(s)))]
         if not self.started and self.start_positions is not None:  # (the first frames)
-            places = [xy for b, xy in self.start_positions.items() if CLASS_OF[b] == a.colour]
+            places = [xy for ball, xy in self.start_positions.items()
+                      if CLASS_OF[ball] == a.colour]
         # (no piece of one ball lies so near another ball's place: it would be off its own)
         return any(math.dist(p, (a.x_mm, a.y_mm)) <= near and math.dist(q, (b.x_mm, b.y_mm)) <= near
                    for p, q in itertools.permutations(places, 2))
@@ -996,11 +997,11 @@ class Tracker:
             for o in dets:
                 if o.colour != det.colour or o.piece:
                     continue
-                step = math.hypot(last.x_mm - o.x_mm, last.y_mm - o.y_mm)
+                way = (last.x_mm - o.x_mm, last.y_mm - o.y_mm)
+                step = math.hypot(*way)
                 if not SLOWEST_ROLL_DIAMETERS * self.d <= step <= (
                         HARDEST_SHOT_DIAMETERS * self.d):
                     continue
-                way = (last.x_mm - o.x_mm, last.y_mm - o.y_mm)
                 # (the newest one judged by its step back to this one, as this one is)
                 if _likeness(o, way, step) < INIT_SCORE or (
                         len(row) == 1 and _likeness(last, way, step) < INIT_SCORE):
