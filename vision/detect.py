@@ -1039,7 +1039,7 @@ class BallDetector:
                 and pp[2] == self._by_light):
             src, d, lit, ratio, w0 = pp[3:]
             differs = np.not_equal(packed, src)
-            if np.count_nonzero(differs) <= 0.35 * d.size:  # (beyond, all at once is cheaper)
+            if np.count_nonzero(differs) <= MOSTLY_CHANGED * d.size:  # (beyond: all at once)
                 changed = np.flatnonzero(differs)
                 if len(changed):
                     # those pixels one after another in one column (as _foreground_now does
@@ -1470,30 +1470,24 @@ class BallDetector:
             yy = np.arange(iy0, iy1, dtype=np.float32)[:, None]
             xx = np.arange(ix0, ix1, dtype=np.float32)[None, :]
             yy64, xx64 = yy.astype(np.float64), xx.astype(np.float64)
-            last: list[Any] = [None, None, None]  # the last centre's map (see d2)
 
             def d2(p: NDArray[np.float64], xx: NDArray[np.float64] = xx64,
-                   yy: NDArray[np.float64] = yy64, last: list[Any] = last,
+                   yy: NDArray[np.float64] = yy64,
                    shape: tuple[int, int] = (iy1 - iy0, ix1 - ix0)) -> F32:
                 # squared in float64, summed, rounded once to float32 (the coordinates are
-                # float32 values: p is float64, so the differences were float64 anyway);
-                # the same centre again (the centroid settled): the same map
-                if last[0] == p[0] and last[1] == p[1]:
-                    return last[2]  # type: ignore[no-any-return]
+                # float32 values: p is float64, so the differences were float64 anyway)
                 ax = xx - p[0]
                 ax *= ax
                 ay = yy - p[1]
                 ay *= ay
-                out = np.add(ax, ay, out=np.empty(shape, np.float32))  # (float64 sums, rounded)
-                last[:] = p[0], p[1], out
-                return out
+                return np.add(ax, ay, out=np.empty(shape, np.float32))  # (float64 sums, rounded)
 
             # Voronoi cell among the other candidates close by
             cell = np.ones_like(own)
             d_o = np.hypot(others[:, 0] - c[0], others[:, 1] - c[1])
             dd = d2(c)
             for o in others[(d_o > 1e-6) & (d_o < 4 * r)]:
-                cell &= dd <= d2(o, last=[None, None, None])
+                cell &= dd <= d2(o)
             core = (dd <= (0.5 * r) ** 2) & own
             level = _middle(fp[core]) if core.any() else self.threshold
             t = max(self.threshold, 0.5 * level)
@@ -1506,9 +1500,9 @@ class BallDetector:
                 above |= ratio > np.float32(0.5 * BRIGHTER)
             sel = above & own & cell
             region, around = sel, c  # (the centre the region was made around)
-            for _ in range(3 if not b.streak else 1):
-                if not b.streak:
-                    region, around = sel & (d2(c) <= (1.3 * r) ** 2), c
+            for it in range(3 if not b.streak else 1):
+                if not b.streak:  # (the first time round, dd is the map of this centre)
+                    region, around = sel & ((dd if it == 0 else d2(c)) <= (1.3 * r) ** 2), c
                 n_px = float(np.count_nonzero(region))
                 if n_px < 3:
                     break
@@ -1821,17 +1815,13 @@ def _fit_outline(region: NDArray[np.bool_], c: NDArray[np.float64], r: float, ix
     px, py = (xs + ix0).astype(np.float64), (ys + iy0).astype(np.float64)
     cx, cy = float(c[0]), float(c[1])
     near = 0.25 * r
-    # a point at the centre (d = 0) is r - 0.5 from the circle: beyond ``near`` once r >= 1,
-    # so then the test below leaves it out by itself
-    at_centre_out = r >= 1.0
     for _ in range(6):
         vx, vy = px - cx, py - cy
         d = np.hypot(vx, vy)
         e = d + 0.5
         e -= r
         keep = np.abs(e) < near
-        if not at_centre_out:
-            keep &= d > 1e-6
+        keep &= d > 1e-6
         n = np.count_nonzero(keep)
         if n < 8:
             return np.array([cx, cy])
