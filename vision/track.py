@@ -193,6 +193,7 @@ class Tracker:
         self._pending: deque[tuple[int, list[Detection]]] = deque()
         self._candidates: dict[str, list[tuple[int, float, float]]] = {}
         self._unclaimed: list[Detection] = []  # what no ball took in the last frame
+        self._unclaimed_pieces: list[Detection] = []  # ... of that, the pieces (see _step)
         # what no ball took in each of the last frames, for a moving ball found again
         self._free_history: deque[tuple[int, list[Detection]]] = deque(maxlen=MOVING_CHAIN - 1)
         self.started = False
@@ -456,6 +457,7 @@ class Tracker:
         self._pick_up(frame, free_now)
         # what no ball took (but a piece, which may be a ball's other half)
         self._unclaimed = [d for j, d in enumerate(dets) if j not in used and not d.piece]
+        self._unclaimed_pieces = [d for j, d in enumerate(dets) if j not in used and d.piece]
         self._watch_whites()
         self._check_whites()
         if self.unresolved:
@@ -546,11 +548,14 @@ class Tracker:
 
     def _was_something_else(self, s: BallState, det: Detection) -> bool:
         """The detection, well away from where the ball was last seen, is where something that
-        was no ball lay in the last frame (the cue's tip, a hand): that thing, not the ball."""
+        was no ball lay in the last frame (the cue's tip, a hand): that thing, not the ball.
+        A piece left there counts too: a ball's own piece moves on with it, a thing that stays
+        put is no ball that has left its place (bank_red_corner_s191: the bridge hand, a red
+        piece 240 mm behind the struck W1, taken for it)."""
         if math.hypot(det.x_mm - s.x, det.y_mm - s.y) <= self.d:
             return False
         return any(math.hypot(det.x_mm - u.x_mm, det.y_mm - u.y_mm) < 0.5 * self.d
-                   for u in self._unclaimed)
+                   for u in itertools.chain(self._unclaimed, self._unclaimed_pieces))
 
     def _cue_behind(self, s: BallState) -> tuple[float, float] | None:
         """For a ball at rest: something no ball (the cue, its tip) within CUE_DIAMETERS of it
@@ -714,8 +719,7 @@ class Tracker:
         both balls seen as one blob (with their shadows, or read as a streak), and tells
         neither's place (carom_1_s149: the cue ball touching Y read at their middle, a false
         second contact; carom_3_s151: two whites 82 mm apart read as one). Neither is seen."""
-        places = [(s, s.x + s.vx * max(1, frame - s.last_seen),
-                   s.y + s.vy * max(1, frame - s.last_seen))
+        places = [(s, *self._predicted(s, max(1, frame - s.last_seen))[:2])
                   for s in self.states.values() if s.status == "table"]
         near = NEAR_PAIR_DIAMETERS * self.d
         pairs = [(a, b) for a, b in itertools.combinations(places, 2)

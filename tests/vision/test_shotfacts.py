@@ -412,6 +412,31 @@ def test_a_ball_hit_and_seen_once_heading_into_a_corner_pocket_is_potted_there()
                                          ("pocket", "R1", "FR")]
 
 
+def test_a_ball_hit_hard_and_seen_once_leaves_as_fast_as_its_hitter_slowed():
+    """As in fast_shot_s191: W1 at 7 m/s hits R1 full and nearly stops. R1 is seen once, its
+    picture a streak's back piece 140 mm from its place (its speed read as 4 m/s), 677 mm from
+    the foot-right pocket's point, rolling straight at it, and never again: it took W1's
+    velocity (equal masses), fast enough to get there unseen, and was potted. Hit thinly (W1
+    rolling on as fast), the same sighting is a ball the tracker lost: no pot."""
+
+    def run(w1_after: tuple[float, float]) -> list[tuple[str, object, object]]:
+        rows = [(f, "W1", 2300.0, 1265.0, True) for f in range(0, 29)]
+        rows += [(f, "W1", 2300.0 + 155.0 * (f - 28), 1265.0 - 160.0 * (f - 28), True)
+                 for f in range(29, 34)]
+        rows += [(f, "W1", 2920.0 + w1_after[0] * (f - 33), 625.0 + w1_after[1] * (f - 33), True)
+                 for f in range(34, 60)]
+        rows += [(f, "R1", 2972.0, 577.0, True) for f in range(0, 34)]
+        rows += [(34, "R1", 3072.0, 479.0, True)]
+        rows += [(f, "Y", 1392.0, 1366.0, True) for f in range(0, 60)]
+        (shot,) = shots_from_tracks(TABLE, tracks_from_rows(rows, FPS), FPS)
+        return [(e["type"], e.get("ball") or tuple(e["balls"]), e.get("pocket"))
+                for e in shot["events"]]
+
+    assert run((4.0, -7.0)) == [("strike", "W1", None), ("contact", ("W1", "R1"), None),
+                                ("pocket", "R1", "FR")]
+    assert ("pocket", "R1", "FR") not in run((140.0, -60.0))
+
+
 def test_a_ball_hit_from_rest_by_one_of_two_near_balls_was_hit_by_the_one_it_left_away_from():
     """As in carom_2_s71: W1 hits W2 and rolls on into Y. Y's picture creeps as W1 comes, so
     its start is timed a frame early, when W2 (just set moving) is as near to it as W1. Y

@@ -963,3 +963,24 @@ def test_two_balls_close_together_read_as_one_blob_between_them_are_neither_seen
     touch = 12 + 9
     assert not at[touch]["W1"][2] and not at[touch]["Y"][2]
     assert math.dist(at[touch + 1]["W1"][:2], (3304.0, 1217.0)) < 1.0
+
+
+def test_a_struck_ball_unseen_does_not_take_a_piece_that_stayed_put_behind_it():
+    """As in bank_red_corner_s191: the bridge hand shows as a red piece 240 mm behind the
+    resting W1, frame after frame. As W1 is struck, its front shows as a pale white piece
+    (taken for the cue, so the hand lies 'away from the cue'); next frame W1 is unseen. The
+    piece that stayed put is no ball that left its place: W1 is not there."""
+    w1 = (1255.0, 252.0)
+    tracker, still, frames = at_rest_first({"W1": w1}, ("W1",))
+    hand = det(1346.0, 31.0, "red", score=0.41, piece=True)
+    frames += [[*still, det(*w1, "white"), hand] for _ in range(3)]
+    frames.append([*still, det(1260.0, 263.0, "white", score=0.56),
+                   det(1219.0, 325.0, "white", score=0.59), hand])
+    frames.append([*still, hand])
+    frames += [[*still, hand, det(1118.0 - 190.0 * k, 475.0 + 210.0 * k, "white", score=0.6)]
+               for k in (1, 2, 3)]
+    out = feed(tracker, frames) + tracker.flush()
+    assert all(math.dist(r.balls["W1"][:2], (hand.x_mm, hand.y_mm)) > D
+               for r in out if "W1" in r.balls)
+    x, y, visible = out[-1].balls["W1"]
+    assert visible and math.dist((x, y), (1118.0 - 570.0, 475.0 + 630.0)) < 5.0
