@@ -597,7 +597,7 @@ def _rolled_on(before: Sample, a: Sample, b: Sample) -> bool:
     step = np.subtract(b.xy, a.xy) / max(b.frame - a.frame, 1)
     speed, step_speed = float(np.hypot(*v)), float(np.hypot(*step))
     return (speed > STILL_MM_PER_FRAME and step_speed <= 1.2 * speed
-            and float(np.dot(v, step)) > math.cos(math.radians(30)) * speed * step_speed)
+            and _within_degrees(v, step, 30.0))
 
 
 def _until_placed(samples: list[Sample]) -> list[Sample]:
@@ -612,10 +612,14 @@ def _pushed_by(rest: Point, other: Point, first_piece: Piece, max_angle_deg: flo
                ) -> bool:
     """A ball at ``rest`` whose first motion goes straight away from a ball at ``other`` (within
     ``max_angle_deg`` of their line of centres) was set moving by it."""
-    v = first_piece.velocity(first_piece.start.t)
-    away = np.subtract(rest, other)
-    norm = float(np.hypot(*v) * np.hypot(*away))
-    return norm > 0 and float(np.dot(v, away)) / norm > math.cos(math.radians(max_angle_deg))
+    return _within_degrees(first_piece.velocity(first_piece.start.t), np.subtract(rest, other),
+                           max_angle_deg)
+
+
+def _within_degrees(a: np.ndarray, b: np.ndarray, degrees: float) -> bool:
+    """Two directions (neither zero) within ``degrees`` of each other."""
+    norm = float(np.hypot(*a) * np.hypot(*b))
+    return norm > 0 and float(np.dot(a, b)) > math.cos(math.radians(degrees)) * norm
 
 
 _INWARD = {Cushion.HEAD: (1.0, 0.0), Cushion.FOOT: (-1.0, 0.0), Cushion.RIGHT: (0.0, 1.0),
@@ -1012,15 +1016,9 @@ def _handed_on(ball: str, events: Sequence[FoundEvent], pieces: Mapping[str, lis
     before = [p for p in hitter if p.start.t < event.t]
     if not before:
         return None
-    after = [p for p in hitter if p.start.t >= event.t and p is not before[-1]]
-    v_in = before[-1].velocity(event.t)
-    v_out = after[0].velocity(event.t) if after else np.zeros(2)
-    lost = v_in - v_out
-    way = np.subtract(seen, rests[ball])
-    if float(np.hypot(*way)) == 0 or float(np.dot(way, lost)) <= math.cos(
-            math.radians(30)) * float(np.hypot(*way)) * float(np.hypot(*lost)):
-        return None
-    return lost
+    after = [p for p in hitter if p.start.t >= event.t]
+    lost = before[-1].velocity(event.t) - (after[0].velocity(event.t) if after else 0.0)
+    return lost if _within_degrees(np.subtract(seen, rests[ball]), lost, 30.0) else None
 
 
 def _faster(a: np.ndarray | None, b: np.ndarray | None) -> np.ndarray | None:

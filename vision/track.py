@@ -192,8 +192,8 @@ class Tracker:
         self._pockets = np.array([table.pocket_xy(p) for p in Pocket])
         self._pending: deque[tuple[int, list[Detection]]] = deque()
         self._candidates: dict[str, list[tuple[int, float, float]]] = {}
-        self._unclaimed: list[Detection] = []  # what no ball took in the last frame
-        self._unclaimed_pieces: list[Detection] = []  # ... of that, the pieces (see _step)
+        self._left_over: list[Detection] = []  # what no ball took in the last frame
+        self._unclaimed: list[Detection] = []  # ... but the pieces (a ball's other half?)
         # what no ball took in each of the last frames, for a moving ball found again
         self._free_history: deque[tuple[int, list[Detection]]] = deque(maxlen=MOVING_CHAIN - 1)
         self.started = False
@@ -455,9 +455,9 @@ class Tracker:
         free_now = self._back_to_rest(frame, active, free_now)
         free_now = self._pick_up_moving(frame, free_now)
         self._pick_up(frame, free_now)
-        # what no ball took (but a piece, which may be a ball's other half)
-        self._unclaimed = [d for j, d in enumerate(dets) if j not in used and not d.piece]
-        self._unclaimed_pieces = [d for j, d in enumerate(dets) if j not in used and d.piece]
+        # what no ball took (and of that, all but the pieces, which may be a ball's other half)
+        self._left_over = [d for j, d in enumerate(dets) if j not in used]
+        self._unclaimed = [d for d in self._left_over if not d.piece]
         self._watch_whites()
         self._check_whites()
         if self.unresolved:
@@ -555,7 +555,7 @@ class Tracker:
         if math.hypot(det.x_mm - s.x, det.y_mm - s.y) <= self.d:
             return False
         return any(math.hypot(det.x_mm - u.x_mm, det.y_mm - u.y_mm) < 0.5 * self.d
-                   for u in itertools.chain(self._unclaimed, self._unclaimed_pieces))
+                   for u in self._left_over)
 
     def _cue_behind(self, s: BallState) -> tuple[float, float] | None:
         """For a ball at rest: something no ball (the cue, its tip) within CUE_DIAMETERS of it
