@@ -38,6 +38,7 @@ TOUCHING_DIAMETERS = 1.15  # two balls at rest this near (centre to centre) touc
 TOUCHING_S = 0.1  # ... and, one struck, leave together, though their starts differ this much
 NEAR_DIAMETERS = 3.0  # balls resting this near that start within a frame left together
 FLICKER_RETURN_MM = 3 * STILL_MM_PER_FRAME  # a resting ball seen back this near never left
+WANDER_S = 0.5  # ... nor one seen off its place no longer than this, then back on it at rest
 RESEATED_MM = FLICKER_RETURN_MM  # ... nor one seen moved this little in one step, still around it
 PLACED_MM_PER_FRAME = 400.0  # faster than a shot (12 m/s) across unseen frames: put back by hand
 HARDEST_MM_PER_FRAME = 480.0  # ... unless rolling on, or seen in two frames running up to this
@@ -206,27 +207,48 @@ def _reseated(samples: Sequence[Sample], k: int) -> bool:
 
 
 def _without_rest_flicker(samples: Sequence[Sample]) -> list[Sample]:
-    """The samples with a resting ball's flicker undone: a ball at rest seen in one frame at
-    another still place (a detection that splits two touching balls differently from frame to
-    frame) and later back at the first, with no motion between, never moved. No real ball
-    leaves its rest and stops dead a frame later; a ball that is hit rolls on."""
+    """The samples with a resting ball's flicker undone: a ball at rest seen off its place
+    and later back on it (see :func:`_back_on`) never moved. No real ball leaves its rest and
+    stops dead a frame later, nor comes back to rest on the very place it left."""
     out = list(samples)
     k = 2
     while k + 1 < len(out):
         anchor, before, jumped = out[k - 1], out[k - 2], out[k]
-        if not (_still(before, anchor) and not _still(anchor, jumped) and _still(jumped,
-                                                                                 out[k + 1])):
+        end = (_back_on(out, k, anchor)
+               if _still(before, anchor) and not _still(anchor, jumped) else None)
+        if end is None:
             k += 1
             continue
-        end = k + 1  # the run of still samples at the other place
-        while end < len(out) and _still(out[end - 1], out[end]):
-            end += 1
-        if end < len(out) and math.dist(out[end].xy, anchor.xy) <= FLICKER_RETURN_MM:
-            out[k:end] = [Sample(s.frame, s.t, anchor.xy) for s in out[k:end]]
-            k = end
-        else:
-            k += 1
+        out[k:end] = [Sample(s.frame, s.t, anchor.xy) for s in out[k:end]]
+        k = end
     return out
+
+
+def _back_on(samples: Sequence[Sample], k: int, anchor: Sample) -> int | None:
+    """The index of the sample from ``k`` on that shows the ball back on ``anchor``'s place
+    after it was seen off it from sample ``k``, or None: seen at another still place (a
+    detection that splits two touching balls differently from frame to frame) and then back
+    on the first, with no motion between; or seen off its place for WANDER_S at most (its
+    picture drawn onto a hand or the cue beside it), twice as far as back on it at rest there
+    (yellow_middle_twice_s199: W2 by the head cushion, drawn onto the hand of the player
+    respotting Y for 20 frames, joined two shots into one)."""
+    if k + 1 < len(samples) and _still(samples[k], samples[k + 1]):
+        end = k + 2  # the run of still samples at the other place
+        while end < len(samples) and _still(samples[end - 1], samples[end]):
+            end += 1
+        if end < len(samples) and math.dist(samples[end].xy, anchor.xy) <= FLICKER_RETURN_MM:
+            return end
+    furthest = math.dist(samples[k].xy, anchor.xy)
+    for j in range(k + 1, len(samples) - 1):
+        if samples[j].t - anchor.t > WANDER_S:
+            break
+        off = math.dist(samples[j].xy, anchor.xy)
+        # (from at least twice as far: a ball nudged a few mm stops a few mm off)
+        if off <= FLICKER_RETURN_MM and furthest >= 2 * FLICKER_RETURN_MM and _still(
+                samples[j], samples[j + 1]):
+            return j
+        furthest = max(furthest, off)
+    return None
 
 
 def _still(a: Sample, b: Sample) -> bool:
@@ -771,16 +793,31 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
             np.hypot(*pieces[b][0].velocity(pieces[b][0].start.t))))
         starts = [(starts[0][0], striker)] + [x for x in starts if x[1] != striker]
     # When each ball's motion changed (it started, or its velocity changed more than detection
-    # noise between two pieces): a contact changes both balls' motion.
-    changes: dict[str, list[float]] = {b: [t for t, sb in starts if sb == b] for b in pieces}
+    # noise between two pieces: from when to when, and by how much): a contact changes both
+    # balls' motion.
+    changes: dict[str, list[tuple[float, float, np.ndarray | None]]] = {
+        b: [(t, t, None) for t, sb in starts if sb == b] for b in pieces}
     for b, ps in pieces.items():
         for before, after in itertools.pairwise(ps):
             t, _ = _meeting_time(before, after)
-            if _kinked(before.velocity(t), after.velocity(t)):
-                changes[b] += [before.end.t, after.start.t]
+            v_in, v_out = before.velocity(t), after.velocity(t)
+            if _kinked(v_in, v_out):
+                changes[b].append((before.end.t, after.start.t, v_out - v_in))
 
-    def changed_near(ball: str, t: float) -> bool:
-        return any(abs(c - t) <= 2.0 / fps for c in changes.get(ball, []))
+    def changed_near(ball: str, t: float, by: Point) -> bool:
+        """``ball``'s motion changed within two frames of ``t``: it started, or it turned, but
+        not toward ``by`` (where the other ball was): a push never pulls (bank_yellow_corner_s223:
+        W1 and Y crossed 5 mm apart, and where their pictures met each track bent, Y's toward
+        W1). Any way away from it counts: a cushion at the same moment turns a ball far off the
+        line of centres (bank_red_corner_s107: W2 hits W1 as W1 comes off the foot cushion)."""
+        for t0, t1, change in changes.get(ball, []):
+            if min(abs(t0 - t), abs(t1 - t)) > 2.0 / fps:
+                continue
+            here = position(ball, t)
+            if change is None or here is None or _pushed_away(change, here, by,
+                                                              max_angle_deg=90.0):
+                return True
+        return False
 
     started = {b: t for t, b in starts}
     # each ball's path in the shot, from its last sample at rest (which may lie before the
@@ -829,7 +866,7 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
                 jaw_xy, xy, v_in, v_out)):
             cushion, cushion_gap = jaw, jaw_gap  # off a jaw: its cushion's end
         partner, gap = _partner(ball, xy, t, position, D)
-        if partner is not None and not changed_near(partner, t):
+        if partner is not None and not changed_near(partner, t, xy):
             partner = None  # a ball passing by, not hit: its motion went on unchanged
         if partner is not None and not _pushed_away(v_out - v_in, xy, position(partner, t)):
             partner = None  # its turn is the track's noise, not a push from the other ball

@@ -63,6 +63,7 @@ BETWEEN_DIAMETERS = 0.3  # ... a picture this near their middle, further from ea
 FRONT_PIECE_DIAMETERS = 1.2  # a ball-like piece of a resting ball's colour this near: its streak
 CUE_DIAMETERS = 5.0  # a non-ball this near a resting ball may be the cue (its middle, if long)
 HARDEST_SHOT_DIAMETERS = 7.0  # a ball struck as hard as any (13 m/s) goes this far a frame
+UNHIT_GATE_DIAMETERS = 0.5  # a ball at rest before the cue ball is struck is seen this near
 SENT_FRAMES = 10  # a ball hit from rest while unseen is looked for its way this long
 BETA = 0.5  # share of the surprise (sighting minus prediction) taken into the velocity
 # what a detection of another colour, doubtful (a streak, a ball under the cue), costs over its
@@ -98,6 +99,8 @@ class BallState:
     sent: tuple[int, float, float] | None = None  # (frame, vx, vy): hit from rest, unseen since
     looked: Detection | None = field(default=None, repr=False)  # the last look its dots counted
     held: tuple[int, float, float] | None = None  # (frame, x, y): a sighting kept as jitter
+    # hidden while rolling (lost from view, not covered where it lay): where it stops is unknown
+    hidden_rolling: bool = False
 
 
 @dataclass
@@ -339,6 +342,12 @@ class Tracker:
             after = self._collisions(active, frame)
             cost = np.full((len(active), len(dets)), _FAR)
             prior: dict[tuple[int, int], Prediction] = {}
+            # before the cue ball is struck no other ball moves: it is seen about its place
+            # (while the whites' names are undecided, either white may be the cue ball)
+            before_strike = self.cue_ball is not None and not self._cue_ball_struck
+            unhit = ({b for b in BALLS if b != self.cue_ball
+                      and not (self.unresolved and CLASS_OF[b] == "white")}
+                     if before_strike else set())
             for i, s in enumerate(active):
                 gap = max(1, frame - s.last_seen)
                 hitter = hitters[s.ball]
@@ -348,6 +357,10 @@ class Tracker:
                     if hitter is not None:  # a ball that is hit may leave as fast as the hitter
                         speed = max(speed, 0.6 * math.hypot(hitter.vx, hitter.vy))
                     gate = 1.5 * self.d + 2.0 * speed * gap
+                    if s.ball in unhit and self._still(s):
+                        # (scratch_pocket_s199: R1 under the player's arm walked off onto a
+                        # reddish piece of the forearm 67 mm away, and was given the strike)
+                        gate = UNHIT_GATE_DIAMETERS * self.d
                 elif s.status == "pocketed":  # in the jaws, near where it vanished
                     px, py = s.x, s.y
                     gate = 1.0 * self.d
@@ -447,6 +460,7 @@ class Tracker:
                     continue
                 if missing <= COAST_FRAMES and not self._resting(s):
                     continue  # unseen a moment while rolling (a merge, a blur): looked for ahead
+                s.hidden_rolling = not self._resting(s)
                 s.status = "hidden"
                 s.vx = s.vy = 0.0
             if missing > self.hide_frames:
@@ -1145,11 +1159,14 @@ class Tracker:
 
     def _end_of_first_shot(self, frame: int) -> None:
         """After the shooter's cue ball was struck, every ball at rest: his shot is over, and
-        the other white may be placed from hand."""
+        the other white may be placed from hand. A ball lost from view while rolling is not
+        known to rest until it is seen again or given up as lost (opening_yellow_first_s211:
+        W1, lost on a pale cloth just before it hit Y, counted as at rest, so the shot was
+        over before Y moved, and W1 seen again was named W2)."""
         if not self._cue_ball_struck:
             self._cue_ball_struck = self._struck(self.cue_ball, frame)
-        elif all(self._still(s) for s in self.states.values()
-                 if s.status in ("table", "hidden")):
+        elif all(self._still(s) and not (s.status == "hidden" and s.hidden_rolling)
+                 for s in self.states.values() if s.status in ("table", "hidden")):
             self._in_hand_this_shot = set()
 
     def _cue_ball_unstruck(self, frame: int) -> bool:

@@ -1009,3 +1009,52 @@ def test_a_ball_hit_unseen_and_seen_once_in_a_pockets_jaws_was_hit_and_potted():
     assert first_events(rows, 3) == [("strike", "W1"), ("contact", ["W1", "R1"]),
                                      ("pocket", "R1")]
     assert pot_frames(rows) == [("FR", 38)]
+
+
+def bent(start: tuple[float, float], velocity: tuple[float, float], turn: tuple[float, float],
+         t0: float, t_turn: float, t1: float, frames: range) -> list[Sample]:
+    """A ball rolling from ``start`` at ``velocity`` from t0, its velocity changed by ``turn``
+    at t_turn, stopped at t1."""
+    out = []
+    for f in frames:
+        t = min(max(f / FPS, t0), t1)
+        bend = max(0.0, t - t_turn)
+        out.append(Sample(f, f / FPS, (start[0] + velocity[0] * (t - t0) + turn[0] * bend,
+                                       start[1] + velocity[1] * (t - t0) + turn[1] * bend)))
+    return out
+
+
+@pytest.mark.parametrize(("y_turn", "contact"), [(-250.0, True), (250.0, False)])
+def test_two_rolling_balls_turning_as_they_pass_touched_only_if_each_turned_away(y_turn,
+                                                                              contact):
+    """As W1 and Y in bank_yellow_corner_s223: they cross 5 mm apart at t = 2 s, and where
+    their pictures meet both tracks bend. W1 turns away from Y, as a push would turn it; Y
+    turns the other way, toward W1, which no push does: no contact. Turned away, it is one."""
+    frames = range(0, 110)
+    w1 = bent((576.0, 895.0), (348.0, -534.0), (0.0, 250.0), 1.0, 2.0, 2.4, frames)
+    y = bent((1585.0, 708.0), (-660.0, -420.0), (0.0, y_turn), 1.0, 2.0, 2.4, frames)
+    r1 = samples([(f, 2500.0, 1200.0) for f in frames])
+    (shot,) = shots_from_tracks(TABLE, {"W1": w1, "Y": y, "R1": r1}, FPS)
+    contacts = [e for e in shot["events"] if e["type"] == "contact"]
+    assert [(set(e["balls"]), e["frame"]) for e in contacts] == (
+        [({"W1", "Y"}, 60)] if contact else [])
+
+
+def test_a_resting_ball_drawn_onto_a_hand_between_two_shots_does_not_join_them():
+    """As W2 in yellow_middle_twice_s199: between the shots the player respots Y, and W2's
+    picture, by the head cushion, is drawn onto his hand (up to 55 mm off) and back for 20
+    frames, ending 8 frames before the next strike. A ball back at rest on the very place it
+    left, this soon, never moved: two shots, not one."""
+    w2 = [(2100.0, 111.0)] * 134 + [
+        (2083, 58), (2096, 110), (2073, 70), (2095, 120), (2096, 94), (2097, 93), (2097, 114),
+        (2085, 85), (2073, 70), (2097, 109), (2097, 110), (2096, 94)] + [(2097.0, 109.0)] * 6 + [
+        (2084, 89)] + [(2097.0, 109.0)] * 140
+    rows = [(f, "W2", float(x), float(y), True) for f, (x, y) in enumerate(w2)]
+    # W1 rolls from frame 30 to 111, and again from 161 (the next shot) to 200
+    rows += [(f, "W1", x, y, True) for f, x, y in
+             straight((1000.0, 800.0), (300.0, 0.0), 1.0, 111 / FPS, range(0, 160))]
+    rows += [(f, "W1", x, y, True) for f, x, y in
+             straight((1810.0, 800.0), (-600.0, 0.0), 161 / FPS, 200 / FPS, range(160, 290))]
+    shots = shots_from_tracks(TABLE, tracks_from_rows(rows, FPS), FPS)
+    assert [(s["strike_frame"], events_of(s)[0]) for s in shots] == [
+        (30, ("strike", "W1")), (161, ("strike", "W1"))]

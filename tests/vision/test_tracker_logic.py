@@ -984,3 +984,38 @@ def test_a_struck_ball_unseen_does_not_take_a_piece_that_stayed_put_behind_it():
                for r in out if "W1" in r.balls)
     x, y, visible = out[-1].balls["W1"]
     assert visible and math.dist((x, y), (1118.0 - 570.0, 475.0 + 630.0)) < 5.0
+
+
+def test_a_cue_ball_lost_while_rolling_on_the_opening_shot_is_not_taken_for_the_white_in_hand():
+    """As opening_yellow_first_s211: W1 (the shooter's; W2 still in hand) is lost from view on
+    its way (a white on a pale cloth), and seen again rolling slowly far on. Lost while rolling,
+    it was not at rest, so the shot was not over and W2 could not have been placed: the white
+    seen is W1."""
+    layout = {"W1": (300.0, 300.0), "R1": (887.5, 887.5), "Y": (1775.0, 887.5),
+              "R2": (2662.5, 887.5)}
+    tracker = Tracker(TABLE, cue_ball="W1", start_positions=layout)
+    still = [det(*layout[b], colour) for b, colour in (("R1", "red"), ("Y", "yellow"),
+                                                       ("R2", "red"))]
+    frames = [[*still, det(300, 300, "white")]] * 12
+    frames += [[*still, det(300 + 35 * k, 300 + 14 * k, "white")] for k in range(1, 20)]
+    frames += [still] * 40  # lost on its way
+    # (too slow a roll to be found again by its steps: seen in place, picked up)
+    frames += [[*still, det(2000 + 5 * k, 900 + k, "white")] for k in range(20)]
+    frames += [[*still, det(2095, 919, "white")]] * 20  # ... and at rest there
+    out = feed(tracker, frames) + tracker.flush()
+    assert "W2" not in out[-1].balls
+    assert math.dist(out[-1].balls["W1"][:2], (2095, 919)) < 1.0
+
+
+def test_before_the_cue_ball_is_struck_a_resting_ball_does_not_walk_off_onto_a_forearm():
+    """As R1 in scratch_pocket_s199: the player's arm comes down over R1, and a reddish piece of
+    the forearm shows 60 mm from R1's place while R1 is unseen. Before the cue ball is struck
+    no other ball moves: R1 stays on its place (followed onto the arm, it was given the
+    strike)."""
+    layout = {"W1": (3291.0, 259.0), "R1": (3022.0, 767.0), "Y": (1775.0, 887.5)}
+    tracker = Tracker(TABLE, cue_ball="W1", start_positions=layout)
+    w1, y = det(3291, 259, "white"), det(1775, 887.5, "yellow")
+    frames = [[w1, y, det(3022, 767, "red")]] * 12
+    frames += [[w1, y, det(3033, 708, "red", score=0.38)]] * 15
+    out = feed(tracker, frames) + tracker.flush()
+    assert all(math.dist(r.balls["R1"][:2], layout["R1"]) < 1.0 for r in out)
