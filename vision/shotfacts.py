@@ -50,6 +50,8 @@ BLUR_SHARE = 0.08  # ... and this share of its step more (a blurred centre is le
 PREDICT_SAMPLES = 6  # a motion is extrapolated from a fit of its last this many samples
 OUTLIER_SAMPLES = 2  # ... unless the ball is back on the line within this many samples
 TURN_SAMPLES = 2  # at most this many blurred pictures of a turn lie on neither line
+HEAVY_DRAG_MM_S2 = 500.0  # a rolling ball slows by this at most (5x a usual cloth's drag)
+TYPICAL_DRAG_MM_S2 = 100.0  # ... and by about this (rolling resistance 0.01 of its weight)
 ROLLING_SAMPLES = 3  # a ball back elsewhere seen this many frames running at a steady step ...
 ROLLING_MM_PER_FRAME = 7.0  # ... no slower than this (0.2 m/s) is rolling: it was not placed
 FAST_MM_PER_FRAME = 100.0  # ... or seen in its last two frames this fast (3 m/s), then gone
@@ -712,6 +714,7 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
     last_seen: dict[str, Sample] = {}
     seen_in_shot: dict[str, list[Sample]] = {}
     last_rest: dict[str, Sample] = {}  # of a ball that moved: its last sample before it left
+    never_again: set[str] = set()  # balls not seen again after their samples in the shot
     clip_end = max((s[-1].frame for s in tracks.values() if s), default=0)
     for ball, samples in tracks.items():
         # The shot, and the still frames after it (where a ball that stayed is seen again).
@@ -730,6 +733,8 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
         seen_in_shot[ball] = inside
         # (the samples end because the ball vanished, not because the video did or the shot)
         after = next((s for s in samples if s.frame > inside[-1].frame), None)
+        if after is None and inside[-1].frame < clip_end:
+            never_again.add(ball)
         dropped = hung is not None or into_the_hole is not None
         vanished = dropped or (inside[-1].frame < clip_end if after is None
                                else past_mouth(table, after.xy) is not None)
@@ -914,16 +919,19 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
             # hit and gone almost at once: it left as fast as its hitter's velocity changed
             velocity = _faster(velocity, _handed_on(ball, events, pieces, seen.xy, rests))
         near = distance <= POCKET_REACH_DIAMETERS * D + mouth / 2
-        if near or _heading_into(table, pocket, seen.xy, velocity, fps):
+        if near or _heading_into(table, pocket, seen.xy, velocity, fps,
+                                 rolls_on=ball in never_again):
             # Vanished by a pocket: into it (after the jaws, if it rattled), timed by its speed
             # (by a pocket, within a frame: it may have been lost in the jaws; on its way there,
             # when it gets there)
             speed = float(np.hypot(*velocity)) if velocity is not None else 0.0
             travel = max(distance - mouth / 2 - R, 0.0)
-            t = seen.t + ((min(travel / speed, 1 / fps) if near else travel / speed)
+            t = seen.t + ((min(travel / speed, 1 / fps) if near else _rolling_time(travel, speed))
                           if speed > 0 else 1 / (2 * fps))
+            # (a ball lost on its way for longer than a blur lasts: likely, not seen)
+            confidence = 1.0 if speed > 0 and (near or t - seen.t <= 3 / fps) else 0.7
             events.append(FoundEvent(t, "pocket", (ball,), seen.xy, pocket=pocket.value,
-                                     confidence=1.0 if speed > 0 else 0.7))
+                                     confidence=confidence))
             continue
         if velocity is None and step is not None:
             velocity = step[0]
@@ -1085,12 +1093,14 @@ def _once_per_cushion_visit(events: list[FoundEvent]) -> list[FoundEvent]:
 
 
 def _heading_into(table: TableSpec, pocket: Pocket, xy: Point, velocity: np.ndarray | None,
-                  fps: float) -> bool:
+                  fps: float, rolls_on: bool = False) -> bool:
     """A fast ball last seen further from ``pocket`` than POCKET_REACH_DIAMETERS, rolling
     straight at its mouth (its line passes within half the mouth of the pocket's point), near
     enough to get there in the two frames it went unseen (three at the speed it is known by:
     a ball seen once after a hit is known only by its step from its place, which it left
-    some time in that step)."""
+    some time in that step). ``rolls_on``: the ball was never seen again, so it got as far as
+    it could roll, slowed by a heavy cloth's drag (opening_legal_s227: a red on a red cloth,
+    lost 560 mm from the corner it was rolling into at 0.8 m/s)."""
     if velocity is None:
         return False
     speed = float(np.hypot(*velocity))
@@ -1100,7 +1110,17 @@ def _heading_into(table: TableSpec, pocket: Pocket, xy: Point, velocity: np.ndar
         return False
     miss = abs(float(to[0] * velocity[1] - to[1] * velocity[0])) / speed  # line to the point
     reach = POCKET_REACH_DIAMETERS * table.ball_diameter_mm + 3 * speed / fps
+    if rolls_on:
+        reach = max(reach, speed * speed / (2 * HEAVY_DRAG_MM_S2))
     return miss <= table.pocket_mouth_mm(pocket) / 2 and distance <= reach
+
+
+def _rolling_time(travel: float, speed: float) -> float:
+    """Seconds a ball rolling at ``speed`` (mm/s) takes to go ``travel`` mm, slowed by a usual
+    cloth's drag (TYPICAL_DRAG_MM_S2); at its speed, if that drag would stop it short."""
+    a = TYPICAL_DRAG_MM_S2
+    left = speed * speed - 2 * a * travel
+    return (speed - math.sqrt(left)) / a if left > 0 else travel / speed
 
 
 def _could_leave(table: TableSpec, xy: Point, velocity: np.ndarray | None, fps: float) -> bool:

@@ -1058,3 +1058,29 @@ def test_a_resting_ball_drawn_onto_a_hand_between_two_shots_does_not_join_them()
     shots = shots_from_tracks(TABLE, tracks_from_rows(rows, FPS), FPS)
     assert [(s["strike_frame"], events_of(s)[0]) for s in shots] == [
         (30, ("strike", "W1")), (161, ("strike", "W1"))]
+
+
+def test_a_ball_lost_rolling_straight_into_a_far_pocket_and_never_seen_again_is_potted():
+    """As R2 in opening_legal_s227 (a red on a red cloth): rolling at 0.8 m/s straight at the
+    foot-left pocket, lost 560 mm from its point and never seen again: it rolled on into the
+    pocket (even a heavy cloth's drag lets it roll 640 mm), timed by a usual cloth's drag. Seen
+    again later, it was only lost a while; rolling at 0.3 m/s, it would have stopped short."""
+    L, W = TABLE.length_mm, TABLE.width_mm
+    unit = (1.0 / math.sqrt(2), 1.0 / math.sqrt(2))  # toward the foot-left pocket's point
+    last = (L - 560.0 * unit[0], W - 560.0 * unit[1])
+
+    def pots(speed: float, seen_again: bool = False) -> list[tuple[str, object, int]]:
+        step = speed / FPS
+        rows = [(f, "R2", last[0] - unit[0] * step * (45 - max(f, 30)),
+                 last[1] - unit[1] * step * (45 - max(f, 30)), True) for f in range(0, 46)]
+        if seen_again:
+            rows += [(f, "R2", last[0] + 150.0, last[1] + 150.0, True) for f in range(80, 120)]
+        rows += [(f, "W1", 800.0, 500.0, True) for f in range(0, 120)]
+        shots = shots_from_tracks(TABLE, tracks_from_rows(rows, FPS), FPS)
+        return [(e["type"], e.get("pocket"), e["frame"]) for s in shots for e in s["events"]
+                if e["type"] in ("pocket", "off_table")]
+
+    (pot,) = pots(800.0)
+    assert pot[:2] == ("pocket", "FL") and 45 + 18 <= pot[2] <= 45 + 21
+    assert pots(800.0, seen_again=True) == []
+    assert pots(300.0) == []
