@@ -919,8 +919,10 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
             # hit and gone almost at once: it left as fast as its hitter's velocity changed
             velocity = _faster(velocity, _handed_on(ball, events, pieces, seen.xy, rests))
         near = distance <= POCKET_REACH_DIAMETERS * D + mouth / 2
-        if near or _heading_into(table, pocket, seen.xy, velocity, fps,
-                                 rolls_on=ball in never_again):
+        # (lost for good, after it was seen rolling steadily: not a sighting or two, whose
+        # speed may be a misreading's)
+        rolls_on = ball in never_again and bool(ps) and len(ps[-1].samples) >= ROLLING_SAMPLES
+        if near or _heading_into(table, pocket, seen.xy, velocity, fps, rolls_on=rolls_on):
             # Vanished by a pocket: into it (after the jaws, if it rattled), timed by its speed
             # (by a pocket, within a frame: it may have been lost in the jaws; on its way there,
             # when it gets there)
@@ -1098,8 +1100,8 @@ def _heading_into(table: TableSpec, pocket: Pocket, xy: Point, velocity: np.ndar
     straight at its mouth (its line passes within half the mouth of the pocket's point), near
     enough to get there in the two frames it went unseen (three at the speed it is known by:
     a ball seen once after a hit is known only by its step from its place, which it left
-    some time in that step). ``rolls_on``: the ball was never seen again, so it got as far as
-    it could roll, slowed by a heavy cloth's drag (opening_legal_s227: a red on a red cloth,
+    some time in that step). ``rolls_on``: the ball, seen rolling steadily, was never seen
+    again, so it got as far as it could roll, slowed by a heavy cloth's drag (opening_legal_s227: a red on a red cloth,
     lost 560 mm from the corner it was rolling into at 0.8 m/s)."""
     if velocity is None:
         return False
