@@ -1101,8 +1101,9 @@ def _heading_into(table: TableSpec, pocket: Pocket, xy: Point, velocity: np.ndar
     enough to get there in the two frames it went unseen (three at the speed it is known by:
     a ball seen once after a hit is known only by its step from its place, which it left
     some time in that step). ``rolls_on``: the ball, seen rolling steadily, was never seen
-    again, so it got as far as it could roll, slowed by a heavy cloth's drag (opening_legal_s227: a red on a red cloth,
-    lost 560 mm from the corner it was rolling into at 0.8 m/s)."""
+    again, so it got as far as it could roll, slowed by a heavy cloth's drag
+    (opening_legal_s227: a red on a red cloth, lost 560 mm from the corner it was rolling into
+    at 0.8 m/s)."""
     if velocity is None:
         return False
     speed = float(np.hypot(*velocity))
