@@ -44,7 +44,9 @@ PLACED_MM_PER_FRAME = 400.0  # faster than a shot (12 m/s) across unseen frames:
 HARDEST_MM_PER_FRAME = 480.0  # ... unless rolling on, or seen in two frames running up to this
 MIN_TRAVEL_MM = 34.0  # a shot moves some ball at least half a diameter (less is jitter)
 MIN_SHOT_FRAMES = 4  # motion over fewer frames is a ball being placed, not a shot
-MAX_GAP_FRAMES = 3  # a ball unseen for longer and then elsewhere was not rolling there
+MAX_GAP_FRAMES = 3  # a ball unseen for longer and then elsewhere was not rolling there ...
+HAND_S = 0.2  # ... unless back this soon (no hand lifts a ball and puts it down so fast) ...
+NUDGE_MM = 68.0  # ... and at most this far (a ball's width) from where it was last seen
 LINE_TOLERANCE_MM = 8.0  # a sample this far off the straight motion starts a new piece
 BLUR_SHARE = 0.08  # ... and this share of its step more (a blurred centre is less sure)
 PREDICT_SAMPLES = 6  # a motion is extrapolated from a fit of its last this many samples
@@ -526,20 +528,23 @@ def _left_rest(samples: list[Sample], rest: Point, diameter: float,
         # (or far off after a gap; the first sample: the rest was seen before these samples)
         far_after_gap = d > diameter and (
             k == 0 or samples[k].frame - samples[k - 1].frame > 1)
-        if (leaves or far_after_gap) and not _back_at_rest(off[k + 1:], d):
+        if (leaves or far_after_gap) and not _back_at_rest(samples[k + 1:], off[k + 1:], d):
             return samples[k:]
     return []
 
 
-def _back_at_rest(later: Sequence[float], off: float) -> bool:
-    """The ball, seen ``off`` mm from its resting place, is seen back on the place later
-    (``later``: its distances from it), coming from at least twice as far: it never left (its
-    detection wandered while the cue or a hand lay over part of it). A ball that leaves its
-    place is not seen on it again; one barely nudged (a few mm) is seen further off each
-    time, never coming back."""
+def _back_at_rest(later: Sequence[Sample], offs: Sequence[float], off: float) -> bool:
+    """The ball, seen ``off`` mm from its resting place, is seen back at rest on the place
+    later (``later``, and ``offs`` their distances from it), coming from at least twice as far:
+    it never left (its detection wandered while the cue or a hand lay over part of it). A ball
+    that leaves its place is not seen resting on it again; one barely nudged (a few mm) is seen
+    further off each time, never coming back; one sent into a cushion near by may roll back
+    across it (carom_2_s233: Y, 46 mm from the foot cushion, back through its place 9 frames
+    later at 0.13 m/s)."""
     furthest = off
-    for d in later:
-        if d <= FLICKER_RETURN_MM and furthest >= 2 * FLICKER_RETURN_MM:
+    for j, d in enumerate(offs):
+        if (d <= FLICKER_RETURN_MM and furthest >= 2 * FLICKER_RETURN_MM
+                and (j + 1 == len(later) or _still(later[j], later[j + 1]))):
             return True
         furthest = max(furthest, d)
     return False
@@ -577,6 +582,8 @@ def _placed(samples: Sequence[Sample], k: int) -> bool:
         return gap > 1 and not _rolling_from(samples, k)
     if gap <= MAX_GAP_FRAMES or distance <= STILL_MM_PER_FRAME * gap:
         return False
+    if b.t - a.t <= HAND_S and distance <= NUDGE_MM:
+        return False  # no hand picks a ball up and puts it down so soon, so near
     return not (k >= 2 and _rolled_on(samples[k - 2], a, b)) and not _rolling_from(samples, k)
 
 
