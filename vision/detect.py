@@ -400,6 +400,15 @@ class _Blob:
 
 
 @dataclass(frozen=True)
+class _Made:
+    """A detection and what it was made from: its blob and the work image of that frame."""
+
+    detection: Detection
+    blob: _Blob
+    small: Frame
+
+
+@dataclass(frozen=True)
 class ClothWork:
     """A frame's share of the cloth model's making, done ahead of time by a reader thread (see
     :meth:`BallDetector.prepare`): the frame's wide median (``_cloth_from``) and, once the
@@ -509,10 +518,8 @@ class BallDetector:
         self.cloth: F32 | None = None
         self.threshold = 0.0
         self._mm_per_px = calibration.mm_per_px()
-        # the last frame's detections by blob key, with the blob's work position; and that
-        # frame's work image (see _refine)
-        self._cache: dict[tuple[int, ...], tuple[Detection, float, float]] = {}
-        self._cache_small: Frame | None = None
+        # the last frame's detections by blob key (see _refine)
+        self._cache: dict[tuple[int, ...], _Made] = {}
         # the cloth model's chromaticity planes and inverse brightness, and the same stacked in
         # one (H, W, 4) array (one gather per ball), kept until the model changes
         self._model_cache: tuple[F32, tuple[F32, F32, F32, F32], F32] | None = None
@@ -1373,46 +1380,49 @@ class BallDetector:
                 for px, py in peaks]
 
     def _refine(self, frame: Frame, small: Frame, blobs: list[_Blob]) -> list[Detection]:
-        """Full-resolution centres. A ball at rest keeps the previous frame's answer: when its
-        blob is the same (place within 0.1 work px, size within 3 %), or when it is within half
-        a work pixel and the picture around it (1.6 radii) did not change by more than the noise
-        (a ball rolling by changes the blob's outline, not the resting ball)."""
+        """Full-resolution centres. A ball at rest keeps the previous frame's answer while its
+        blob is the same as when the answer was made (place within 0.1 work px, size within
+        3 %), or within half a work pixel of it with the picture around it (1.6 radii) changed
+        by no more than the noise (a ball rolling by changes the blob's outline, not the resting
+        ball). Compared with the frame of the answer, not the last: a ball creeping into a
+        pocket's jaws changes its picture by less than the noise from frame to frame
+        (scratch_pocket_s239: W1 kept 13 mm short of the lip it crept to, over 10 frames)."""
         cache = self._cache
         self._cache = {}
         out: list[Detection] = []
         todo: list[_Blob] = []
         for b in blobs:
             hit = None
-            for key, (det, _, _) in cache.items():  # same place (0.1 work px) and size (3 %)
+            for made in cache.values():  # same place (0.1 work px) and size (3 %)
+                key = made.blob.key
                 if (len(key) == len(b.key) and abs(key[5] - b.key[5]) <= 100
                         and abs(key[6] - b.key[6]) <= 100
                         and abs(key[4] - b.key[4]) <= 0.03 * b.key[4] + 1
                         and all(abs(u - v) <= 1 for u, v in zip(key[7:], b.key[7:],
                                                                  strict=True))):
-                    hit = det
+                    hit = made
                     break
             if hit is None:
                 hit = self._unchanged(small, b, cache.values())
             if hit is not None:
-                self._cache[b.key] = (hit, b.x, b.y)
-                out.append(hit)
+                self._cache[b.key] = hit
+                out.append(hit.detection)
             else:
                 todo.append(b)
         if todo:
             for b, det in self._refine_new(frame, todo, blobs):
-                self._cache[b.key] = (det, b.x, b.y)
+                self._cache[b.key] = _Made(det, b, small)
                 out.append(det)
-        self._cache_small = small
         return self.classify(out)
 
-    def _unchanged(self, small: Frame, b: _Blob,
-                   cached: Iterable[tuple[Detection, float, float]]) -> Detection | None:
-        """The previous frame's detection of a ball at ``b``'s place whose surroundings in the
-        work image did not change, or None."""
-        before = self._cache_small
-        if before is None or b.streak or self._change_level is None:
+    def _unchanged(self, small: Frame, b: _Blob, cached: Iterable[_Made]) -> _Made | None:
+        """The answer made for a ball at ``b``'s place whose surroundings in the work image did
+        not change since, or None."""
+        if b.streak or self._change_level is None:
             return None
-        for det, x, y in cached:
+        for made in cached:
+            det, before = made.detection, made.small
+            x, y = made.blob.x, made.blob.y
             if abs(x - b.x) > 0.5 or abs(y - b.y) > 0.5 or det.streak_mm > 0:
                 continue
             hh, ww = small.shape[:2]
@@ -1420,7 +1430,7 @@ class BallDetector:
             x0, y0 = max(0, int(b.x - r)), max(0, int(b.y - r))
             x1, y1 = min(ww, int(b.x + r) + 2), min(hh, int(b.y + r) + 2)
             diff = cv2.absdiff(small[y0:y1, x0:x1], before[y0:y1, x0:x1])
-            return det if float(diff.max()) <= self._change_level else None
+            return made if float(diff.max()) <= self._change_level else None
         return None
 
     def _refine_new(self, frame: Frame, blobs: list[_Blob],
