@@ -518,8 +518,8 @@ class BallDetector:
         self.cloth: F32 | None = None
         self.threshold = 0.0
         self._mm_per_px = calibration.mm_per_px()
-        # the last frame's detections by blob key (see _refine)
-        self._cache: dict[tuple[int, ...], _Made] = {}
+        # the answers the last frame kept or made (see _refine)
+        self._cache: list[_Made] = []
         # the cloth model's chromaticity planes and inverse brightness, and the same stacked in
         # one (H, W, 4) array (one gather per ball), kept until the model changes
         self._model_cache: tuple[F32, tuple[F32, F32, F32, F32], F32] | None = None
@@ -1388,12 +1388,12 @@ class BallDetector:
         pocket's jaws changes its picture by less than the noise from frame to frame
         (scratch_pocket_s239: W1 kept 13 mm short of the lip it crept to, over 10 frames)."""
         cache = self._cache
-        self._cache = {}
+        self._cache = []
         out: list[Detection] = []
         todo: list[_Blob] = []
         for b in blobs:
             hit = None
-            for made in cache.values():  # same place (0.1 work px) and size (3 %)
+            for made in cache:  # same place (0.1 work px) and size (3 %)
                 key = made.blob.key
                 if (len(key) == len(b.key) and abs(key[5] - b.key[5]) <= 100
                         and abs(key[6] - b.key[6]) <= 100
@@ -1403,15 +1403,15 @@ class BallDetector:
                     hit = made
                     break
             if hit is None:
-                hit = self._unchanged(small, b, cache.values())
+                hit = self._unchanged(small, b, cache)
             if hit is not None:
-                self._cache[b.key] = hit
+                self._cache.append(hit)
                 out.append(hit.detection)
             else:
                 todo.append(b)
         if todo:
             for b, det in self._refine_new(frame, todo, blobs):
-                self._cache[b.key] = _Made(det, b, small)
+                self._cache.append(_Made(det, b, small))
                 out.append(det)
         return self.classify(out)
 

@@ -242,16 +242,30 @@ def _back_on(samples: Sequence[Sample], k: int, anchor: Sample) -> int | None:
             end += 1
         if end < len(samples) and math.dist(samples[end].xy, anchor.xy) <= FLICKER_RETURN_MM:
             return end
-    furthest = math.dist(samples[k].xy, anchor.xy)
-    for j in range(k + 1, len(samples) - 1):
-        if samples[j].t - anchor.t > WANDER_S:
+    j = _resettled(samples[k + 1:], anchor.xy, math.dist(samples[k].xy, anchor.xy),
+                   since=anchor.t, within=WANDER_S)
+    return None if j is None else k + 1 + j
+
+
+def _resettled(later: Sequence[Sample], place: Point, off: float, since: float = -math.inf,
+               within: float = math.inf, last_stays: bool = False) -> int | None:
+    """The index of the first of ``later`` that shows the ball back at rest on ``place``
+    (within FLICKER_RETURN_MM, and still to the next sample; the last sample counts as still
+    with ``last_stays``), coming from at least twice as far (``off``: how far off it was seen
+    before these; a ball nudged a few mm stops a few mm off), looking no further than
+    ``within`` seconds after ``since``; None when it is not."""
+    furthest = off
+    for j, s in enumerate(later):
+        if s.t - since > within:
             break
-        off = math.dist(samples[j].xy, anchor.xy)
-        # (from at least twice as far: a ball nudged a few mm stops a few mm off)
-        if off <= FLICKER_RETURN_MM and furthest >= 2 * FLICKER_RETURN_MM and _still(
-                samples[j], samples[j + 1]):
+        last = j + 1 == len(later)
+        if last and not last_stays:
+            break
+        d = math.dist(s.xy, place)
+        if d <= FLICKER_RETURN_MM and furthest >= 2 * FLICKER_RETURN_MM and (
+                last or _still(s, later[j + 1])):
             return j
-        furthest = max(furthest, off)
+        furthest = max(furthest, d)
     return None
 
 
@@ -528,26 +542,19 @@ def _left_rest(samples: list[Sample], rest: Point, diameter: float,
         # (or far off after a gap; the first sample: the rest was seen before these samples)
         far_after_gap = d > diameter and (
             k == 0 or samples[k].frame - samples[k - 1].frame > 1)
-        if (leaves or far_after_gap) and not _back_at_rest(samples[k + 1:], off[k + 1:], d):
+        if (leaves or far_after_gap) and not _back_at_rest(samples[k + 1:], rest, d):
             return samples[k:]
     return []
 
 
-def _back_at_rest(later: Sequence[Sample], offs: Sequence[float], off: float) -> bool:
-    """The ball, seen ``off`` mm from its resting place, is seen back at rest on the place
-    later (``later``, and ``offs`` their distances from it), coming from at least twice as far:
-    it never left (its detection wandered while the cue or a hand lay over part of it). A ball
-    that leaves its place is not seen resting on it again; one barely nudged (a few mm) is seen
-    further off each time, never coming back; one sent into a cushion near by may roll back
-    across it (carom_2_s233: Y, 46 mm from the foot cushion, back through its place 9 frames
-    later at 0.13 m/s)."""
-    furthest = off
-    for j, d in enumerate(offs):
-        if (d <= FLICKER_RETURN_MM and furthest >= 2 * FLICKER_RETURN_MM
-                and (j + 1 == len(later) or _still(later[j], later[j + 1]))):
-            return True
-        furthest = max(furthest, d)
-    return False
+def _back_at_rest(later: Sequence[Sample], rest: Point, off: float) -> bool:
+    """The ball, seen ``off`` mm from its resting place ``rest``, is seen back at rest on it
+    later (see :func:`_resettled`): it never left (its detection wandered while the cue or a
+    hand lay over part of it). A ball that leaves its place is not seen resting on it again;
+    one barely nudged (a few mm) is seen further off each time, never coming back; one sent
+    into a cushion near by may roll back across it (carom_2_s233: Y, 47 mm from the foot
+    cushion, back through its place 9 frames later at 0.13 m/s)."""
+    return _resettled(later, rest, off, last_stays=True) is not None
 
 
 def _travel(tracks: Mapping[str, Sequence[Sample]], w: ShotWindow) -> float:
