@@ -336,7 +336,8 @@ class Tracker:
         active = [s for s in self.states.values() if s.status in ("table", "hidden") or (
             s.status == "pocketed" and frame - s.last_seen <= self.jaws_frames)]
         used: set[int] = set()
-        dets, merged = self._merge_pieces(self._between_two(frame, self._split_touching(dets)))
+        dets, merged = self._merge_pieces(self._between_two(frame, self._split_touching(dets)),
+                                           frame)
         if active and dets:
             hitters = {s.ball: self._hitter(s, active, frame) for s in active}
             after = self._collisions(active, frame)
@@ -374,8 +375,12 @@ class Tracker:
                         if d_after <= p.gate and (d_after < dist or dist > gate):
                             dist, prior[i, j] = d_after, p
                     if (dist > gate and (i, j) not in prior) or self._against_hit(
-                            s, hitter, det) or (s.visible and self._was_something_else(s, det)):
-                        continue  # (of a ball unseen, its own detection may have been left)
+                            s, hitter, det) or ((s.visible or self._far_from_last(s, det))
+                                                and self._was_something_else(s, det)):
+                        # (of a ball unseen, its own detection may have been left, but not far
+                        # from where it was seen last: bank_red_corner_s251, W1 rolling 470 mm
+                        # a frame, unseen a frame, took the bridge hand 18 diameters away)
+                        continue
                     # the less ball-like (a piece, a pocket's glint), the dearer
                     c = dist + 0.5 * self.d * (1.0 - min(det.score, 1.0))
                     if det.colour != CLASS_OF[s.ball]:
@@ -428,8 +433,9 @@ class Tracker:
                         # or one that has just started to move that way (its speed not yet known);
                         # not a thing that lay there already (near an unseen ball, that thing
                         # may have been the ball itself)
-                        near = (2.0 if s.status == "table" else 1.5) * self.d
-                        if self._was_something_else(s, det) and (s.visible or dist > near):
+                        near = self._stop_reach(s)
+                        if self._was_something_else(s, det) and (
+                                s.visible or self._far_from_last(s, det)):
                             continue
                         # a faint thing of another colour (a piece of the cue over a ball
                         # hidden under it) is the ball only if it lies the way it was sent
@@ -559,6 +565,14 @@ class Tracker:
         if s.status != "table" or self._resting(s) or s.last_seen - s.left_rest > 2:
             return False
         return _within_30_degrees((det.x_mm - s.x, det.y_mm - s.y), (s.vx, s.vy))
+
+    def _stop_reach(self, s: BallState) -> float:
+        """How far from where it was last seen a ball may be found at rest after a moment
+        unseen (merged with another, blurred, under a hand) without being seen on its way."""
+        return (2.0 if s.status == "table" else 1.5) * self.d
+
+    def _far_from_last(self, s: BallState, det: Detection) -> bool:
+        return math.hypot(det.x_mm - s.x, det.y_mm - s.y) > self._stop_reach(s)
 
     def _was_something_else(self, s: BallState, det: Detection) -> bool:
         """The detection, well away from where the ball was last seen, is where something that
@@ -748,12 +762,13 @@ class Tracker:
                     math.hypot(d.x_mm - b[1], d.y_mm - b[2])) > between
             for a, b in pairs)]
 
-    def _merge_pieces(self, dets: list[Detection]) -> tuple[list[Detection], set[int]]:
+    def _merge_pieces(self, dets: list[Detection], frame: int | None = None
+                      ) -> tuple[list[Detection], set[int]]:
         """Two detections closer than two balls can be are pieces of one ball (a blurred streak
         cut in two, a ball cut by the cue or its shadow): one detection at their middle, marked
         (by its index in the list returned) as doubtful. The pieces of a faint streak in a row
         are joined first (see :meth:`_join_streak_pieces`)."""
-        out, merged = self._join_streak_pieces(dets)
+        out, merged = self._join_streak_pieces(dets, frame)
         for i in range(len(out)):
             for j in range(i + 1, len(out)):
                 a, b = out[i], out[j]
@@ -794,7 +809,25 @@ class Tracker:
         return any(math.dist(p, (a.x_mm, a.y_mm)) <= near and math.dist(q, (b.x_mm, b.y_mm)) <= near
                    for p, q in itertools.permutations(places, 2))
 
-    def _join_streak_pieces(self, dets: list[Detection]) -> tuple[list[Detection], set[int]]:
+    def _two_rolling(self, a: Detection, b: Detection, frame: int | None) -> bool:
+        """``a`` and ``b`` are two balls of their colour, one of them rolling, each seen where
+        it is expected (within BETWEEN_DIAMETERS of its predicted place), not two pieces of a
+        streak: two whites meeting split into two faint pieces, each pulled toward the other
+        (carom_2_s251: W1 rolling into W2 at rest, read as one streak at their middle, so
+        neither was seen at the contact)."""
+        if a.colour != b.colour or frame is None:
+            return False
+        places = [self._predicted(s, max(1, frame - s.last_seen))[:2]
+                  for s in self.states.values()
+                  if CLASS_OF[s.ball] == a.colour and s.status == "table"]
+        if len(places) < 2:
+            return False
+        near = BETWEEN_DIAMETERS * self.d
+        return any(math.dist(p, (a.x_mm, a.y_mm)) <= near and math.dist(q, (b.x_mm, b.y_mm)) <= near
+                   for p, q in itertools.permutations(places, 2))
+
+    def _join_streak_pieces(self, dets: list[Detection], frame: int | None = None
+                            ) -> tuple[list[Detection], set[int]]:
         """Pieces of a faint streak (a very fast ball, partly see-through: its colour a
         mixture with the cloth's) in a row, each within STREAK_STEP_DIAMETERS of the next: one
         streak detection at their middle, as long as they reach, marked doubtful. Two balls
@@ -811,7 +844,7 @@ class Tracker:
         merged: set[int] = set()
         gone: set[int] = set()
         for g in groups:
-            if len(g) < 2:
+            if len(g) < 2 or (len(g) == 2 and self._two_rolling(dets[g[0]], dets[g[1]], frame)):
                 continue
             pts = np.array([[dets[j].x_mm, dets[j].y_mm] for j in g])
             c = pts.mean(0)

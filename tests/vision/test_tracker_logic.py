@@ -1019,3 +1019,40 @@ def test_before_the_cue_ball_is_struck_a_resting_ball_does_not_walk_off_onto_a_f
     frames += [[w1, y, det(3033, 708, "red", score=0.38)]] * 15
     out = feed(tracker, frames) + tracker.flush()
     assert all(math.dist(r.balls["R1"][:2], layout["R1"]) < 1.0 for r in out)
+
+
+def test_a_fast_ball_unseen_a_frame_does_not_take_a_thing_that_stayed_put_far_off():
+    """As in bank_red_corner_s251: W1 rolls 400 mm a frame, is unseen a frame (too blurred),
+    and the bridge hand, a faint white thing that has lain still 1.2 m away all along, is
+    within the wide gate of a fast ball unseen. A ball rolling that fast does not stop dead
+    unseen; the thing that stayed put is not W1."""
+    w1 = (800.0, 900.0)
+    tracker, still, frames = at_rest_first({"W1": w1}, ("W1",))
+    hand = det(1250.0, 120.0, "white", score=0.36)
+    frames += [[*still, det(*w1, "white"), hand] for _ in range(3)]
+    frames += [[*still, det(w1[0] + 400.0 * k, w1[1] - 150.0 * k, "white", score=0.6), hand]
+               for k in (1, 2, 3)]
+    frames += [[*still, hand], [*still, hand]]
+    out = feed(tracker, frames) + tracker.flush()
+    assert all(math.dist(r.balls["W1"][:2], (hand.x_mm, hand.y_mm)) > D
+               for r in out if "W1" in r.balls)
+
+
+def test_two_whites_meeting_read_as_two_faint_pieces_are_both_seen_where_expected():
+    """As in carom_2_s251: W1 rolls 21 mm a frame into W2 at rest. In the frame they touch,
+    each is read as a faint piece of unsure colour pulled a little toward the other, 72 mm
+    apart: like two pieces of a streak, but each where its ball is expected. Both balls are
+    seen there (joined, neither was seen at the contact, and the carom was lost)."""
+    w1, w2 = (3200.0, 1400.0), (3474.0, 1411.0)
+    tracker, still, frames = at_rest_first({"W1": w1, "W2": w2}, ("W1",))
+    frames += [[*still, det(w1[0] + 21.0 * k, w1[1], "white")] for k in range(1, 10)]
+    touch = (w1[0] + 21.0 * 10, w1[1])  # 64 mm from W2's centre
+    others = [d for d in still if (d.x_mm, d.y_mm) != w2]
+    frames.append([*others,
+                   det(touch[0] - 3.0, touch[1], "white", score=0.6, piece=True,
+                       colour_sure=False),
+                   det(w2[0] + 4.0, w2[1], "white", score=0.6, piece=True, colour_sure=False)])
+    out = feed(tracker, frames) + tracker.flush()
+    last = out[-1].balls
+    assert last["W1"][2] and math.dist(last["W1"][:2], touch) < 5.0
+    assert last["W2"][2] and math.dist(last["W2"][:2], w2) < 5.0
