@@ -817,11 +817,11 @@ class Tracker:
         neither was seen at the contact)."""
         if a.colour != b.colour or frame is None:
             return False
-        places = [self._predicted(s, max(1, frame - s.last_seen))[:2]
-                  for s in self.states.values()
-                  if CLASS_OF[s.ball] == a.colour and s.status == "table"]
-        if len(places) < 2:
+        balls = [s for s in self.states.values()
+                 if CLASS_OF[s.ball] == a.colour and s.status == "table"]
+        if len(balls) < 2 or all(self._resting(s) for s in balls):
             return False
+        places = [self._predicted(s, max(1, frame - s.last_seen))[:2] for s in balls]
         near = BETWEEN_DIAMETERS * self.d
         return any(math.dist(p, (a.x_mm, a.y_mm)) <= near and math.dist(q, (b.x_mm, b.y_mm)) <= near
                    for p, q in itertools.permutations(places, 2))
