@@ -635,7 +635,7 @@ def _rolled_on(before: Sample, a: Sample, b: Sample) -> bool:
     step = np.subtract(b.xy, a.xy) / max(b.frame - a.frame, 1)
     speed, step_speed = float(np.hypot(*v)), float(np.hypot(*step))
     return (speed > STILL_MM_PER_FRAME and step_speed <= 1.2 * speed
-            and _within_degrees(v, step, 30.0))
+            and within_degrees(v, step, 30.0))
 
 
 def _until_placed(samples: list[Sample]) -> list[Sample]:
@@ -650,14 +650,14 @@ def _pushed_by(rest: Point, other: Point, first_piece: Piece, max_angle_deg: flo
                ) -> bool:
     """A ball at ``rest`` whose first motion goes straight away from a ball at ``other`` (within
     ``max_angle_deg`` of their line of centres) was set moving by it."""
-    return _within_degrees(first_piece.velocity(first_piece.start.t), np.subtract(rest, other),
+    return within_degrees(first_piece.velocity(first_piece.start.t), np.subtract(rest, other),
                            max_angle_deg)
 
 
-def _within_degrees(a: np.ndarray, b: np.ndarray, degrees: float) -> bool:
-    """Two directions (neither zero) within ``degrees`` of each other."""
-    norm = float(np.hypot(*a) * np.hypot(*b))
-    return norm > 0 and float(np.dot(a, b)) > math.cos(math.radians(degrees)) * norm
+def within_degrees(a: Sequence[float], b: Sequence[float], degrees: float) -> bool:
+    """Two directions within ``degrees`` of each other (never, when either is zero)."""
+    return float(a[0] * b[0] + a[1] * b[1]) > math.cos(math.radians(degrees)) * math.hypot(
+        a[0], a[1]) * math.hypot(b[0], b[1])
 
 
 _INWARD = {Cushion.HEAD: (1.0, 0.0), Cushion.FOOT: (-1.0, 0.0), Cushion.RIGHT: (0.0, 1.0),
@@ -1079,7 +1079,7 @@ def _handed_on(ball: str, events: Sequence[FoundEvent], pieces: Mapping[str, lis
         return None
     after = [p for p in hitter if p.start.t >= event.t]
     lost = before[-1].velocity(event.t) - (after[0].velocity(event.t) if after else 0.0)
-    return lost if _within_degrees(np.subtract(seen, rests[ball]), lost, 30.0) else None
+    return lost if within_degrees(np.subtract(seen, rests[ball]), lost, 30.0) else None
 
 
 def _faster(a: np.ndarray | None, b: np.ndarray | None) -> np.ndarray | None:

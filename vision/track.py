@@ -23,7 +23,7 @@ import itertools
 import math
 import threading
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from queue import Empty, Queue
@@ -39,6 +39,7 @@ from vision.detect import BallDetector, Detection, Frame, VisionError
 from vision.shotfacts import (  # (a doubtful sighting this near: in place; balls this near touch)
     REST_JITTER_DIAMETERS,
     TOUCHING_DIAMETERS,
+    within_degrees,
 )
 
 T = TypeVar("T")
@@ -564,7 +565,7 @@ class Tracker:
         known): the direction to it is within 30 degrees of the ball's velocity."""
         if s.status != "table" or self._resting(s) or s.last_seen - s.left_rest > 2:
             return False
-        return _within_30_degrees((det.x_mm - s.x, det.y_mm - s.y), (s.vx, s.vy))
+        return _within_30((det.x_mm - s.x, det.y_mm - s.y), (s.vx, s.vy))
 
     def _stop_reach(self, s: BallState) -> float:
         """How far from where it was last seen a ball may be found at rest after a moment
@@ -597,7 +598,7 @@ class Tracker:
             return None
         # the cue is long: of things on several sides (a piece of the ball's own streak, a
         # hand), the one with the most others the same way (within 30 degrees)
-        best = max(near, key=lambda a: sum(_within_30_degrees(a, b) for b in near))
+        best = max(near, key=lambda a: sum(_within_30(a, b) for b in near))
         return s.x + best[0], s.y + best[1]
 
     def _nearest_end(self, s: BallState, u: Detection) -> tuple[float, float]:
@@ -607,8 +608,8 @@ class Tracker:
         thing that reaches over the ball still lies on the side its middle does)."""
         dx, dy = u.x_mm - s.x, u.y_mm - s.y
         ux, uy = u.streak_dir
-        if u.streak_mm and (_within_30_degrees((dx, dy), (ux, uy))
-                            or _within_30_degrees((dx, dy), (-ux, -uy))):
+        if u.streak_mm and (_within_30((dx, dy), (ux, uy))
+                            or _within_30((dx, dy), (-ux, -uy))):
             along = dx * ux + dy * uy
             shift = max(0.0, min(0.5 * u.streak_mm, abs(along) - 0.5 * self.d))
             step = -shift if along > 0 else shift
@@ -626,7 +627,7 @@ class Tracker:
     def _led_by_its_front(self, s: BallState, det: Detection) -> bool:
         """The detection lies the way this resting ball's own streak pointed in the last frame
         (see :meth:`_front_piece`): the ball, struck that way."""
-        return any(self._front_piece(s, u) and _within_30_degrees(
+        return any(self._front_piece(s, u) and _within_30(
             (det.x_mm - s.x, det.y_mm - s.y), (u.x_mm - s.x, u.y_mm - s.y))
             for u in self._unclaimed)
 
@@ -634,7 +635,7 @@ class Tracker:
         """A ball at rest with the cue's tip behind it (see :meth:`_cue_behind`), and the
         detection the other way from the ball (within 30 degrees): the ball, struck away."""
         cue = self._cue_behind(s)
-        return cue is not None and _within_30_degrees(
+        return cue is not None and _within_30(
             (det.x_mm - s.x, det.y_mm - s.y), (s.x - cue[0], s.y - cue[1]))
 
     def _faint_other(self, s: BallState, det: Detection) -> bool:
@@ -677,7 +678,7 @@ class Tracker:
             return False
         dx, dy = det.x_mm - s.x, det.y_mm - s.y
         return math.hypot(dx, dy) <= HARDEST_SHOT_DIAMETERS * self.d * (
-            frame - s.last_seen) and _within_30_degrees((dx, dy), s.sent[1:])
+            frame - s.last_seen) and _within_30((dx, dy), s.sent[1:])
 
     def _hitter(self, s: BallState, active: list[BallState], frame: int) -> BallState | None:
         """For a ball at rest: the moving ball arriving at it now (within reach of a contact
@@ -730,8 +731,8 @@ class Tracker:
                              and math.hypot(a.x - b.x, a.y - b.y) <= TOUCHING_DIAMETERS * self.d
                              and math.hypot(d.x_mm - (a.x + b.x) / 2,
                                             d.y_mm - (a.y + b.y) / 2) <= 0.25 * self.d
-                             and (_within_30_degrees((b.x - a.x, b.y - a.y), d.streak_dir)
-                                  or _within_30_degrees((a.x - b.x, a.y - b.y), d.streak_dir))),
+                             and (_within_30((b.x - a.x, b.y - a.y), d.streak_dir)
+                                  or _within_30((a.x - b.x, a.y - b.y), d.streak_dir))),
                             None)
             if pair is None:
                 out.append(d)
@@ -951,7 +952,7 @@ class Tracker:
         before = (s.held[1] - s.x, s.held[2] - s.y)
         now = (det.x_mm - s.x, det.y_mm - s.y)
         return (math.hypot(*now) - math.hypot(*before) >= CREEP_STEP_MM
-                and _within_30_degrees(now, before))
+                and _within_30(now, before))
 
     def _is_pair(self, det: Detection) -> bool:
         """W2's two dots (seen apart, or merged into one long blob)."""
@@ -1033,7 +1034,7 @@ class Tracker:
             return False
         start, end = row[-1], row[0]
         behind = (start.x_mm - s.x) * s.sent[1] + (start.y_mm - s.y) * s.sent[2] < 0
-        return behind and _within_30_degrees((end.x_mm - start.x_mm, end.y_mm - start.y_mm),
+        return behind and _within_30((end.x_mm - start.x_mm, end.y_mm - start.y_mm),
                                              (s.x - start.x_mm, s.y - start.y_mm))
 
     def _rolling_row(self, det: Detection, before: list[list[Detection]]
@@ -1248,15 +1249,14 @@ def _likeness(det: Detection, way: tuple[float, float], step: float) -> float:
     poor: bank_red_corner_s167, W1 struck at 7 m/s, seen as streaks of score 0.47-0.52 and
     lost for 35 frames)."""
     drawn_along = det.streak_mm >= 0.5 * step and (
-        _within_30_degrees(det.streak_dir, way)
-        or _within_30_degrees((-det.streak_dir[0], -det.streak_dir[1]), way))
+        _within_30(det.streak_dir, way)
+        or _within_30((-det.streak_dir[0], -det.streak_dir[1]), way))
     return max(det.score, PICK_UP_SCORE) if drawn_along else det.score
 
 
-def _within_30_degrees(a: tuple[float, float], b: tuple[float, float]) -> bool:
+def _within_30(a: Sequence[float], b: Sequence[float]) -> bool:
     """Vectors ``a`` and ``b`` point the same way within 30 degrees."""
-    return a[0] * b[0] + a[1] * b[1] > math.cos(math.radians(30)) * math.hypot(*a) * math.hypot(
-        *b)
+    return within_degrees(a, b, 30.0)
 
 
 # --- video --------------------------------------------------------------------------------------
