@@ -1284,10 +1284,17 @@ class BallDetector:
             if float(sub.max()) > 1.4 * r or area > 2.5 * ball_area:
                 # not one ball or two touching: a hand, the cue, a cluster; or a ball in the
                 # stronger junk a moving ball leaves in a compressed video (blocks at a few
-                # times the threshold), which it outshines many times over
-                if level < STRONGER:
-                    return self._strong_parts(f, part, x, y, label, r, STRONGER)
-                return None
+                # times the threshold), which it outshines many times over. That part alone
+                # is searched again at the stronger level: the others are balls at this one
+                # (a white ball with the cue's tip on it, joined to the hand by the cue, at
+                # STRONGER too faint to be seen: simulation_vs_reality_1_0028_0032)
+                if level >= STRONGER:
+                    return None
+                inner = self._strong_parts(f, part * (labels == i), x, y, label, r, STRONGER)
+                if inner is None:
+                    return None
+                out.extend(inner)
+                continue
             if area <= 1.5 * ball_area:
                 out.append(_Blob(x + float(cents[i, 0]), y + float(cents[i, 1]), label))
             else:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import math
+
 import cv2
 import numpy as np
 import pytest
 
 from calibration import Calibration
 from rules.table import TableSpec
-from vision.detect import STRONG, BallDetector, ColourModel, VisionError, detect_frame
+from vision.detect import STRONG, STRONGER, BallDetector, ColourModel, VisionError, detect_frame
 
 W, H = 1280, 720
 TABLE = TableSpec()
@@ -872,3 +874,22 @@ def test_a_ball_creeping_a_little_each_frame_is_followed():
         found = det.detect(img)
         lags.append(min(np.hypot(q.x_px - x, q.y_px - y) for q in found))
     assert max(lags) < 0.4
+
+
+def test_a_ball_joined_to_a_hand_by_the_cue_is_found_at_the_strong_level():
+    """As in simulation_vs_reality_1_0028_0032 (real footage): the cue's tip on a white ball
+    joins it to the bridge hand in one blob. At STRONG times the threshold the ball is a part of
+    its own and the hand one too wide for balls; at STRONGER the hand breaks into two knuckles
+    and the pale ball is gone. Only the hand's part is searched at STRONGER: the ball stays."""
+    _, _, det = on_empty_cloth()
+    t, r = det.threshold, 5.0
+    f = np.zeros((80, 40), np.float32)
+    f[2:40, 5:35] = 0.5 * (STRONG + STRONGER) * t  # the hand, strong but too wide for a ball
+    for cy in (10, 30):  # ... its knuckles stronger still, ball-sized
+        cv2.circle(f, (20, cy), 5, float(1.5 * STRONGER * t), -1)
+    f[40:60, 19:21] = 1.5 * t  # the cue, thin and faint
+    cv2.circle(f, (20, 66), 6, float(0.5 * (STRONG + STRONGER) * t), -1)  # the pale ball
+    part = (f > t).astype(np.uint8)
+    found = det._strong_parts(f, part, 0, 0, 1, r)
+    assert found is not None
+    assert any(math.hypot(b.x - 20, b.y - 66) < 1.5 for b in found)
