@@ -573,6 +573,7 @@ class Tracker:
         return (2.0 if s.status == "table" else 1.5) * self.d
 
     def _far_from_last(self, s: BallState, det: Detection) -> bool:
+        """The detection lies beyond :meth:`_stop_reach` of where the ball was last seen."""
         return math.hypot(det.x_mm - s.x, det.y_mm - s.y) > self._stop_reach(s)
 
     def _was_something_else(self, s: BallState, det: Detection) -> bool:
@@ -768,7 +769,8 @@ class Tracker:
         """Two detections closer than two balls can be are pieces of one ball (a blurred streak
         cut in two, a ball cut by the cue or its shadow): one detection at their middle, marked
         (by its index in the list returned) as doubtful. The pieces of a faint streak in a row
-        are joined first (see :meth:`_join_streak_pieces`)."""
+        are joined first (see :meth:`_join_streak_pieces`; ``frame``, when given, is the frame
+        the balls' places are predicted for)."""
         out, merged = self._join_streak_pieces(dets, frame)
         for i in range(len(out)):
             for j in range(i + 1, len(out)):
@@ -807,8 +809,7 @@ class Tracker:
             places = [xy for ball, xy in self.start_positions.items()
                       if CLASS_OF[ball] == a.colour]
         # (no piece of one ball lies so near another ball's place: it would be off its own)
-        return any(math.dist(p, (a.x_mm, a.y_mm)) <= near and math.dist(q, (b.x_mm, b.y_mm)) <= near
-                   for p, q in itertools.permutations(places, 2))
+        return _each_at_one_of(a, b, places, near)
 
     def _two_rolling(self, a: Detection, b: Detection, frame: int | None) -> bool:
         """``a`` and ``b`` are two balls of their colour, one of them rolling, each seen where
@@ -823,16 +824,15 @@ class Tracker:
         if len(balls) < 2 or all(self._resting(s) for s in balls):
             return False
         places = [self._predicted(s, max(1, frame - s.last_seen))[:2] for s in balls]
-        near = BETWEEN_DIAMETERS * self.d
-        return any(math.dist(p, (a.x_mm, a.y_mm)) <= near and math.dist(q, (b.x_mm, b.y_mm)) <= near
-                   for p, q in itertools.permutations(places, 2))
+        return _each_at_one_of(a, b, places, BETWEEN_DIAMETERS * self.d)
 
     def _join_streak_pieces(self, dets: list[Detection], frame: int | None = None
                             ) -> tuple[list[Detection], set[int]]:
         """Pieces of a faint streak (a very fast ball, partly see-through: its colour a
         mixture with the cloth's) in a row, each within STREAK_STEP_DIAMETERS of the next: one
         streak detection at their middle, as long as they reach, marked doubtful. Two balls
-        touching are sure of their colour, and stay two."""
+        touching are sure of their colour, and stay two; so do two pieces that are two balls
+        where they are expected in ``frame`` (see :meth:`_two_rolling`)."""
         faint = [k for k, d in enumerate(dets) if d.piece and not d.colour_sure]
         groups: list[list[int]] = []
         for k in faint:
@@ -1252,6 +1252,13 @@ def _likeness(det: Detection, way: tuple[float, float], step: float) -> float:
         _within_30(det.streak_dir, way)
         or _within_30((-det.streak_dir[0], -det.streak_dir[1]), way))
     return max(det.score, PICK_UP_SCORE) if drawn_along else det.score
+
+
+def _each_at_one_of(a: Detection, b: Detection, places: Sequence[Sequence[float]],
+                    near: float) -> bool:
+    """``a`` and ``b`` each lie within ``near`` of a different one of ``places`` (table mm)."""
+    return any(math.dist(p, (a.x_mm, a.y_mm)) <= near and math.dist(q, (b.x_mm, b.y_mm)) <= near
+               for p, q in itertools.permutations(places, 2))
 
 
 def _within_30(a: Sequence[float], b: Sequence[float]) -> bool:
