@@ -11,7 +11,8 @@ tests/calibration/test_calibration_realdata.py), track every frame with
 referee/pipeline.py chains them, with no start state and no cue ball named). Prints per clip: the
 frames, the balls of each colour the tracker reports visible per frame (median, min, max) and the
 raw detections per frame, the share of frames in which each identity is visible, the shots found
-and the pots (ball, pocket, time, frame).
+and the pots (ball, pocket, time, frame); with the hand labels, the hand check's counts and a line
+for each hand-placed ball no id of its colour found (with the detections near it).
 
 There are no labels for this footage: these numbers say what the tracker *reports*, not whether
 it is right. ``--frames DIR`` writes overlay pictures for checking by eye (every ``--every``
@@ -125,11 +126,12 @@ HANDLABELS = ROOT / "benchmarks" / "realdata_handlabels.json"
 
 
 def score_frames(labels: dict[str, list[dict[str, Any]]], match_px: float, calibration: Any,
-                 by_frame: dict[int, Any]) -> Counter[str]:
+                 by_frame: dict[int, Any], misses: list[str] | None = None) -> Counter[str]:
     """The hand-labelled balls of one clip against what the tracker reports (ids) and what the
     detector saw (raw detections): found (an id of the ball's colour, visible, within
     ``match_px``), wrong colour, missed, phantoms (visible ids near no ball); the same for the
-    raw detections."""
+    raw detections. ``misses``: a line is added for each ball no id of its colour found, with
+    the detections within three match radii of it (colour, score, distance in px)."""
     import numpy as np
 
     n: Counter[str] = Counter()
@@ -151,7 +153,16 @@ def score_frames(labels: dict[str, list[dict[str, Any]]], match_px: float, calib
                     near_any[k] = True
                 if any(seen[k][0] == ball["colour"] for k in near):
                     n[f"{kind} found"] += 1
-                elif near:
+                    continue
+                if kind == "ids" and misses is not None:
+                    gaps = [(d, c, math.hypot(x - ball["x_px"], y - ball["y_px"]))
+                            for d, (c, x, y) in zip(r.detections, raw, strict=True)]
+                    around = [f"{c} {d.score:.2f} at {g:.0f} px" for d, c, g in gaps
+                              if g <= 3 * match_px]
+                    misses.append(f"frame {frame}: the {ball['colour']} at ({ball['x_px']}, "
+                                  f"{ball['y_px']}) px has no id; detections near: "
+                                  + (", ".join(around) or "none"))
+                if near:
                     n[f"{kind} wrong colour"] += 1
                 else:
                     n[f"{kind} missed"] += 1
@@ -259,13 +270,16 @@ def run_clip(path: Path, frames_dir: Path | None, every: int, at: set[int],
         print("  no shots found")
     scores: Counter[str] = Counter()
     if hand is not None and path.stem in hand["frames"]:
+        misses: list[str] = []
         scores += score_frames(hand["frames"][path.stem], float(hand["match_px"]), calibration,
-                               {r.frame: r for r in results})
+                               {r.frame: r for r in results}, misses)
     if hand is not None:
         scores += score_pots([p for p in hand["pots"] if p["clip"] == path.stem], pots,
                              calibration)
     if scores:
         print("  hand check: " + ", ".join(f"{k} {v}" for k, v in sorted(scores.items())))
+        for line in misses if hand is not None and path.stem in hand["frames"] else []:
+            print(f"    {line}")
 
     if frames_dir is not None:
         wanted = set(range(0, n, every)) | at if every > 0 else set(at)

@@ -1,0 +1,48 @@
+"""The real footage's hand check scoring (benchmarks/bench_realdata.py) on made-up frames: what
+counts as found, wrong colour, missed and phantom, and the line written for each ball no id
+found. Needs no footage."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _bench():
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import bench_realdata
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    return bench_realdata
+
+
+class _SameCoordinates:
+    """A 'calibration' whose table frame is the picture itself."""
+
+    def table_to_image(self, points):
+        return np.asarray(points, np.float64)
+
+
+def _det(colour: str, x: float, y: float, score: float = 0.8) -> SimpleNamespace:
+    return SimpleNamespace(colour=colour, x_px=x, y_px=y, score=score)
+
+
+def test_a_ball_with_no_id_of_its_colour_is_missed_and_said_with_the_detections_near_it():
+    bench = _bench()
+    labels = {"0": [{"colour": "white", "x_px": 100, "y_px": 100},
+                    {"colour": "red", "x_px": 300, "y_px": 100}]}
+    frame = SimpleNamespace(
+        balls={"W1": (102.0, 100.0, True), "R1": (500.0, 500.0, True)},
+        detections=[_det("white", 101.0, 100.0), _det("red", 320.0, 100.0, 0.61)])
+    misses: list[str] = []
+    n = bench.score_frames(labels, 15.0, _SameCoordinates(), {0: frame}, misses)
+    assert n["ids found"] == 1 and n["ids missed"] == 1 and n["ids phantoms"] == 1
+    assert n["detections found"] == 1 and n["detections missed"] == 1
+    assert misses == ["frame 0: the red at (300, 100) px has no id; detections near: "
+                      "red 0.61 at 20 px"]
