@@ -435,8 +435,7 @@ class Tracker:
                         # not a thing that lay there already (near an unseen ball, that thing
                         # may have been the ball itself)
                         near = self._stop_reach(s)
-                        if self._was_something_else(s, det) and (
-                                s.visible or self._far_from_last(s, det)):
+                        if self._was_something_else(s, det) and (s.visible or dist > near):
                             continue
                         # a faint thing of another colour (a piece of the cue over a ball
                         # hidden under it) is the ball only if it lies the way it was sent
