@@ -72,6 +72,17 @@ CLOTH_LIKE = 0.08
 # reflections, counted, made phantom balls on the club footage.)
 NEUTRAL_CLOTH = 0.075
 BRIGHTER = 0.3
+# ... but never more than this share of the way from the cloth's brightness to pure white, where
+# the cloth is bright (a cloth in a spotlight at 0.7 of full white: a white ball there is only 1.4
+# times as bright, and a 1.3 margin left its shaded half and its dots under the threshold, so it
+# was never seen: yellow_middle_twice_s257)
+HEADROOM_SHARE = 0.3
+# A ball candidate's blob (opened) covers at least this share of a ball's disc (smaller ones are
+# noise) ...
+LEAST_BLOB = 0.45
+# ... and on a neutral cloth this share, as a white ball in a bright light shows only by its lit
+# top: its rim is darker than the cloth there (yellow_middle_twice_s257: 0.41 of the disc)
+LEAST_LIT_TOP = 0.3
 # On a neutral cloth a white ball is at least this many times as bright as the cloth (1 % of the
 # white sightings on the grey synthetic cloths are under it, moving ones)
 PALEST_WHITE = 1.5
@@ -526,8 +537,12 @@ class BallDetector:
         self._white_memo: tuple[F32, float] | None = None  # (see _white_contrast)
         # the cloth's usual brightness (the sum of B, G, R), set with the cloth model
         self._cloth_level = 0.0
-        # the cloth is neutral: brightening counts as foreground (see NEUTRAL_CLOTH)
+        # the cloth is neutral: brightening counts as foreground (see NEUTRAL_CLOTH) ...
         self._by_light = False
+        # ... beyond this relative margin (see BRIGHTER, HEADROOM_SHARE), set with the model
+        self._brighter = BRIGHTER
+        # the least share of a ball's disc a candidate's blob covers (see LEAST_BLOB)
+        self._least_blob = LEAST_BLOB
         self._labels = np.zeros((wh, ww), np.uint16)
         # the mask's parts (label -> work-pixel box x0, y0, x1, y1) and the candidates of the
         # last frame, kept where the picture did not change (see _blobs_where_changed)
@@ -643,6 +658,10 @@ class BallDetector:
         level += r
         self._cloth_level = float(np.median(level[self.field]))
         self._by_light = self._white_contrast() < NEUTRAL_CLOTH
+        self._least_blob = LEAST_LIT_TOP if self._by_light else LEAST_BLOB
+        # the margin where the cloth is at its brightest (a tenth of the field is brighter)
+        bright = float(np.quantile(level[self.field], 0.9))
+        self._brighter = min(BRIGHTER, HEADROOM_SHARE * (3 * 256.0 / bright - 1.0))
         f = self._foreground(small)
         self.threshold = self._noise_threshold(f)
         model = small.astype(np.float32) + np.float32(1.0)
@@ -725,7 +744,8 @@ class BallDetector:
         floor = 2.0 * float(np.quantile(fg, 0.99)) if fg.size else 0.0
         # never above a quarter of the palest white's contrast (a player over the table in
         # that frame is more than the noise)
-        floor = min(floor, 0.25 * float(_brightening(np.array([PALEST_WHITE], np.float32))[0]))
+        floor = min(floor, 0.25 * float(_brightening(np.array([PALEST_WHITE], np.float32),
+                                                     BRIGHTER)[0]))
         if floor <= self.threshold:
             return
         self.threshold = floor
@@ -804,7 +824,7 @@ class BallDetector:
         w *= d
         w *= lit
         if self._by_light:
-            w += _brightening(ratio)
+            w += _brightening(ratio, self._brighter)
         return w
 
     def _dark_balls(self, d: F32, ratio: F32, lit: F32, w: F32) -> None:
@@ -886,7 +906,7 @@ class BallDetector:
             weight = np.maximum(np.clip(np.float32(2.0) * r_box - 1, 0, 1), weight)
             w[box] = d_box * weight * lit[box]
             if self._by_light:
-                w[box] += _brightening(r_box)
+                w[box] += _brightening(r_box, self._brighter)
 
     def _update_cloth(self, small: Frame, ball_mask: NDArray[np.uint8],
                       ahead: ClothWork | None = None) -> None:
@@ -1213,7 +1233,7 @@ class BallDetector:
             cx, cy = float(cents[i, 0]) + rx0, float(cents[i, 1]) + ry0
             r = float(self.radius_work[min(int(cy), hh - 1), min(int(cx), ww - 1)])
             ball_area = math.pi * r * r
-            if area < 0.45 * ball_area:
+            if area < self._least_blob * ball_area:
                 continue
             key = (x, y, w, h, area, round(cx * 1000), round(cy * 1000))
             # no point of a blob this narrow is more than 1.4 radii from its edge: one ball
@@ -1273,7 +1293,7 @@ class BallDetector:
         out: list[_Blob] = []
         for i in range(1, n):
             lx, ly, w, h, area = (int(v) for v in stats[i])
-            if area < 0.45 * ball_area:
+            if area < LEAST_BLOB * ball_area:
                 continue
             sub = _distances(labels[ly:ly + h, lx:lx + w] == i)
             if level < STRONGER and float(sub.max()) <= 1.4 * r and area > 2.5 * ball_area:
@@ -1513,8 +1533,8 @@ class BallDetector:
                 # a white ball on a neutral cloth: its shaded side is much less bright than its
                 # lit side, but still brighter than the cloth (a centre from the lit side alone
                 # is off toward the light). (``ratio`` holds half the brightening by now: this
-                # is a pixel more than 1 + BRIGHTER times as bright as the cloth.)
-                above |= ratio > np.float32(0.5 * BRIGHTER)
+                # is a pixel more than 1 + that margin times as bright as the cloth.)
+                above |= ratio > np.float32(0.5 * self._brighter)
             sel = above & own & cell
             region, around = sel, c  # (the centre the region was made around)
             for it in range(3 if not b.streak else 1):
@@ -1609,13 +1629,14 @@ class BallDetector:
     def _cloth_in_light(self, d: Detection) -> bool:
         """On a neutral cloth, a sharp detection whose core has about the cloth's chromaticity
         (within half of ``_COLOURED``: a red or yellow ball is further off) and is not brighter
-        than the cloth by half of ``BRIGHTER`` (a white ball is: on the grey synthetic cloths 4
-        of 5491 white sightings were not, all moving) is the cloth. The compression leaves many
-        faint blocks there, a little off the model, and they took a white ball's class."""
+        than the cloth by half the margin (``BRIGHTER``, less on a bright cloth; a white ball
+        is: on the grey synthetic cloths 4 of 5491 white sightings were not, all moving) is the
+        cloth. The compression leaves many faint blocks there, a little off the model, and they
+        took a white ball's class."""
         if not self._by_light or d.cloth_bgr is None or d.streak_mm > 0:
             return False
         chroma, light = _core_against_cloth(d.bgr, d.cloth_bgr)
-        return light < 1 + 0.5 * BRIGHTER and chroma < 0.5 * _COLOURED
+        return light < 1 + 0.5 * self._brighter and chroma < 0.5 * _COLOURED
 
     def _faint(self, d: Detection) -> bool:
         """The detection's core is barely unlike the cloth there: its unweighted foreground
@@ -1633,7 +1654,7 @@ class BallDetector:
         """A faint core that is a coloured ball's own: a red on a red cloth (carom_1_s107,
         pot_FR_s131) differs from the cloth by less than STRONG thresholds, yet its core has its
         class's chromaticity (sure of it, and nearer it than the cloth's) and brightness (within
-        CLASS_BRIGHTNESS), and it is brighter than the cloth (by half of BRIGHTER: the light
+        CLASS_BRIGHTNESS), and it is brighter than the cloth (by half the margin: the light
         falls on a ball's top). Junk is a little off the cloth in colour, not in light; a white
         class on a pale cloth is left to :meth:`_cloth_in_light`."""
         model, cloth = self.colours, d.cloth_bgr
@@ -1648,7 +1669,7 @@ class BallDetector:
             return False
         own = (sum(d.bgr) + 3.0) / (model.brightness[i] + 3.0)
         return (1.0 / CLASS_BRIGHTNESS < own < CLASS_BRIGHTNESS
-                and _core_against_cloth(d.bgr, cloth)[1] >= 1.0 + 0.5 * BRIGHTER)
+                and _core_against_cloth(d.bgr, cloth)[1] >= 1.0 + 0.5 * self._brighter)
 
     def _a_blur(self, bgr: Sequence[float], cloth_bgr: Sequence[float]) -> bool:
         """A drawn-out blob (see :func:`_one_ball`) with this core colour is a blurred ball: its
@@ -1878,11 +1899,12 @@ def _chroma_distance(small: Frame, planes: tuple[F32, F32, F32, F32]) -> tuple[F
     return d, si, np.multiply(si, inv_sm, out=inv)
 
 
-def _brightening(ratio: F32) -> F32:
+def _brightening(ratio: F32, margin: float) -> F32:
     """The foreground of pixels brighter than the cloth, from their brightness ratio to it: half
-    the relative brightening beyond ``BRIGHTER`` (the cloth's own unevenness and noise). A
-    white ball on a grey cloth differs from it in light only, not in chromaticity."""
-    b = np.subtract(ratio, np.float32(1.0 + BRIGHTER))
+    the relative brightening beyond ``margin`` (the cloth's own unevenness and noise: BRIGHTER,
+    less on a bright cloth). A white ball on a grey cloth differs from it in light only, not in
+    chromaticity."""
+    b = np.subtract(ratio, np.float32(1.0 + margin))
     np.maximum(b, 0, out=b)
     b *= np.float32(0.5)
     return b
