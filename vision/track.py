@@ -682,7 +682,10 @@ class Tracker:
 
     def _hitter(self, s: BallState, active: list[BallState], frame: int) -> BallState | None:
         """For a ball at rest: the moving ball arriving at it now (within reach of a contact
-        in this frame), if any."""
+        in this frame, with the same allowance for a speed not yet known as its gate: a ball
+        just hit is faster than its first two sightings say; combination_s257, R2 sent by W1
+        at 115 mm a frame, read as 77, merged with R1 at rest, and R1 took the blob, and then
+        R2's place), if any."""
         if not self._resting(s):
             return None
         best, best_d = None, math.inf
@@ -692,7 +695,7 @@ class Tracker:
                 continue
             gap = max(1, frame - m.last_seen)
             d = math.hypot(m.x - s.x, m.y - s.y)
-            if d < 1.5 * self.d + speed * gap and d < best_d:
+            if d < 1.5 * self.d + 2.0 * speed * gap and d < best_d:
                 best, best_d = m, d
         return best
 

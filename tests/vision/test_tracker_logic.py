@@ -1056,3 +1056,30 @@ def test_two_whites_meeting_read_as_two_faint_pieces_are_both_seen_where_expecte
     last = out[-1].balls
     assert last["W1"][2] and math.dist(last["W1"][:2], touch) < 5.0
     assert last["W2"][2] and math.dist(last["W2"][:2], w2) < 5.0
+
+
+def test_a_ball_just_hit_faster_than_first_seen_is_the_hitter_of_the_ball_it_merges_with():
+    """As in combination_s257: R2, just sent by the cue ball, is read at 78 mm a frame (it goes
+    115), and is seen last 224 mm short of R1 at rest. In the next frame the two are one blob
+    47 mm off R1's place toward R2. Then R1 leaves fast along the line and R2 creeps on by the
+    contact. R2 is within its gate of R1, so it is R1's hitter: R1 does not take the blob, and
+    the two reds are not swapped (taken by R1, the blob gave it a speed toward R2, and which
+    red took which ball after was a tie of the costs)."""
+    rest, y = 2000.0, 900.0
+    layout = {"W1": (500.0, 500.0), "W2": (500.0, 1500.0), "R1": (rest, y),
+              "R2": (1500.0, y), "Y": (3000.0, 1500.0)}
+    tracker = Tracker(TABLE, start_positions=layout)
+    still = [det(500, 500, "white"), det(500, 1500, "white"), det(3000, 1500, "yellow")]
+    frames = [[*still, det(rest, y, "red"), det(1500.0, y, "red")] for _ in range(12)]
+    for x in (1620.0, 1698.0, 1776.0):  # R2 rolling, read slower than it goes
+        frames.append([*still, det(rest, y, "red"), det(x, y, "red")])
+    frames.append([*still, det(rest - 47.0, y, "red", score=0.7)])  # the two as one blob
+    for k in range(6):  # R1 away along the line, R2 creeping on beside the contact
+        frames.append([*still, det(rest + 88.0 + 106.0 * k, y, "red"),
+                       det(rest - 65.0 + 1.5 * k, y, "red")])
+    out = feed(tracker, frames) + tracker.flush()
+    merged = next(r.balls for r in out if r.frame == 15)
+    assert merged["R1"][:2] == (rest, y) and merged["R2"][0] == rest - 47.0
+    last = out[-1].balls
+    assert last["R1"][0] > rest + 500.0
+    assert abs(last["R2"][0] - (rest - 57.5)) < 5.0
