@@ -765,7 +765,11 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
         # next seen past that line: it is no ball at rest)
         crept_in = ball in pieces and (dropped or (
             vanished and past_mouth(table, inside[-1].xy, -PAST_MOUTH_MM) is not None))
-        if (inside[-1].frame > window.last and not crept_in) or ball not in pieces:
+        # (seen in the video's last frame and not dropping: the video ended, the ball did not
+        # vanish; carom_3_s257: the light flickered in the last frame, R2 at rest by the foot
+        # cushion was read 13 mm off, and that step toward the cushion made it leave the table)
+        if ((inside[-1].frame > window.last and not crept_in) or ball not in pieces
+                or (inside[-1].frame == clip_end and not dropped)):
             finals[ball] = inside[-1].xy
 
     def start_of(ball: str) -> float:

@@ -814,6 +814,24 @@ def test_balls_resting_by_a_cushion_and_hit_into_it_were_hit_when_they_left():
     assert ("cushion", "W2") in events and ("cushion", "Y") in events
 
 
+def test_a_ball_read_off_its_place_toward_a_cushion_in_the_video_s_last_frame_stays_on():
+    """As R2 in carom_3_s257: rolled to rest 40 mm from the foot cushion, read 13 mm
+    nearer it in the video's last frame (the light flickered). The video ended there, the ball
+    did not vanish: no ball left the table, and R2 is on it at the end."""
+    L = TABLE.length_mm
+    rows = [(f, "W1", 1000.0, 500.0, True) for f in range(20, 30)]
+    rows += [(f, "W1", 1000.0 + 60.0 * (f - 29), 500.0 + 70.0 * (f - 29), True)
+             for f in range(30, 36)]
+    rows += [(f, "W1", 1360.0, 920.0, True) for f in range(36, 70)]  # stopped
+    rows += [(f, "R2", L - 300.0, 954.0, True) for f in range(20, 40)]
+    rows += [(f, "R2", L - 300.0 + 22.6 * (f - 39), 954.0, True) for f in range(40, 50)]
+    rows += [(f, "R2", L - 74.0, 954.0, True) for f in range(50, 69)]  # stopped
+    rows.append((69, "R2", L - 61.0, 961.0, True))
+    shots = shots_from_tracks(TABLE, tracks_from_rows(rows, FPS), FPS)
+    assert [e for s in shots for e in s["events"] if e["type"] == "off_table"] == []
+    assert "R2" in shots[-1]["final_positions"]
+
+
 def test_a_ball_that_rolls_into_a_cushion_and_is_gone_after_a_picture_on_it_left_the_table():
     """As Y in object_off_table_s47: rolling into the left cushion at 16 mm a frame, seen once
     more on it (rising onto the rail, its picture a little aside), then gone for good: it went
