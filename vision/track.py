@@ -96,6 +96,7 @@ class BallState:
     single: int = 0  # frames in which it showed one small dot
     left_rest: int = -1_000_000  # the frame it was last seen leaving a place of rest
     rest_place: tuple[float, float] | None = None  # ... and that place
+    first_place: tuple[float, float] | None = None  # where it lay in the video's first frames
     took: Detection | None = field(default=None, repr=False)  # the detection it last took
     sent: tuple[int, float, float] | None = None  # (frame, vx, vy): hit from rest, unseen since
     looked: Detection | None = field(default=None, repr=False)  # the last look its dots counted
@@ -242,7 +243,7 @@ class Tracker:
 
         def add(ball: str, o: _Seen) -> None:
             self.states[ball] = BallState(ball, o.xy[0], o.xy[1], last_seen=f0, pair=o.two,
-                                          single=o.one)
+                                          single=o.one, first_place=o.xy)
 
         if self.start_positions is not None:
             self._name_by_start(by_class, add, f0)
@@ -291,7 +292,7 @@ class Tracker:
                 if ball not in self.states:  # under the player's arm: where it was left
                     x, y = self.start_positions[ball]
                     self.states[ball] = BallState(ball, x, y, visible=False, status="hidden",
-                                                  last_seen=first_frame)
+                                                  last_seen=first_frame, first_place=(x, y))
             free = [b for b in ids if b not in self.start_positions
                     and b not in self._in_hand_this_shot]
             clean = [o for j, o in enumerate(objs)
@@ -369,6 +370,16 @@ class Tracker:
                 else:  # hidden: it is where it was last seen (a hand's pieces are near)
                     px, py = s.x, s.y
                     gate = 0.75 * self.d
+                home = s.first_place or (s.x, s.y)
+                if s.ball in unhit and s.status != "pocketed" and math.dist(
+                        (s.x, s.y), home) <= UNHIT_GATE_DIAMETERS * self.d:
+                    # not yet further than that from where it lay at the start: seen near
+                    # there, moving or not, hidden or not (hidden_under_arm_s269: Y took a
+                    # piece of the arm 25 mm off, then, no longer still, walked on along it;
+                    # a ball that did get further, hit while the cue ball's slow start was not
+                    # seen as a strike, is followed as any other)
+                    px, py = home
+                    gate = UNHIT_GATE_DIAMETERS * self.d
                 for j, det in enumerate(dets):
                     dist = math.hypot(det.x_mm - px, det.y_mm - py)
                     for p in after.get(s.ball, ()):  # or where a collision sends it

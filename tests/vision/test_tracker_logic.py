@@ -1083,3 +1083,26 @@ def test_a_ball_just_hit_faster_than_first_seen_is_the_hitter_of_the_ball_it_mer
     last = out[-1].balls
     assert last["R1"][0] > rest + 500.0
     assert abs(last["R2"][0] - (rest - 57.5)) < 5.0
+
+
+def test_before_the_cue_ball_is_struck_a_ball_under_an_arm_stays_near_where_it_lay():
+    """As Y in hidden_under_arm_s269: the player's arm comes over Y before his strike. Y takes
+    a piece of the arm 25 mm off its place (within half a ball: it may be Y), is unseen, then
+    pieces of the arm show further along it, 54 and 95 mm off, yellow-ish. Nothing has been hit:
+    Y is no further from where it lay than half a ball, and after the arm is gone and the cue
+    ball struck, it is back on its place (the shot's first mover is the cue ball, not Y)."""
+    place = (2738.0, 656.0)
+    layout = {"W1": (2863.0, 881.0), "R1": (337.0, 337.0), "Y": place}
+    tracker = Tracker(TABLE, cue_ball="W1", start_positions=layout)
+    still = [det(2863, 881, "white"), det(337, 337, "red")]
+    frames = [[*still, det(*place, "yellow")] for _ in range(15)]
+    arm = [(2723.0, 635.0), None, None, (2699.0, 618.0), (2699.0, 618.0), (2699.0, 618.0),
+           None, (2666.0, 594.0), None, (2699.0, 618.0), (2666.0, 594.0), (2666.0, 594.0)]
+    frames += [[*still, *([det(*xy, "yellow", score=0.5, piece=True)] if xy else [])]
+               for xy in arm]
+    frames += [[*still, det(*place, "yellow")] for _ in range(3)]
+    frames += [[det(2863.0 + 28.0 * k, 881.0 + 54.0 * k, "white"), still[1], det(*place, "yellow")]
+               for k in range(1, 6)]
+    out = feed(tracker, frames) + tracker.flush()
+    assert all(math.dist(r.balls["Y"][:2], place) <= 0.5 * D for r in out)
+    assert math.dist(out[-1].balls["Y"][:2], place) < 2.0 and out[-1].balls["Y"][2]
