@@ -765,11 +765,16 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
         # next seen past that line: it is no ball at rest)
         crept_in = ball in pieces and (dropped or (
             vanished and past_mouth(table, inside[-1].xy, -PAST_MOUTH_MM) is not None))
-        # (seen in the video's last frame and not dropping: the video ended, the ball did not
-        # vanish; carom_3_s257: the light flickered in the last frame, R2 at rest by the foot
-        # cushion was read 13 mm off, and that step toward the cushion made it leave the table)
+        # (at rest, then read off its place by less than half a ball in the video's last
+        # frame, not dropping: that was jitter, and the video ended, the ball did not vanish;
+        # carom_3_s257: the light flickered in the last frame, R2 at rest by the foot cushion
+        # was read 13 mm nearer it, and that step made it leave the table. A ball seen rolling
+        # in the last frames of the tracks may be on its way into a pocket: looked at below.)
+        jitter_at_end = (inside[-1].frame == clip_end and not dropped and len(inside) >= 3
+                         and math.dist(inside[-3].xy, inside[-2].xy) <= STILL_MM_PER_FRAME
+                         and math.dist(inside[-2].xy, inside[-1].xy) <= MIN_TRAVEL_MM)
         if ((inside[-1].frame > window.last and not crept_in) or ball not in pieces
-                or (inside[-1].frame == clip_end and not dropped)):
+                or jitter_at_end):
             finals[ball] = inside[-1].xy
 
     def start_of(ball: str) -> float:
