@@ -246,7 +246,7 @@ class Tracker:
                                           single=o.one, first_place=o.xy)
 
         if self.start_positions is not None:
-            self._name_by_start(by_class, add, f0)
+            self._name_by_start(by_class, add, f0, len(frames))
             self.started = True
             return
         whites = by_class["white"][:2]
@@ -270,11 +270,13 @@ class Tracker:
         self.started = True
 
     def _name_by_start(self, by_class: dict[str, list[_Seen]],
-                       add: Callable[[str, _Seen], None], first_frame: int) -> None:
+                       add: Callable[[str, _Seen], None], first_frame: int,
+                       frames: int) -> None:
         """Identities from the game state's positions: each ball expected on the table takes the
         nearest object of its class (the two reds and the two whites told apart by where they
         were left, not by the dots). A ball the state has in hand or pocketed is taken only from
-        a clean, ball-like object of a free identity (a white already placed in the house)."""
+        an object of a free identity seen at rest throughout the ``frames`` first frames (a
+        white already placed in the house); one placed later is picked up when it stays put."""
         assert self.start_positions is not None
         for cls, objs in by_class.items():
             ids = [b for b in BALLS if CLASS_OF[b] == cls]
@@ -295,8 +297,13 @@ class Tracker:
                                                   last_seen=first_frame, first_place=(x, y))
             free = [b for b in ids if b not in self.start_positions
                     and b not in self._in_hand_this_shot]
-            clean = [o for j, o in enumerate(objs)
-                     if j not in taken and o.ball_likeness >= PICK_UP_SCORE]
+            # (a white already placed in the house rests there: seen in every one of the first
+            # frames, or all but one; a hand's or an arm's pieces come and go as it moves, and
+            # may look more like a ball: opening_yellow_first_s271, W1 at 0.59 in all ten
+            # frames, pieces of the arm beside it at 0.62-0.65 in five to seven, and W1 was
+            # named on the arm)
+            clean = [o for j, o in enumerate(objs) if j not in taken
+                     and len(o.scores) >= frames - 1 and o.ball_likeness >= INIT_SCORE]
             for ball, o in zip(free, clean, strict=False):
                 add(ball, o)
         self.whites_known = "W1" in self.states and "W2" in self.states

@@ -1106,3 +1106,22 @@ def test_before_the_cue_ball_is_struck_a_ball_under_an_arm_stays_near_where_it_l
     out = feed(tracker, frames) + tracker.flush()
     assert all(math.dist(r.balls["Y"][:2], place) <= 0.5 * D for r in out)
     assert math.dist(out[-1].balls["Y"][:2], place) < 2.0 and out[-1].balls["Y"][2]
+
+
+def test_a_white_in_hand_already_placed_is_named_rather_than_pieces_of_the_arm_beside_it():
+    """As in opening_yellow_first_s271: both whites in hand, W1 already placed in the house,
+    resting, read a little less ball-like (0.59) than the pieces of the player's arm beside it
+    (0.62-0.65), which come and go as the arm moves. The white resting through the first frames
+    is W1; no piece of the arm is named."""
+    on_table = {"R1": (887.5, 887.5), "Y": (1775.0, 887.5), "R2": (2662.5, 887.5)}
+    ball = (748.0, 493.0)
+    tracker = Tracker(TABLE, cue_ball="W1", start_positions=on_table)
+    frames = []
+    for k in range(40):  # the arm's pieces in seven and in five frames of ten
+        arm = [det(162.0 + 3.0 * (k % 4), 407.0, "white", score=0.65, piece=True)] * (
+            k % 10 < 7) + [det(279.0, 411.0 - 2.0 * (k % 3), "white", score=0.62,
+                               piece=True)] * (k % 2)
+        frames.append([*layout_dets(on_table), det(*ball, "white", score=0.59), *arm])
+    out = feed(tracker, frames)
+    assert out and all(math.dist(r.balls["W1"][:2], ball) < 2.0 for r in out)
+    assert all("W2" not in r.balls for r in out)
