@@ -659,7 +659,8 @@ class BallDetector:
         self._cloth_level = float(np.median(level[self.field]))
         self._by_light = self._white_contrast() < NEUTRAL_CLOTH
         self._least_blob = LEAST_LIT_TOP if self._by_light else LEAST_BLOB
-        # the margin where the cloth is at its brightest (a tenth of the field is brighter)
+        # the margin where the cloth is at its brightest (a tenth of the field is brighter);
+        # pure white is 3 x 256 (the model counts from 1)
         bright = float(np.quantile(level[self.field], 0.9))
         self._brighter = min(BRIGHTER, HEADROOM_SHARE * (3 * 256.0 / bright - 1.0))
         f = self._foreground(small)

@@ -339,9 +339,9 @@ def _drifts_off(samples: Sequence[Sample], s: Sample, following: Sequence[Sample
     than the tolerance, and taken in, the fit bends to it so that the next one is on it too:
     the turn is hidden). Or ``s`` is off by more than a quarter of the tolerance and the next
     two samples further and further the same way (each by a quarter more), the second beyond
-    the tolerance: a slower turn still (a ball
-    creeping into a cushion and off it: yellow_middle_twice_s263, W1 at 5 mm a frame, off the
-    line by 4, 7 and 10 mm in the three frames after the cushion, taken in, bent the fit)."""
+    the tolerance: a slower turn still (a ball creeping into a cushion and off it:
+    yellow_middle_twice_s263, W1 at 5 mm a frame, off the line by 4, 7 and 10 mm in the three
+    frames after the cushion; taken in, each bent the fit)."""
     if not following:
         return False
     tolerance = _tolerance(samples)

@@ -366,7 +366,7 @@ class Tracker:
                     speed = math.hypot(s.vx, s.vy)
                     if hitter is not None:  # a ball that is hit may leave as fast as the hitter
                         speed = max(speed, 0.6 * math.hypot(hitter.vx, hitter.vy))
-                    gate = 1.5 * self.d + 2.0 * speed * gap
+                    gate = self._reach(speed, gap)
                     if s.ball in unhit and self._still(s):
                         # (scratch_pocket_s199: R1 under the player's arm walked off onto a
                         # reddish piece of the forearm 67 mm away, and was given the strike)
@@ -713,9 +713,15 @@ class Tracker:
                 continue
             gap = max(1, frame - m.last_seen)
             d = math.hypot(m.x - s.x, m.y - s.y)
-            if d < 1.5 * self.d + 2.0 * speed * gap and d < best_d:
+            if d < self._reach(speed, gap) and d < best_d:
                 best, best_d = m, d
         return best
+
+    def _reach(self, speed: float, gap: int) -> float:
+        """How far (mm) from where it is predicted a ball at ``speed`` (mm a frame) may be seen
+        ``gap`` frames on: a ball and a half, and twice its travel (its speed is not yet known
+        well: a ball just hit leaves faster than its first sightings say)."""
+        return 1.5 * self.d + 2.0 * speed * gap
 
     def _toward(self, s: BallState, hitter: BallState | None, det: Detection) -> bool:
         """A resting ball seen a little off its place toward a ball rolling up to it: its
