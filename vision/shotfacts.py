@@ -933,9 +933,11 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
         while k < len(at_ends):
             event = at_ends[k]
             if (event is None and k + 1 < len(at_ends) and at_ends[k + 1] is None
-                    and len(ps[k + 1].samples) <= TURN_SAMPLES):
+                    and len(ps[k + 1].samples) <= TURN_SAMPLES + 1):
                 # a bounce's blurred pictures, a short piece on neither line: off the cushion
-                # where the lines around it meet
+                # where the lines around it meet (and one picture more, when a noisy one cut the
+                # line before a frame early: carom_3_s241, W1 into the foot cushion at 6 mm a
+                # frame, cut a frame before it, a piece of three there)
                 bridged = kink_event(ball, ps[k], ps[k + 2])
                 if bridged is not None and bridged.type == "cushion":
                     event = bridged

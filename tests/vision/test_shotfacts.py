@@ -852,6 +852,27 @@ def test_a_fast_ball_off_a_middle_pocket_s_jaw_seen_blurred_came_off_the_cushion
     assert ("cushion", "R1") in first_events(rows, 5)
 
 
+def test_a_slow_ball_off_a_cushion_cut_a_frame_early_by_a_noisy_picture_came_off_it():
+    """W1 in carom_3_s241 (frames 48-90), as the tracker saw it: rolling at 6-7 mm a frame into
+    the foot cushion and off it, its pictures 2-5 mm off. A noisy one cut the line into the
+    cushion a frame early, and the turn's piece is three pictures long, on neither line. It
+    came off the cushion where the lines around that piece meet."""
+    seen = [
+        (3422.7, 1358.3), (3422.7, 1358.3), (3424.3, 1366.1), (3427.3, 1368.9), (3433.9, 1373.5),
+        (3438.9, 1376.8), (3445.6, 1382.8), (3451.3, 1386.6), (3456.9, 1390.2), (3463.6, 1395.5),
+        (3469.1, 1398.1), (3475.1, 1402.3), (3481.3, 1409.3), (3487.5, 1410.0), (3491.1, 1415.6),
+        (3497.0, 1419.6), (3504.9, 1422.7), (3506.9, 1426.2), (3512.8, 1430.3), (3512.7, 1433.6),
+        (3509.4, 1437.1), (3506.9, 1439.2), (3504.8, 1441.3), (3503.7, 1443.7), (3503.4, 1446.3),
+        (3501.5, 1448.3), (3500.6, 1450.9), (3500.6, 1451.9), (3498.5, 1454.8), (3497.3, 1457.5),
+        (3496.6, 1460.5), (3496.1, 1461.2), (3494.5, 1463.5), (3494.0, 1466.0), (3494.1, 1466.6),
+        (3493.2, 1467.5), (3492.8, 1469.1), (3492.0, 1470.5), (3491.2, 1471.3), (3489.5, 1472.4),
+        (3489.6, 1473.2), (3489.2, 1474.0), (3489.2, 1474.0)]
+    seen = [seen[0]] * 10 + seen + [seen[-1]] * 11
+    rows = [(38 + k, "W1", x, y, True) for k, (x, y) in enumerate(seen)]
+    rows += [(f, "R1", 500.0, 500.0, True) for f in range(38, 38 + len(seen))]
+    assert ("cushion", "W1") in first_events(rows, 5)
+
+
 def test_a_ball_read_off_its_place_toward_a_cushion_in_the_video_s_last_frame_stays_on():
     """As R2 in carom_3_s257: rolled to rest 40 mm from the foot cushion, read 13 mm
     nearer it in the video's last frame (the light flickered). The video ended there, the ball
