@@ -541,8 +541,6 @@ class BallDetector:
         self._by_light = False
         # ... beyond this relative margin (see BRIGHTER, HEADROOM_SHARE), set with the model
         self._brighter = BRIGHTER
-        # the least share of a ball's disc a candidate's blob covers (see LEAST_BLOB)
-        self._least_blob = LEAST_BLOB
         self._labels = np.zeros((wh, ww), np.uint16)
         # the mask's parts (label -> work-pixel box x0, y0, x1, y1) and the candidates of the
         # last frame, kept where the picture did not change (see _blobs_where_changed)
@@ -658,7 +656,6 @@ class BallDetector:
         level += r
         self._cloth_level = float(np.median(level[self.field]))
         self._by_light = self._white_contrast() < NEUTRAL_CLOTH
-        self._least_blob = LEAST_LIT_TOP if self._by_light else LEAST_BLOB
         # the margin where the cloth is at its brightest (a tenth of the field is brighter);
         # pure white is 3 x 256 (the model counts from 1)
         bright = float(np.quantile(level[self.field], 0.9))
@@ -1234,7 +1231,7 @@ class BallDetector:
             cx, cy = float(cents[i, 0]) + rx0, float(cents[i, 1]) + ry0
             r = float(self.radius_work[min(int(cy), hh - 1), min(int(cx), ww - 1)])
             ball_area = math.pi * r * r
-            if area < self._least_blob * ball_area:
+            if area < (LEAST_LIT_TOP if self._by_light else LEAST_BLOB) * ball_area:
                 continue
             key = (x, y, w, h, area, round(cx * 1000), round(cy * 1000))
             # no point of a blob this narrow is more than 1.4 radii from its edge: one ball

@@ -367,26 +367,27 @@ class Tracker:
                     if hitter is not None:  # a ball that is hit may leave as fast as the hitter
                         speed = max(speed, 0.6 * math.hypot(hitter.vx, hitter.vy))
                     gate = self._reach(speed, gap)
-                    if s.ball in unhit and self._still(s):
-                        # (scratch_pocket_s199: R1 under the player's arm walked off onto a
-                        # reddish piece of the forearm 67 mm away, and was given the strike)
-                        gate = UNHIT_GATE_DIAMETERS * self.d
                 elif s.status == "pocketed":  # in the jaws, near where it vanished
                     px, py = s.x, s.y
                     gate = 1.0 * self.d
                 else:  # hidden: it is where it was last seen (a hand's pieces are near)
                     px, py = s.x, s.y
                     gate = 0.75 * self.d
-                home = s.first_place or (s.x, s.y)
-                if s.ball in unhit and s.status != "pocketed" and math.dist(
-                        (s.x, s.y), home) <= UNHIT_GATE_DIAMETERS * self.d:
-                    # not yet further than that from where it lay at the start: seen near
-                    # there, moving or not, hidden or not (hidden_under_arm_s269: Y took a
-                    # piece of the arm 25 mm off, then, no longer still, walked on along it;
-                    # a ball that did get further, hit while the cue ball's slow start was not
-                    # seen as a strike, is followed as any other)
-                    px, py = home
-                    gate = UNHIT_GATE_DIAMETERS * self.d
+                if s.ball in unhit and s.status != "pocketed":
+                    # Nothing has been hit: a ball is seen within the unhit gate of where it lay
+                    # at the start while it is no further from there, moving or not, hidden or
+                    # not (scratch_pocket_s199: R1 under the player's arm walked off onto a
+                    # reddish piece of the forearm 67 mm away, and was given the strike;
+                    # hidden_under_arm_s269: Y took a piece of the arm 25 mm off, then, no
+                    # longer still, walked on along it). One that did get further (hit while
+                    # the cue ball's slow start was not seen as a strike) is followed as any
+                    # other, within that gate of its place once it rests.
+                    home = s.first_place or (s.x, s.y)
+                    if math.dist((s.x, s.y), home) <= UNHIT_GATE_DIAMETERS * self.d:
+                        px, py = home
+                        gate = UNHIT_GATE_DIAMETERS * self.d
+                    elif s.status == "table" and self._still(s):
+                        gate = UNHIT_GATE_DIAMETERS * self.d
                 for j, det in enumerate(dets):
                     dist = math.hypot(det.x_mm - px, det.y_mm - py)
                     for p in after.get(s.ball, ()):  # or where a collision sends it
