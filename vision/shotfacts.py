@@ -70,6 +70,7 @@ LONE_HITTER_MM = 51.0
 GRAZE_MM = 4.0  # two rolling balls' centres this near touching (and pushed apart): a graze
 GRAZE_FRAMES = 3  # ... each ball's velocity compared over this many frames before and after
 CUSHION_TOLERANCE_MM = 22.0  # centre within R +- this of a nose at an event: a cushion
+BOUNCE_TOUCH_MM = 6.0  # a slow ball's centre within R + this of a nose, then off it: a cushion
 JAW_TOLERANCE_MM = 8.0  # a cushion contact this near a jaw may have been the jaw
 POCKET_REACH_DIAMETERS = 2.5  # a track ending this close to a pocket mouth may be a pot
 
@@ -950,6 +951,9 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
     # 2b. Grazes: two rolling balls that touch gently, each pushed off its line by too little to
     # cut its track into pieces.
     events += _grazes(pieces, position, events, D, fps)
+    # 2c. Slow bounces: a ball that came to a cushion and went back off it too slowly for its
+    # track to be cut there.
+    events += _slow_bounces(table, {b: seen_in_shot[b] for b in pieces}, events, fps)
     # 3. Balls that vanish: into a pocket, or off the table.
     for ball, seen in last_seen.items():
         if ball in finals:
@@ -1045,6 +1049,46 @@ def _grazes(pieces: Mapping[str, list[Piece]], position: Callable[[str, float], 
                 found.append(FoundEvent(t, "contact", (a, b), xy,
                                         confidence=_confidence(abs(gap - diameter), GRAZE_MM)))
     return found
+
+
+def _slow_bounces(table: TableSpec, paths: Mapping[str, Sequence[Sample]],
+                  events: Sequence[FoundEvent], fps: float) -> list[FoundEvent]:
+    """Cushion contacts of balls that came within BOUNCE_TOUCH_MM of touching a cushion's nose
+    (between its jaws) and went back off it, their speed toward the nose over the
+    GRAZE_FRAMES before and away from it over those after differing by at least MIN_KINK_MM_S:
+    a bounce too slow to turn the track by more than its noise, so that no piece ends there
+    (yellow_middle_twice_s257: W1 into the right cushion at 5 mm a frame, off it at 1 mm)."""
+    found: list[FoundEvent] = []
+    R, k = table.ball_radius_mm, GRAZE_FRAMES
+    for ball, seen in paths.items():
+        for cushion in Cushion:
+            gaps = [_cushion_gaps(table, s.xy)[cushion] - R for s in seen]
+            for i in range(k, len(seen) - k):
+                g = gaps[i]
+                if not (g <= BOUNCE_TOUCH_MM and g <= min(gaps[i - k:i + k + 1])):
+                    continue
+                a, b = seen[i - k], seen[i + k]
+                if b.frame - a.frame != 2 * k:
+                    continue  # (not seen in every frame around it)
+                into = (g - gaps[i - k]) * fps / k
+                off = (gaps[i + k] - g) * fps / k
+                if not (into < 0 < off and off - into >= MIN_KINK_MM_S):
+                    continue
+                if _jaw_near(table, seen[i].xy):
+                    continue  # (a jaw's bounce or a pocket's lip: the other checks' business)
+                t = seen[i].t
+                if any(ball in e.balls and e.type in ("cushion", "contact")
+                       and abs(e.t - t) <= k / fps for e in [*events, *found]):
+                    continue
+                found.append(FoundEvent(t, "cushion", (ball,), seen[i].xy,
+                                        cushion=cushion.value,
+                                        confidence=_confidence(abs(g), BOUNCE_TOUCH_MM)))
+    return found
+
+
+def _jaw_near(table: TableSpec, xy: Point) -> bool:
+    """A ball centred at ``xy`` touches or nearly touches a jaw (within a radius)."""
+    return nearest_jaw(table, xy)[2] <= table.ball_radius_mm
 
 
 def _pushed_at(ball: str, other: str, t: float,

@@ -1211,3 +1211,30 @@ def test_a_slow_ball_unseen_for_a_few_frames_and_back_a_little_further_on_was_no
     assert events_of(shot) == [("strike", "W1")]
     end = (3470.0 - 6.0 * (stop - 1.0), 1420.0 + 120.0 * (stop - 1.0))
     assert math.dist(shot["final_positions"]["W1"], end) < 2.0
+
+
+def test_a_slow_ball_that_comes_to_a_cushion_and_goes_back_off_it_touched_it():
+    """W1 in yellow_middle_twice_s257 (frames 70-110), as the tracker saw it: rolling into the
+    right cushion at 5 mm a frame, its centre a radius and a millimetre from the nose, then back
+    off it at 1 mm a frame. The turn bends the track by less than its noise, so no piece ends
+    there: the ball's coming to the nose and going back off it is the cushion contact. A ball
+    that rolls as near the nose along it, not off it, touched nothing."""
+    seen = [
+        (1853.7, 148.2), (1856.6, 141.8), (1858.4, 135.9), (1860.6, 128.9), (1863.1, 123.5),
+        (1864.8, 117.9), (1868.5, 110.9), (1868.9, 105.5), (1873.6, 98.6), (1872.4, 95.1),
+        (1874.8, 90.0), (1876.4, 83.5), (1878.0, 79.0), (1880.4, 73.6), (1881.9, 68.2),
+        (1883.2, 64.1), (1884.7, 59.4), (1887.5, 53.1), (1888.8, 49.0), (1890.3, 43.5),
+        (1891.9, 38.8), (1893.0, 34.7), (1893.0, 34.7), (1895.2, 35.8), (1896.4, 36.9),
+        (1897.2, 38.1), (1898.0, 39.1), (1898.0, 39.1), (1899.9, 40.8), (1899.9, 40.8),
+        (1901.2, 42.3), (1901.2, 42.3), (1901.8, 43.5), (1902.7, 44.3)]
+    rest = [(1853.7, 168.0)] * 10
+    seen = rest + seen + [seen[-1]] * 12
+    rows = [(60 + k, "W1", x, y, True) for k, (x, y) in enumerate(seen)]
+    rows += [(f, "R1", 500.0, 500.0, True) for f in range(60, 60 + len(seen))]
+    assert ("cushion", "W1") in first_events(rows, 5)
+    # the same ball rolling on along the nose from where it came nearest: no cushion
+    along = seen[:32] + [(1893.0 + 2.0 * k, 34.7 + 0.1 * (k % 2)) for k in range(1, 15)]
+    along += [along[-1]] * 12
+    rows = [(60 + k, "W1", x, y, True) for k, (x, y) in enumerate(along)]
+    rows += [(f, "R1", 500.0, 500.0, True) for f in range(60, 60 + len(along))]
+    assert ("cushion", "W1") not in first_events(rows, 5)
