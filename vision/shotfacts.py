@@ -69,6 +69,7 @@ CONTACT_TOLERANCE_MM = 22.0  # centres within 2R +- this at an event: a contact
 LONE_HITTER_MM = 51.0
 GRAZE_MM = 4.0  # two rolling balls' centres this near touching (and pushed apart): a graze
 GRAZE_FRAMES = 3  # ... each ball's velocity compared over this many frames before and after
+GRAZE_KINK_MM_S = 40.0  # ... changed by at least this, each pushed off the other along their line
 CUSHION_TOLERANCE_MM = 22.0  # centre within R +- this of a nose at an event: a cushion
 BOUNCE_TOUCH_MM = 6.0  # a slow ball's centre within R + this of a nose, then off it: a cushion
 JAW_TOLERANCE_MM = 8.0  # a cushion contact this near a jaw may have been the jaw
@@ -1102,7 +1103,7 @@ def _pushed_at(ball: str, other: str, t: float,
     if any(p is None for p in at) or here is None or there is None:
         return False
     change = (np.subtract(at[3], at[2]) - np.subtract(at[1], at[0])) / span
-    return float(np.hypot(*change)) >= SLOW_KINK_MM_S and _pushed_away(
+    return float(np.hypot(*change)) >= GRAZE_KINK_MM_S and _pushed_away(
         change, here, there, max_angle_deg=30.0)
 
 
