@@ -875,8 +875,10 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
         if k == 0:
             events.append(FoundEvent(t, "strike", (ball,), rests[ball]))
             continue
-        # only a ball already moving can have hit it
-        moving = [b for b in pieces if b != ball and started.get(b, -math.inf) < t]
+        # only a ball already moving can have hit it (or the striker, for a ball that left
+        # with it: the striker is given the first start, which may be this ball's own)
+        moving = [b for b in pieces if b != ball and (started.get(b, -math.inf) < t or (
+            b == starts[0][1] and started[b] == t))]
         first = pieces[ball][0]
         # (the way it left: along its first straight piece, from its place to the piece's end;
         # the piece's first samples may be its picture creeping as the hitter came)

@@ -1279,3 +1279,22 @@ def test_two_slow_balls_touching_each_pushed_off_by_little_more_than_the_noise_t
                if e["type"] == "contact" and set(e["balls"]) == {"W1", "Y"}]
     assert any(abs(f - 49) <= 1 for f in touches)
     assert any(abs(f - 61) <= 1 for f in touches)
+
+
+def test_a_ball_struck_into_a_touching_ball_that_left_with_it_in_the_same_frame_hit_it():
+    """W1 and W2 in touching_whites_s277 (frames 25-44), as the tracker saw them: W1 struck
+    into W2, which touches it; both leave in frame 30, W2 along their line of centres (pushed
+    by W1, the striker), W1 aside. W2's first pictures put its start a little before W1's; the
+    striker is given the first start, here W2's own: W1 was moving when W2 left all the same,
+    and hit it."""
+    w1 = [(1630.9, 726.7), (1630.7, 726.9), (1630.7, 726.9), (1629.7, 726.3), (1630.8, 727.0),
+          (1628.4, 728.4), (1613.1, 744.6), (1596.5, 760.2), (1576.6, 782.5), (1559.7, 798.3),
+          (1545.2, 815.0), (1527.8, 831.7), (1511.1, 847.3), (1495.9, 862.3), (1480.0, 879.6),
+          (1464.2, 893.4), (1448.4, 909.3), (1431.8, 925.5), (1417.4, 940.3), (1403.8, 955.1)]
+    w2 = [(1580.6, 681.8), (1580.6, 681.8), (1580.6, 681.8), (1580.6, 681.8), (1580.6, 681.6),
+          (1578.4, 680.9), (1572.4, 673.3), (1568.3, 670.8), (1561.3, 664.0), (1554.0, 657.1),
+          (1548.4, 651.6), (1543.3, 646.8), (1537.5, 640.9), (1532.4, 636.0), (1526.8, 631.4),
+          (1521.4, 627.3), (1517.2, 622.4), (1511.5, 617.7), (1505.4, 612.7), (1500.6, 608.6)]
+    rows = [(25 + k, "W1", x, y, True) for k, (x, y) in enumerate(w1 + [w1[-1]] * 12)]
+    rows += [(25 + k, "W2", x, y, True) for k, (x, y) in enumerate(w2 + [w2[-1]] * 12)]
+    assert first_events(rows, 2) == [("strike", "W1"), ("contact", ["W1", "W2"])]
