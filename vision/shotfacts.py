@@ -1064,8 +1064,9 @@ def _slow_bounces(table: TableSpec, paths: Mapping[str, Sequence[Sample]],
     found: list[FoundEvent] = []
     R, k = table.ball_radius_mm, GRAZE_FRAMES
     for ball, seen in paths.items():
+        each = [_cushion_gaps(table, s.xy) for s in seen]
         for cushion in Cushion:
-            gaps = [_cushion_gaps(table, s.xy)[cushion] - R for s in seen]
+            gaps = [g[cushion] - R for g in each]
             for i in range(k, len(seen) - k):
                 g = gaps[i]
                 if not (g <= BOUNCE_TOUCH_MM and g <= min(gaps[i - k:i + k + 1])):

@@ -484,6 +484,13 @@ def first_events(rows: list[tuple[int, str, float, float, bool]], n: int
     return [(e["type"], e.get("ball") or e.get("balls")) for s in shots for e in s["events"]][:n]
 
 
+def seen_rows(ball: str, first: int, seen: list[tuple[float, float]], still: int = 12
+              ) -> list[tuple[int, str, float, float, bool]]:
+    """Rows of ``ball`` seen at ``seen`` from frame ``first`` on, then still for ``still``
+    frames at its last place (so that the shot ends)."""
+    return [(first + k, ball, x, y, True) for k, (x, y) in enumerate(seen + [seen[-1]] * still)]
+
+
 def test_whites_resting_touching_left_together_though_their_starts_differ_by_two_frames():
     """As in touching_whites_s127: W1 is struck into W2, which touches it; both leave at frame
     30. W2's first sightings read it accelerating (its start extrapolated back to 29), W1 is
@@ -1227,16 +1234,12 @@ def test_a_slow_ball_that_comes_to_a_cushion_and_goes_back_off_it_touched_it():
         (1891.9, 38.8), (1893.0, 34.7), (1893.0, 34.7), (1895.2, 35.8), (1896.4, 36.9),
         (1897.2, 38.1), (1898.0, 39.1), (1898.0, 39.1), (1899.9, 40.8), (1899.9, 40.8),
         (1901.2, 42.3), (1901.2, 42.3), (1901.8, 43.5), (1902.7, 44.3)]
-    rest = [(1853.7, 168.0)] * 10
-    seen = rest + seen + [seen[-1]] * 12
-    rows = [(60 + k, "W1", x, y, True) for k, (x, y) in enumerate(seen)]
-    rows += [(f, "R1", 500.0, 500.0, True) for f in range(60, 60 + len(seen))]
+    seen = [(1853.7, 168.0)] * 10 + seen  # (at rest, then struck)
+    rows = seen_rows("W1", 60, seen) + seen_rows("R1", 60, [(500.0, 500.0)] * len(seen))
     assert ("cushion", "W1") in first_events(rows, 5)
     # the same ball rolling on along the nose from where it came nearest: no cushion
     along = seen[:32] + [(1893.0 + 2.0 * k, 34.7 + 0.1 * (k % 2)) for k in range(1, 15)]
-    along += [along[-1]] * 12
-    rows = [(60 + k, "W1", x, y, True) for k, (x, y) in enumerate(along)]
-    rows += [(f, "R1", 500.0, 500.0, True) for f in range(60, 60 + len(along))]
+    rows = seen_rows("W1", 60, along) + seen_rows("R1", 60, [(500.0, 500.0)] * len(along))
     assert ("cushion", "W1") not in first_events(rows, 5)
 
 
@@ -1272,8 +1275,7 @@ def test_two_slow_balls_touching_each_pushed_off_by_little_more_than_the_noise_t
         (3477.6, 1377.9), (3477.2, 1378.1), (3476.6, 1378.2), (3475.9, 1378.9), (3475.4, 1379.5),
         (3475.0, 1380.5),
     ]
-    rows = [(25 + k, "W1", x, yy, True) for k, (x, yy) in enumerate(w1 + [w1[-1]] * 12)]
-    rows += [(25 + k, "Y", x, yy, True) for k, (x, yy) in enumerate(y + [y[-1]] * 12)]
+    rows = seen_rows("W1", 25, w1) + seen_rows("Y", 25, y)
     (shot,) = shots_from_tracks(TABLE, tracks_from_rows(rows, FPS), FPS)
     touches = [e["frame"] for e in shot["events"]
                if e["type"] == "contact" and set(e["balls"]) == {"W1", "Y"}]
@@ -1295,6 +1297,5 @@ def test_a_ball_struck_into_a_touching_ball_that_left_with_it_in_the_same_frame_
           (1578.4, 680.9), (1572.4, 673.3), (1568.3, 670.8), (1561.3, 664.0), (1554.0, 657.1),
           (1548.4, 651.6), (1543.3, 646.8), (1537.5, 640.9), (1532.4, 636.0), (1526.8, 631.4),
           (1521.4, 627.3), (1517.2, 622.4), (1511.5, 617.7), (1505.4, 612.7), (1500.6, 608.6)]
-    rows = [(25 + k, "W1", x, y, True) for k, (x, y) in enumerate(w1 + [w1[-1]] * 12)]
-    rows += [(25 + k, "W2", x, y, True) for k, (x, y) in enumerate(w2 + [w2[-1]] * 12)]
+    rows = seen_rows("W1", 25, w1) + seen_rows("W2", 25, w2)
     assert first_events(rows, 2) == [("strike", "W1"), ("contact", ["W1", "W2"])]
