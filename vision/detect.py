@@ -405,7 +405,9 @@ class _Blob:
     streak: bool = False
     length: float = 0.0  # work pixels along the streak
     axis: tuple[float, float] = (0.0, 0.0)  # its direction (a unit vector in work pixels)
-    key: tuple[int, ...] = ()  # identical work-resolution blob in two frames -> same detection
+    # identical work-resolution blob in two frames -> same detection (none for the pieces of a
+    # blob split into balls)
+    key: tuple[int, ...] = ()
     piece: bool = False  # perhaps a piece of a faint motion-blur streak
     drawn_out: bool = False  # one ball's size, drawn out along ``axis``: a streak if faint
 
@@ -1248,9 +1250,7 @@ class BallDetector:
                 found = self._strong_parts(f[y:y + h, x:x + w], part, x, y, label, r)
             if found is None:
                 found = self._split(sub, x, y, label, r, area)
-            for b in found:
-                b.key = (*key, round(b.x * 10), round(b.y * 10))
-                blobs.append(b)
+            blobs += found  # (no key: a piece is known by the picture around it, see _refine)
         return [b for b in blobs
                 if self._centre_ok[min(int(b.y), hh - 1), min(int(b.x), ww - 1)]]
 
@@ -1424,13 +1424,11 @@ class BallDetector:
         todo: list[_Blob] = []
         for b in blobs:
             hit = None
-            for made in cache if len(b.key) <= 7 else ():  # same place (0.1 work px), size (3 %)
+            for made in cache if b.key else ():  # same place (0.1 work px) and size (3 %)
                 key = made.blob.key
                 if (len(key) == len(b.key) and abs(key[5] - b.key[5]) <= 100
                         and abs(key[6] - b.key[6]) <= 100
-                        and abs(key[4] - b.key[4]) <= 0.03 * b.key[4] + 1
-                        and all(abs(u - v) <= 1 for u, v in zip(key[7:], b.key[7:],
-                                                                 strict=True))):
+                        and abs(key[4] - b.key[4]) <= 0.03 * b.key[4] + 1):
                     hit = made
                     break
             if hit is None:
