@@ -235,7 +235,9 @@ def _back_on(samples: Sequence[Sample], k: int, anchor: Sample) -> int | None:
     """The index of the sample from ``k`` on that shows the ball back on ``anchor``'s place
     after it was seen off it from sample ``k``, or None: seen at another still place (a
     detection that splits two touching balls differently from frame to frame) and then back
-    on the first, with no motion between; or seen off its place for WANDER_S at most (its
+    on the first, with no motion between, and still near it in the sample after (not struck
+    back across it: demo_match, W2 rolled 1.8 mm off a sample's place as it stopped, and was
+    struck back through that place 800 frames later); or seen off its place for WANDER_S at most (its
     picture drawn onto a hand or the cue beside it), twice as far as back on it at rest there
     (yellow_middle_twice_s199: W2 by the head cushion, drawn onto the hand of the player
     respotting Y for 20 frames, joined two shots into one)."""
@@ -243,7 +245,9 @@ def _back_on(samples: Sequence[Sample], k: int, anchor: Sample) -> int | None:
         end = k + 2  # the run of still samples at the other place
         while end < len(samples) and _still(samples[end - 1], samples[end]):
             end += 1
-        if end < len(samples) and math.dist(samples[end].xy, anchor.xy) <= FLICKER_RETURN_MM:
+        if (end < len(samples) and math.dist(samples[end].xy, anchor.xy) <= FLICKER_RETURN_MM
+                and (end + 1 == len(samples)
+                     or math.dist(samples[end + 1].xy, anchor.xy) <= FLICKER_RETURN_MM)):
             return end
     j = _resettled(samples[k + 1:], anchor.xy, math.dist(samples[k].xy, anchor.xy),
                    since=anchor.t, within=WANDER_S)

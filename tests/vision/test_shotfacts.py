@@ -314,6 +314,20 @@ def test_a_resting_ball_whose_detection_flickers_between_two_places_did_not_move
     assert [s.xy for s in _without_rest_flicker(stays)] == xys[:8]
 
 
+def test_a_ball_struck_back_through_the_place_it_rolled_off_did_not_flicker_there():
+    """demo_match, W2: slowing to rest it stepped 1.8 mm off one sample and stayed; 800 frames
+    later it was struck back across that sample's place. Passing through a place is not being
+    back at rest on it: the samples between are real and stay as they were."""
+    from vision.shotfacts import Sample, _without_rest_flicker
+    xs = [0.0, 0.0, 0.0, 1.8, 1.8, 1.8, 1.8, 1.8, 1.8, -1.0, -9.0, -17.0, -25.0]
+    samples = [Sample(k, k / 30, (1000.0 + x, 500.0)) for k, x in enumerate(xs)]
+    assert _without_rest_flicker(samples) == samples
+    # back on the place and staying near it (between two readings 1.6 mm apart): flicker
+    flicker = [*samples[:9], *(Sample(k, k / 30, (1000.0 + (k % 2) * 1.6, 500.0))
+                               for k in range(9, 13))]
+    assert all(s.xy == (1000.0, 500.0) for s in _without_rest_flicker(flicker)[:9])
+
+
 def test_a_rolling_ball_unseen_a_few_frames_rolled_on_a_ball_unseen_and_elsewhere_was_placed():
     # rolling at 30 mm a frame, unseen for four frames (in a cluster of balls), seen again
     # further along its way: still the same roll
