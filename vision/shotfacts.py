@@ -237,8 +237,9 @@ def _back_on(samples: Sequence[Sample], k: int, anchor: Sample) -> int | None:
     detection that splits two touching balls differently from frame to frame) and then back
     on the first, with no motion between, and still near it in the sample after (not struck
     back across it: demo_match, W2 rolled 1.8 mm off a sample's place as it stopped, and was
-    struck back through that place 800 frames later); or seen off its place for WANDER_S at most (its
-    picture drawn onto a hand or the cue beside it), twice as far as back on it at rest there
+    struck back through that place 800 frames later); or seen off its place for WANDER_S at
+    most (its picture drawn onto a hand or the cue beside it), twice as far as back on it at
+    rest there
     (yellow_middle_twice_s199: W2 by the head cushion, drawn onto the hand of the player
     respotting Y for 20 frames, joined two shots into one)."""
     if k + 1 < len(samples) and _still(samples[k], samples[k + 1]):
@@ -1306,12 +1307,15 @@ def _passing_hitter(ball: str, rest: Point, leaving: np.ndarray, t: float,
     deflection, so the path is tested against that point, not against the exact contact time.
     Returns the ball and how far its path passed from that point; None when no path came within
     ``tolerance`` (by default the contact tolerance and half more: the point comes from the
-    start direction, itself measured)."""
+    start direction, itself measured), and BLUR_SHARE of the step more: a long streak's centre
+    is less sure (bank_red_corner_s269: W1 at 10 m/s, its centres 40-90 mm off its way, passed
+    55 mm from where Y's hitter was)."""
     speed = float(np.hypot(*leaving))
     if speed <= 0:
         return None, math.inf
     contact = np.array(rest) - diameter * leaving / speed
     best: tuple[str | None, float] = (None, math.inf)
+    best_excess = math.inf
     for other, seen in samples.items():
         if other == ball:
             continue
@@ -1324,9 +1328,11 @@ def _passing_hitter(ball: str, rest: Point, leaving: np.ndarray, t: float,
                 continue  # at rest: a ball that did not move hit nothing
             u = min(max(float((contact - pa) @ seg) / length2, 0.0), 1.0)
             distance = float(np.hypot(*(pa + u * seg - contact)))
-            if distance < best[1]:
-                best = (other, distance)
-    return best if best[1] <= tolerance else (None, best[1])
+            # (a blurred centre is less sure the longer its streak)
+            excess = distance - BLUR_SHARE * math.sqrt(length2)
+            if excess < best_excess:
+                best, best_excess = (other, distance), excess
+    return best if best_excess <= tolerance else (None, best[1])
 
 
 def _unseen_at(samples: Sequence[Sample], t: float) -> bool:

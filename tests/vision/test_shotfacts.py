@@ -1313,3 +1313,24 @@ def test_a_ball_struck_into_a_touching_ball_that_left_with_it_in_the_same_frame_
           (1521.4, 627.3), (1517.2, 622.4), (1511.5, 617.7), (1505.4, 612.7), (1500.6, 608.6)]
     rows = seen_rows("W1", 25, w1) + seen_rows("W2", 25, w2)
     assert first_events(rows, 2) == [("strike", "W1"), ("contact", ["W1", "W2"])]
+
+
+def test_a_fast_cue_ball_passing_a_streak_length_off_where_the_hitter_was_hit_the_ball():
+    """W1, R1 and Y in bank_red_corner_s269 (frames 26-40), as the tracker saw them: W1 at
+    10 m/s hits R1 and then Y within two frames. Its blurred centres lie 40-90 mm off its true
+    path, so the path between them passes 55 mm from where Y's hitter must have been; R1's
+    passes 340 mm off. A long streak's centre is less sure: W1 hit Y."""
+    w1 = [(735.3, 506.3)] * 4 + [
+        (734.1, 508.8), (610.4, 748.2), (436.7, 1006.0), (106.0, 1185.6), (210.5, 1216.3),
+        (423.5, 1247.7), (627.2, 1278.1), (832.4, 1310.1), (1043.2, 1341.4), (1249.8, 1375.3),
+        (1445.5, 1406.3)]
+    r1 = [(567.6, 975.9)] * 5 + [
+        (568.7, 977.0), (625.2, 1038.9), (703.9, 1123.5), (781.7, 1208.4), (856.7, 1289.4),
+        (935.7, 1372.2), (1009.1, 1451.7), (1080.6, 1531.3), (1153.4, 1606.4), (1222.3, 1680.9)]
+    y = [(288.2, 1222.5)] * 3 + [
+        (288.3, 1222.6), (288.5, 1221.9), (288.5, 1221.9), (288.0, 1225.4), (309.5, 1356.6),
+        (333.9, 1548.7), (356.9, 1690.4), (374.9, 1601.0), (393.7, 1450.6), (409.4, 1309.0),
+        (428.4, 1169.0), (445.2, 1027.0)]
+    rows = seen_rows("W1", 26, w1) + seen_rows("R1", 26, r1) + seen_rows("Y", 26, y)
+    assert first_events(rows, 3) == [("strike", "W1"), ("contact", ["W1", "R1"]),
+                                     ("contact", ["W1", "Y"])]
