@@ -239,9 +239,8 @@ def _back_on(samples: Sequence[Sample], k: int, anchor: Sample) -> int | None:
     back across it: demo_match, W2 rolled 1.8 mm off a sample's place as it stopped, and was
     struck back through that place 800 frames later); or seen off its place for WANDER_S at
     most (its picture drawn onto a hand or the cue beside it), twice as far as back on it at
-    rest there
-    (yellow_middle_twice_s199: W2 by the head cushion, drawn onto the hand of the player
-    respotting Y for 20 frames, joined two shots into one)."""
+    rest there (yellow_middle_twice_s199: W2 by the head cushion, drawn onto the hand of the
+    player respotting Y for 20 frames, joined two shots into one)."""
     if k + 1 < len(samples) and _still(samples[k], samples[k + 1]):
         end = k + 2  # the run of still samples at the other place
         while end < len(samples) and _still(samples[end - 1], samples[end]):
