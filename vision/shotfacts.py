@@ -629,9 +629,10 @@ def _rolls_on_as_fast(samples: Sequence[Sample], k: int, jump: float) -> bool:
 def _rolling_from(samples: Sequence[Sample], k: int) -> bool:
     """The ball is seen rolling from sample ``k`` on: ROLLING_SAMPLES samples in consecutive
     frames at a steady step of at least ROLLING_MM_PER_FRAME, starting within as many more
-    samples (it may be seen first at a cushion, turning). A hand puts a ball down at rest; a
-    ball back elsewhere, rolling, was struck too fast to be followed (gone into a blur and a
-    collision), not placed."""
+    samples (it may be seen first at a cushion, turning), or at FAST_MM_PER_FRAME or more each,
+    steady or not (bank_red_corner_s251: W1, struck at 16 m/s, seen again 1.2 m away bouncing
+    between cushions). A hand puts a ball down at rest; a ball back elsewhere, rolling, was
+    struck too fast to be followed (gone into a blur and a collision), not placed."""
     for first in range(k, k + ROLLING_SAMPLES + 1):
         run = samples[first:first + ROLLING_SAMPLES]
         if len(run) == 2 and first == k and run[1].frame - run[0].frame == 1:
@@ -643,7 +644,10 @@ def _rolling_from(samples: Sequence[Sample], k: int) -> bool:
         if any(b.frame - a.frame != 1 for a, b in itertools.pairwise(run)):
             continue  # (a frame unseen in its first samples: a blur, or by another ball)
         steps = np.diff(np.array([q.xy for q in run]), axis=0)
-        if float(np.hypot(*steps.T).min()) >= ROLLING_MM_PER_FRAME and all(
+        lengths = np.hypot(*steps.T)
+        if float(lengths.min()) >= FAST_MM_PER_FRAME:
+            return True  # (no hand moves a ball so; at this speed, bounces change its steps)
+        if float(lengths.min()) >= ROLLING_MM_PER_FRAME and all(
                 float(np.hypot(*(v - u))) <= STEADY_STEP_MM
                 for u, v in itertools.pairwise(steps)):
             return True

@@ -1334,3 +1334,18 @@ def test_a_fast_cue_ball_passing_a_streak_length_off_where_the_hitter_was_hit_th
     rows = seen_rows("W1", 26, w1) + seen_rows("R1", 26, r1) + seen_rows("Y", 26, y)
     assert first_events(rows, 3) == [("strike", "W1"), ("contact", ["W1", "R1"]),
                                      ("contact", ["W1", "Y"])]
+
+
+def test_a_cue_ball_unseen_for_two_frames_and_then_rolling_fast_far_away_was_struck():
+    """W1 and R1 in bank_red_corner_s251 (frames 26-42), as the tracker saw them: W1, struck
+    at 16 m/s into R1, unseen in frames 31-32, is next seen 1.2 m away, bouncing between the
+    cushions at 8-14 m/s. The jump is faster than any hand, and its steps after it, though
+    unsteady (the cushions), are too: the ball was struck, not put there."""
+    w1 = {26 + k: xy for k, xy in enumerate([(957.8, 503.3)] * 4 + [(957.8, 503.6)])}
+    w1 |= {33: (242.5, 1492.1), 34: (457.5, 1648.2), 35: (821.0, 1597.9), 36: (1218.9, 1351.0)}
+    r1 = [(687.1, 922.2)] * 5 + [
+        (696.3, 930.5), (761.9, 1018.8), (824.9, 1100.2), (890.8, 1183.7), (951.5, 1265.0),
+        (1011.7, 1334.9), (1071.1, 1414.8), (1130.5, 1492.3), (1185.9, 1564.5),
+        (1242.4, 1635.7), (1293.7, 1705.0), (1339.2, 1714.0)]
+    rows = [(f, "W1", x, y, True) for f, (x, y) in w1.items()] + seen_rows("R1", 26, r1)
+    assert first_events(rows, 2) == [("strike", "W1"), ("contact", ["W1", "R1"])]
