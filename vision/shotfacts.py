@@ -72,6 +72,8 @@ GRAZE_FRAMES = 3  # ... each ball's velocity compared over this many frames befo
 GRAZE_KINK_MM_S = 40.0  # ... changed by at least this, each pushed off the other along their line
 CUSHION_TOLERANCE_MM = 22.0  # centre within R +- this of a nose at an event: a cushion
 BOUNCE_TOUCH_MM = 6.0  # a slow ball's centre within R + this of a nose, then off it: a cushion
+NUDGED_MM = 2.5  # a ball at rest through a shot found this far off its place after it ...
+NUDGE_ANGLE_DEG = 45.0  # ... away from a ball that rolled to within GRAZE_MM of it: nudged
 JAW_TOLERANCE_MM = 8.0  # a cushion contact this near a jaw may have been the jaw
 POCKET_REACH_DIAMETERS = 2.5  # a track ending this close to a pocket mouth may be a pot
 
@@ -965,6 +967,8 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
     # 2c. Slow bounces: a ball that came to a cushion and went back off it too slowly for its
     # track to be cut there.
     events += _slow_bounces(table, {b: seen_in_shot[b] for b in pieces}, events, fps)
+    # 2d. Nudges: a ball at rest crept into, which moved too little to be seen leaving.
+    events += _nudges(pieces, rests, finals, events, D)
     # 3. Balls that vanish: into a pocket, or off the table.
     for ball, seen in last_seen.items():
         if ball in finals:
@@ -1059,6 +1063,38 @@ def _grazes(pieces: Mapping[str, list[Piece]], position: Callable[[str, float], 
                 assert xy is not None
                 found.append(FoundEvent(t, "contact", (a, b), xy,
                                         confidence=_confidence(abs(gap - diameter), GRAZE_MM)))
+    return found
+
+
+def _nudges(pieces: Mapping[str, list[Piece]], rests: Mapping[str, Point],
+            finals: Mapping[str, Point], events: Sequence[FoundEvent],
+            diameter: float) -> list[FoundEvent]:
+    """Contacts with a ball that stayed at rest through the shot, yet lay NUDGED_MM or more
+    off its place after it, away from a ball that had rolled to within GRAZE_MM of touching it
+    (within NUDGE_ANGLE_DEG of their line of centres): crept into, it moved a few mm, too
+    slowly to be seen leaving (carom_3_s263: W1 into W2 at 1.5 mm a frame; W2 moved 3 mm)."""
+    found: list[FoundEvent] = []
+    for ball, place in rests.items():
+        if ball in pieces or ball not in finals:
+            continue
+        shift = np.subtract(finals[ball], place)
+        if float(np.hypot(*shift)) < NUDGED_MM:
+            continue
+        near = [(math.dist(s.xy, place), s, other) for other, ps in pieces.items()
+                for p in ps for s in p.samples]
+        near = [x for x in near if x[0] <= diameter + GRAZE_MM]
+        if not near:
+            continue
+        # (when it got there: the first sample a diameter from it, or as near as it came, give
+        # or take a still ball's drift; a ball creeping in stops against the other one)
+        touch = max(min(gap for gap, _, _ in near), diameter) + STILL_MM_PER_FRAME
+        gap, s, other = min((x for x in near if x[0] <= touch), key=lambda x: x[1].t)
+        if not within_degrees(np.subtract(place, s.xy), shift, NUDGE_ANGLE_DEG):
+            continue
+        if any(e.type == "contact" and set(e.balls) == {other, ball} for e in events):
+            continue
+        found.append(FoundEvent(s.t, "contact", (other, ball), place,
+                                confidence=_confidence(abs(gap - diameter), GRAZE_MM)))
     return found
 
 

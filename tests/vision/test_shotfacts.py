@@ -1349,3 +1349,23 @@ def test_a_cue_ball_unseen_for_two_frames_and_then_rolling_fast_far_away_was_str
         (1242.4, 1635.7), (1293.7, 1705.0), (1339.2, 1714.0)]
     rows = [(f, "W1", x, y, True) for f, (x, y) in w1.items()] + seen_rows("R1", 26, r1)
     assert first_events(rows, 2) == [("strike", "W1"), ("contact", ["W1", "R1"])]
+
+
+@pytest.mark.parametrize(("shift", "nudged"), [((3.0, 0.0), True), ((0.0, 3.0), False)])
+def test_a_ball_crept_into_and_moved_a_few_mm_was_hit(shift: tuple[float, float],
+                                                      nudged: bool) -> None:
+    """As in carom_3_s263: W1 rolls to a stop against W2, the last frames creeping, and W2
+    moves 3 mm along their line of centres, too slowly to be seen leaving: W1 hit W2. Read
+    3 mm aside instead (the pictures of two touching balls split anew), W2 was not pushed."""
+    D = TABLE.ball_diameter_mm
+    frames = 60
+    v0 = 2 * (1000.0 - D) / frames  # (mm a frame, slowing evenly to a stop at W2)
+    w1 = [(1000.0, 500.0)] * 5 + [
+        (1000.0 + v0 * k - v0 / (2 * frames) * k * k, 500.0) for k in range(1, frames + 1)]
+    w2_place = (2000.0, 500.0)
+    w2 = [w2_place] * (5 + frames - 3) + [
+        (w2_place[0] + shift[0] * k / 5, w2_place[1] + shift[1] * k / 5) for k in range(1, 6)]
+    rows = seen_rows("W1", 25, w1) + seen_rows("W2", 25, w2, still=len(w1) - len(w2) + 12)
+    found = first_events(rows, 3)
+    assert found[0] == ("strike", "W1")
+    assert (("contact", ["W1", "W2"]) in found) == nudged
