@@ -21,6 +21,7 @@ import contextlib
 import csv
 import itertools
 import math
+import os
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -1299,7 +1300,12 @@ def read_ahead_frames(path: str | Path, prepare: Callable[[Frame], T] | None = N
     """Decoded frames, read ahead by a thread (decoding overlaps with detection), each with
     ``prepare(frame)`` made in that thread too (None without ``prepare``): the other core
     shrinks the frame while this one detects. An error in the thread is raised here."""
-    cap = cv2.VideoCapture(str(path))
+    # On two cores, one decoding thread: FFmpeg's frame threads cost a third more CPU for the
+    # same frames (the same pixels), and this thread already runs beside the detection, so
+    # both cores are busy anyway. With more cores FFmpeg takes what it likes.
+    few_cores = (os.cpu_count() or 1) <= 2
+    cap = cv2.VideoCapture(str(path), cv2.CAP_ANY,
+                           [cv2.CAP_PROP_N_THREADS, 1] if few_cores else [])
     if not cap.isOpened():
         raise VisionError(f"expected a video OpenCV can decode, could not open {str(path)!r}")
     q: Queue[tuple[Frame, T | None] | BaseException | None] = Queue(maxsize=queue_size)
