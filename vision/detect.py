@@ -1426,7 +1426,7 @@ class BallDetector:
             hit = None
             for made in cache if b.key else ():  # same place (0.1 work px) and size (3 %)
                 key = made.blob.key
-                if (len(key) == len(b.key) and abs(key[5] - b.key[5]) <= 100
+                if (key and abs(key[5] - b.key[5]) <= 100
                         and abs(key[6] - b.key[6]) <= 100
                         and abs(key[4] - b.key[4]) <= 0.03 * b.key[4] + 1):
                     hit = made

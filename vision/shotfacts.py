@@ -247,9 +247,8 @@ def _back_on(samples: Sequence[Sample], k: int, anchor: Sample) -> int | None:
         end = k + 2  # the run of still samples at the other place
         while end < len(samples) and _still(samples[end - 1], samples[end]):
             end += 1
-        if (end < len(samples) and math.dist(samples[end].xy, anchor.xy) <= FLICKER_RETURN_MM
-                and (end + 1 == len(samples)
-                     or math.dist(samples[end + 1].xy, anchor.xy) <= FLICKER_RETURN_MM)):
+        if end < len(samples) and all(math.dist(s.xy, anchor.xy) <= FLICKER_RETURN_MM
+                                      for s in samples[end:end + 2]):
             return end
     j = _resettled(samples[k + 1:], anchor.xy, math.dist(samples[k].xy, anchor.xy),
                    since=anchor.t, within=WANDER_S)
@@ -646,10 +645,10 @@ def _rolling_from(samples: Sequence[Sample], k: int) -> bool:
         if any(b.frame - a.frame != 1 for a, b in itertools.pairwise(run)):
             continue  # (a frame unseen in its first samples: a blur, or by another ball)
         steps = np.diff(np.array([q.xy for q in run]), axis=0)
-        lengths = np.hypot(*steps.T)
-        if float(lengths.min()) >= FAST_MM_PER_FRAME:
+        shortest = float(np.hypot(*steps.T).min())
+        if shortest >= FAST_MM_PER_FRAME:
             return True  # (no hand moves a ball so; at this speed, bounces change its steps)
-        if float(lengths.min()) >= ROLLING_MM_PER_FRAME and all(
+        if shortest >= ROLLING_MM_PER_FRAME and all(
                 float(np.hypot(*(v - u))) <= STEADY_STEP_MM
                 for u, v in itertools.pairwise(steps)):
             return True
@@ -1080,9 +1079,8 @@ def _nudges(pieces: Mapping[str, list[Piece]], rests: Mapping[str, Point],
         shift = np.subtract(finals[ball], place)
         if float(np.hypot(*shift)) < NUDGED_MM:
             continue
-        near = [(math.dist(s.xy, place), s, other) for other, ps in pieces.items()
-                for p in ps for s in p.samples]
-        near = [x for x in near if x[0] <= diameter + GRAZE_MM]
+        near = [(gap, s, other) for other, ps in pieces.items() for p in ps for s in p.samples
+                if (gap := math.dist(s.xy, place)) <= diameter + GRAZE_MM]
         if not near:
             continue
         # (when it got there: the first sample a diameter from it, or as near as it came, give
@@ -1353,8 +1351,7 @@ def _passing_hitter(ball: str, rest: Point, leaving: np.ndarray, t: float,
     if speed <= 0:
         return None, math.inf
     contact = np.array(rest) - diameter * leaving / speed
-    best: tuple[str | None, float] = (None, math.inf)
-    best_excess = math.inf
+    best: tuple[str | None, float, float] = (None, math.inf, math.inf)  # ball, gap, excess
     for other, seen in samples.items():
         if other == ball:
             continue
@@ -1369,9 +1366,9 @@ def _passing_hitter(ball: str, rest: Point, leaving: np.ndarray, t: float,
             distance = float(np.hypot(*(pa + u * seg - contact)))
             # (a blurred centre is less sure the longer its streak)
             excess = distance - BLUR_SHARE * math.sqrt(length2)
-            if excess < best_excess:
-                best, best_excess = (other, distance), excess
-    return best if best_excess <= tolerance else (None, best[1])
+            if excess < best[2]:
+                best = (other, distance, excess)
+    return (best[0] if best[2] <= tolerance else None), best[1]
 
 
 def _unseen_at(samples: Sequence[Sample], t: float) -> bool:
