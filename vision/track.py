@@ -79,6 +79,13 @@ CREEP_STEP_MM = 3.0  # a resting ball's sightings further off, frame after frame
 MOUTH_DEPTH_RADII = 0.5  # a centre this far past a nose line (in radii) is in a pocket's mouth
 RETURN_S = 1.0  # a ball seen clean back on the place it left this soon never left it
 WHITES_APART_DIAMETERS = 2.0  # whites kept further apart than this cannot have been mixed up
+# A frame whose sightings are all where the last frame's were, each within this (a blurred ball
+# in a repeated picture is found again up to 2.2 mm off: demo_match), right after a frame in
+# which something moved at least FAST_DIAMETERS, and ten times as far, repeats that frame: a
+# camera of 15 frames a second padded to 30 by its recorder (5 of the 14 club clips), not balls
+# stopping dead (see _RepeatsFilled)
+SAME_DIAMETERS = 0.05
+FAST_DIAMETERS = 0.1
 
 
 @dataclass
@@ -202,6 +209,10 @@ class Tracker:
         self._unclaimed: list[Detection] = []  # ... but the pieces (a ball's other half?)
         # what no ball took in each of the last frames, for a moving ball found again
         self._free_history: deque[tuple[int, list[Detection]]] = deque(maxlen=MOVING_CHAIN - 1)
+        # frames since the last one stepped: 1, or 2 after a repeated picture left out (see
+        # _RepeatsFilled): the balls went twice as far meanwhile
+        self._frames_on = 1
+        self._last_stepped: int | None = None
         self.started = False
 
     # --- initial identities -------------------------------------------------------------------
@@ -342,6 +353,8 @@ class Tracker:
         return out
 
     def _step(self, frame: int, dets: list[Detection]) -> FrameTracks:
+        self._frames_on = 1 if self._last_stepped is None else max(1, frame - self._last_stepped)
+        self._last_stepped = frame
         # a ball that vanished by a pocket may still be rattling in the jaws, unseen a moment
         active = [s for s in self.states.values() if s.status in ("table", "hidden") or (
             s.status == "pocketed" and frame - s.last_seen <= self.jaws_frames)]
@@ -439,7 +452,7 @@ class Tracker:
             free = [j for j in range(len(dets)) if j not in used]
             free_dets = [dets[j] for j in free]
             if left and free:
-                reach = 5.0 * self.d  # 170 mm per frame at 30 fps: a hard shot
+                reach = 5.0 * self.d * self._frames_on  # 170 mm a frame at 30 fps: a hard shot
                 cost2 = np.full((len(left), len(free)), _FAR)
                 for i, s in enumerate(left):
                     for k, j in enumerate(free):
@@ -722,8 +735,10 @@ class Tracker:
     def _reach(self, speed: float, gap: int) -> float:
         """How far (mm) from where it is predicted a ball at ``speed`` (mm a frame) may be seen
         ``gap`` frames on: a ball and a half, and twice its travel (its speed is not yet known
-        well: a ball just hit leaves faster than its first sightings say)."""
-        return 1.5 * self.d + 2.0 * speed * gap
+        well: a ball just hit leaves faster than its first sightings say); the ball and a half
+        per frame since the last one stepped (a repeated picture left out, see
+        :class:`_RepeatsFilled`)."""
+        return 1.5 * self.d * self._frames_on + 2.0 * speed * gap
 
     def _toward(self, s: BallState, hitter: BallState | None, det: Detection) -> bool:
         """A resting ball seen a little off its place toward a ball rolling up to it: its
@@ -1375,19 +1390,21 @@ def track_video(video_path: str | Path, calibration: Calibration,
     table = table or calibration.table
     detector = BallDetector(calibration)
     fps = video_fps(p)  # (opening the video costs about as much as decoding ten frames)
-    tracker = Tracker(table, fps, cue_ball=cue_ball, start_positions=start_positions)
+    tracker = _RepeatsFilled(Tracker(table, fps, cue_ball=cue_ball,
+                                     start_positions=start_positions))
     held: list[tuple[int, Frame, list[Detection]]] = []
-    moved = False  # the reader thread prepares frames for the first calibration's detector
+    recalibrated = False  # the reader thread prepares frames for the first calibration's detector
     for index, frame, ready in read_ahead_frames(p, detector.prepare):
         event = drift.check(index, index / fps, frame) if drift is not None else None
         if event is not None and event.changed:
             colours, detector = detector.colours, BallDetector(event.calibration)
             detector.colours = colours
-            moved = True
-        small, ahead = (None, None) if moved or ready is None else ready
+            recalibrated = True
+        small, ahead = (None, None) if recalibrated or ready is None else ready
         if detector.cloth is None:
             # where the game state has the balls (when the cloth is learned at the start)
-            expected = list(start_positions.values()) if start_positions and not moved else []
+            expected = (list(start_positions.values()) if start_positions and not recalibrated
+                        else [])
             detector.learn_cloth(frame, small=small, ahead=ahead, balls_at=expected)
         dets = detector.detect(frame, small=small, ahead=ahead)
         if detector.colours is None:
@@ -1407,6 +1424,120 @@ def track_video(video_path: str | Path, calibration: Calibration,
         for i, _, ds in held:
             yield from tracker.update(i, detector.classify(ds))
     yield from tracker.flush()
+
+
+def _moved(a: Sequence[Detection], b: Sequence[Detection]) -> float:
+    """How far the sightings ``a`` are from ``b``: the largest distance (mm) of one of them
+    from the nearest of the other's, both ways; infinite when they are not as many."""
+    if len(a) != len(b):
+        return math.inf
+    if not a:
+        return 0.0
+    pa = np.array([(d.x_mm, d.y_mm) for d in a])
+    pb = np.array([(d.x_mm, d.y_mm) for d in b])
+    gaps = np.hypot(*(pa[:, None, :] - pb[None, :, :]).transpose(2, 0, 1))
+    return float(max(gaps.min(axis=1).max(), gaps.min(axis=0).max()))
+
+
+class _RepeatsFilled:
+    """A :class:`Tracker` fed only the frames that are no repeat of the one before: a
+    recorder that pads a slower camera's frames (15 a second) to the file's rate shows each
+    picture twice, and shown the repeats the tracker would see every rolling ball stop for a
+    frame and jump twice as far in the next (strikes, contacts and rests where there are none:
+    the committed clips with every other frame repeated, 4 verdicts of 37 right before this).
+    A repeated frame's answer is made when the next frame's is known: a ball seen in both where
+    it would be in between (it rolled on while the recorder showed the old picture), any other
+    as in the frame before (its picture).
+
+    A frame repeats the last one when every sighting (as ball-like as a streak at least) is
+    where one of the last frame's was (within ``SAME_DIAMETERS``; as many), the last frame was
+    none, and one of these:
+    * something moved at least ``FAST_DIAMETERS`` into the last frame, ten times as far (a ball
+      that rolls that fast does not stop dead in a frame; one bouncing off a cushion may, and is
+      told by the ten times; if one did stop, its frame is filled as it was);
+    * the frame two back was a repeat and something moved since the frame three back (the same
+      beat, kept while balls roll too slowly to show it, and dropped once all is still);
+    * the frame two on is a repeat by the first rule (the beat's first picture of a stroke:
+      the still frame before it was shown twice too, and the struck ball went twice as far).
+    So a frame is decided two frames late."""
+
+    LOOKAHEAD = 2
+
+    def __init__(self, tracker: Tracker) -> None:
+        self.tracker = tracker
+        self.same = SAME_DIAMETERS * tracker.d
+        self.fast = FAST_DIAMETERS * tracker.d
+        # the last frames' sightings (three decided, and those waiting for the look ahead)
+        self._frames: deque[tuple[int, list[Detection]]] = deque()
+        self._flags: deque[bool] = deque()  # ... whether each decided one is a repeat
+        self._repeats: deque[tuple[int, list[Detection]]] = deque()
+        self._last: FrameTracks | None = None
+
+    def update(self, frame: int, detections: list[Detection]) -> Iterator[FrameTracks]:
+        self._frames.append((frame, detections))
+        while len(self._frames) - len(self._flags) > self.LOOKAHEAD:
+            yield from self._decide_next()
+
+    def flush(self) -> Iterator[FrameTracks]:
+        while len(self._frames) > len(self._flags):
+            yield from self._decide_next()
+        yield from self._filled(self.tracker.flush())
+        while self._repeats:  # (the video ended on a repeat)
+            yield self._between(*self._repeats.popleft(), None)
+
+    def _decide_next(self) -> Iterator[FrameTracks]:
+        k = len(self._flags)
+        frame, dets = self._frames[k]
+        repeat = self._repeats_last(k)
+        self._flags.append(repeat)
+        if len(self._flags) > 3:  # (three decided frames are kept for the rules)
+            self._frames.popleft()
+            self._flags.popleft()
+        if repeat:
+            self._repeats.append((frame, dets))
+        else:
+            yield from self._filled(self.tracker.update(frame, dets))
+
+    def _repeats_last(self, k: int) -> bool:
+        """Whether the frame at ``k`` in the window repeats the one before (see the class)."""
+        # (faint things, below a streak's least ball-likeness, flicker in any frame)
+        d = [[x for x in ds if x.score >= STREAK_SCORE] for _, ds in self._frames]
+        flags = self._flags
+        if k == 0 or flags[k - 1] or _moved(d[k], d[k - 1]) > self.same:
+            return False
+        now = _moved(d[k], d[k - 1])
+        if k >= 2:
+            before = _moved(d[k - 1], d[k - 2])
+            if before >= self.fast and now <= 0.1 * before:
+                return True
+        if k >= 3 and flags[k - 2] and _moved(d[k - 1], d[k - 3]) > self.same:
+            return True
+        if k + 2 < len(d):
+            stroke = _moved(d[k + 1], d[k])
+            return stroke >= self.fast and _moved(d[k + 2], d[k + 1]) <= min(self.same,
+                                                                            0.1 * stroke)
+        return False
+
+    def _filled(self, results: list[FrameTracks]) -> Iterator[FrameTracks]:
+        for r in results:
+            while self._repeats and self._repeats[0][0] < r.frame:
+                yield self._between(*self._repeats.popleft(), r)
+            self._last = r
+            yield r
+
+    def _between(self, frame: int, detections: list[Detection],
+                 after: FrameTracks | None) -> FrameTracks:
+        before = self._last
+        fps = self.tracker.fps
+        balls: dict[str, tuple[float, float, bool]] = {}
+        if before is not None:
+            for ball, (x, y, seen) in before.balls.items():
+                nxt = after.balls.get(ball) if after is not None and seen else None
+                if after is not None and nxt is not None and nxt[2]:
+                    w = (frame - before.frame) / (after.frame - before.frame)
+                    x, y = x + w * (nxt[0] - x), y + w * (nxt[1] - y)
+                balls[ball] = (x, y, seen)
+        return FrameTracks(frame, frame / fps, balls, tuple(detections))
 
 
 def write_tracks_csv(path: str | Path, results: Iterable[FrameTracks]) -> int:

@@ -4,13 +4,14 @@ pieces of one ball are one ball, a respotted ball is picked up."""
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import pytest
 
 from rules.table import TableSpec
 from vision.detect import Detection
-from vision.track import Tracker
+from vision.track import Tracker, _RepeatsFilled
 
 TABLE = TableSpec()
 D = TABLE.ball_diameter_mm
@@ -1125,3 +1126,62 @@ def test_a_white_in_hand_already_placed_is_named_rather_than_pieces_of_the_arm_b
     out = feed(tracker, frames)
     assert out and all(math.dist(r.balls["W1"][:2], ball) < 2.0 for r in out)
     assert all("W2" not in r.balls for r in out)
+
+
+# --- a camera of 15 frames a second padded to 30 ------------------------------------------------
+def _rolling(frames: int, step: float, repeat_every_other: bool) -> list[list[Detection]]:
+    """W1 rolling along the table ``step`` mm a frame beside two balls at rest, the picture of
+    every odd frame the even one's when ``repeat_every_other``."""
+    out = []
+    for f in range(frames):
+        shown = f - f % 2 if repeat_every_other else f
+        out.append([det(600.0 + step * shown, 900.0, "white"), det(2000.0, 1200.0, "red"),
+                    det(2800.0, 400.0, "white")])
+    return out
+
+
+class _Recording(Tracker):
+    """A tracker that notes the frames it is fed."""
+
+    def __init__(self, *args: object, **kw: object) -> None:
+        super().__init__(*args, **kw)  # type: ignore[arg-type]
+        self.fed: list[int] = []
+
+    def update(self, frame: int, detections: list[Detection]) -> list:
+        self.fed.append(frame)
+        return super().update(frame, detections)
+
+
+def _repeats_told(frames: list[list[Detection]]) -> tuple[list[int], list]:
+    """The frames left out as repeats, and every frame's answer."""
+    tracker = _Recording(TABLE, start_positions={"W1": (600.0, 900.0), "R1": (2000.0, 1200.0),
+                                                 "W2": (2800.0, 400.0)})
+    filled = _RepeatsFilled(tracker)
+    out = [r for f, d in enumerate(frames) for r in filled.update(f, d)] + list(filled.flush())
+    return [f for f in range(len(frames)) if f not in tracker.fed], out
+
+
+def test_every_other_frame_of_a_padded_camera_is_told_as_a_repeat():
+    # still for 12 frames, then rolling at 20 mm a frame, every picture shown twice
+    frames = _rolling(12, 0.0, False) + [
+        [det(600.0 + 20.0 * (k - k % 2), 900.0, "white"), det(2000.0, 1200.0, "red"),
+         det(2800.0, 400.0, "white")] for k in range(1, 31)]
+    left_out, out = _repeats_told(frames)
+    # frame 12 shows frame 11 again (still: told by the beat after it), 13 the first step
+    assert left_out == list(range(12, len(frames), 2))
+    assert [r.frame for r in out] == list(range(len(frames))), "every frame answered, in order"
+    xs = [r.balls["W1"][0] for r in out[11:-1]]
+    steps = [b - a for a, b in itertools.pairwise(xs)]
+    # the ball rolls on at 20 mm a frame through the repeats (no stop, no double step)
+    assert all(abs(s - 20.0) < 2.0 for s in steps), steps
+    assert all(r.balls["W1"][2] for r in out[12:])
+
+
+def test_a_ball_rolling_slowly_or_stopping_is_no_repeat():
+    # 30 frames a second: a ball slowing from 12 mm a frame to rest, then all still
+    x, frames = 600.0, []
+    for f in range(60):
+        x += max(0.0, 12.0 - 0.3 * f)
+        frames.append([det(x, 900.0, "white"), det(2000.0, 1200.0, "red"),
+                       det(2800.0, 400.0, "white")])
+    assert _repeats_told(frames)[0] == []
