@@ -735,10 +735,8 @@ class Tracker:
     def _reach(self, speed: float, gap: int) -> float:
         """How far (mm) from where it is predicted a ball at ``speed`` (mm a frame) may be seen
         ``gap`` frames on: a ball and a half, and twice its travel (its speed is not yet known
-        well: a ball just hit leaves faster than its first sightings say); the ball and a half
-        per frame since the last one stepped (a repeated picture left out, see
-        :class:`_RepeatsFilled`)."""
-        return 1.5 * self.d * self._frames_on + 2.0 * speed * gap
+        well: a ball just hit leaves faster than its first sightings say)."""
+        return 1.5 * self.d + 2.0 * speed * gap
 
     def _toward(self, s: BallState, hitter: BallState | None, det: Detection) -> bool:
         """A resting ball seen a little off its place toward a ball rolling up to it: its
@@ -1041,8 +1039,10 @@ class Tracker:
         blur and a collision) is found again this way. Returns the detections left free."""
         steps = list(self._free_history)
         self._free_history.append((frame, free))
+        # frames in a row (every other one when a repeated picture was left out between them)
+        on = self._frames_on
         if len(steps) < MOVING_CHAIN - 1 or any(
-                f != frame - len(steps) + k for k, (f, _) in enumerate(steps)):
+                f != frame - (len(steps) - k) * on for k, (f, _) in enumerate(steps)):
             return free
         left = list(free)
         unstruck = self._cue_ball_unstruck(frame)  # (then no other ball rolls: nothing hit it)
@@ -1063,7 +1063,7 @@ class Tracker:
             s = min((self.states[b] for b in ids),
                     key=lambda q: math.hypot(q.x - start.x_mm, q.y - start.y_mm))
             s.x, s.y = det.x_mm, det.y_mm
-            s.vx, s.vy = det.x_mm - row[1].x_mm, det.y_mm - row[1].y_mm
+            s.vx, s.vy = (det.x_mm - row[1].x_mm) / on, (det.y_mm - row[1].y_mm) / on
             s.status, s.visible, s.last_seen, s.sent = "table", True, frame, None
             left.remove(det)
         return left
@@ -1095,7 +1095,7 @@ class Tracker:
                 way = (last.x_mm - o.x_mm, last.y_mm - o.y_mm)
                 step = math.hypot(*way)
                 if not SLOWEST_ROLL_DIAMETERS * self.d <= step <= (
-                        HARDEST_SHOT_DIAMETERS * self.d):
+                        HARDEST_SHOT_DIAMETERS * self.d * self._frames_on):
                     continue
                 # (the newest one judged by its step back to this one, as this one is)
                 if _likeness(o, way, step) < INIT_SCORE or (
@@ -1426,6 +1426,17 @@ def track_video(video_path: str | Path, calibration: Calibration,
     yield from tracker.flush()
 
 
+def _ball_moved(a: Sequence[Detection], b: Sequence[Detection]) -> float:
+    """How far the furthest ball-like sighting of ``a`` (a streak, or ball-like enough to be
+    named) is from the nearest of ``b`` (mm); 0 when they are not as many (a thing that came
+    into view or left it, an arm, is no motion)."""
+    if len(a) != len(b) or not b:
+        return 0.0
+    pb = np.array([(e.x_mm, e.y_mm) for e in b])
+    return max((float(np.hypot(*(pb - (d.x_mm, d.y_mm)).T).min()) for d in a
+                if d.streak_mm or d.score >= INIT_SCORE), default=0.0)
+
+
 def _moved(a: Sequence[Detection], b: Sequence[Detection]) -> float:
     """How far the sightings ``a`` are from ``b``: the largest distance (mm) of one of them
     from the nearest of the other's, both ways; infinite when they are not as many."""
@@ -1452,16 +1463,19 @@ class _RepeatsFilled:
     A frame repeats the last one when every sighting (as ball-like as a streak at least) is
     where one of the last frame's was (within ``SAME_DIAMETERS``; as many), the last frame was
     none, and one of these:
-    * something moved at least ``FAST_DIAMETERS`` into the last frame, ten times as far (a ball
-      that rolls that fast does not stop dead in a frame; one bouncing off a cushion may, and is
-      told by the ten times; if one did stop, its frame is filled as it was);
+    * a ball-like sighting moved at least ``FAST_DIAMETERS`` into the last frame, ten times as
+      far, with as many sightings, and something moves on in the next frame (a ball that rolls
+      that fast does not stop dead in a frame; one bouncing off a cushion may, and is told by
+      the ten times; if one did stop, its frame is filled as it was; a faint piece of an arm
+      jumps, a thing that came into view is no motion, and a ball put back by hand stays);
     * the frame two back was a repeat and something moved since the frame three back (the same
       beat, kept while balls roll too slowly to show it, and dropped once all is still);
-    * the frame two on is a repeat by the first rule (the beat's first picture of a stroke:
-      the still frame before it was shown twice too, and the struck ball went twice as far).
-    So a frame is decided two frames late."""
+    * the frame two on is a repeat by the first rule and the ball rolls on in the frame after
+      it (the beat's first picture of a stroke: the still frame before it was shown twice too,
+      and the struck ball went twice as far; a ball put back on the table by hand stays).
+    So a frame is decided three frames late."""
 
-    LOOKAHEAD = 2
+    LOOKAHEAD = 3
 
     def __init__(self, tracker: Tracker) -> None:
         self.tracker = tracker
@@ -1507,15 +1521,16 @@ class _RepeatsFilled:
             return False
         now = _moved(d[k], d[k - 1])
         if k >= 2:
-            before = _moved(d[k - 1], d[k - 2])
-            if before >= self.fast and now <= 0.1 * before:
+            before = _ball_moved(d[k - 1], d[k - 2])
+            if before >= self.fast and now <= 0.1 * before and (
+                    k + 1 == len(d) or _moved(d[k + 1], d[k]) > self.same):
                 return True
         if k >= 3 and flags[k - 2] and _moved(d[k - 1], d[k - 3]) > self.same:
             return True
-        if k + 2 < len(d):
-            stroke = _moved(d[k + 1], d[k])
-            return stroke >= self.fast and _moved(d[k + 2], d[k + 1]) <= min(self.same,
-                                                                            0.1 * stroke)
+        if k + 3 < len(d):
+            stroke = _ball_moved(d[k + 1], d[k])
+            return (stroke >= self.fast and _moved(d[k + 2], d[k + 1]) <= min(
+                self.same, 0.1 * stroke) and _ball_moved(d[k + 3], d[k + 2]) >= self.fast)
         return False
 
     def _filled(self, results: list[FrameTracks]) -> Iterator[FrameTracks]:
@@ -1533,7 +1548,9 @@ class _RepeatsFilled:
         if before is not None:
             for ball, (x, y, seen) in before.balls.items():
                 nxt = after.balls.get(ball) if after is not None and seen else None
-                if after is not None and nxt is not None and nxt[2]:
+                if after is not None and nxt is not None and nxt[2] and math.dist(
+                        (x, y), nxt[:2]) <= HARDEST_SHOT_DIAMETERS * self.tracker.d * (
+                        after.frame - before.frame):  # (not a ball put back by hand)
                     w = (frame - before.frame) / (after.frame - before.frame)
                     x, y = x + w * (nxt[0] - x), y + w * (nxt[1] - y)
                 balls[ball] = (x, y, seen)
