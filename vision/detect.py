@@ -507,6 +507,8 @@ class BallDetector:
         m = 0.25 * self.r_mm
         self.field = ((tx > -m) & (tx < t.length_mm + m) & (ty > -m) & (ty < t.width_mm + m))
         self._field_u8 = self.field.astype(np.uint8)
+        self._last_small: Frame | None = None
+        self.picture_change = math.inf
         # where a ball centre can be: on the cloth (>= 0.75 radius inside the noses, allowing for
         # error) or in a pocket's mouth (within 1.5 diameters of the pocket's point)
         inside = 0.75 * self.r_mm
@@ -941,6 +943,7 @@ class BallDetector:
         if self.cloth is None:
             self.learn_cloth(frame, small=small, ahead=ahead)
         self._frames_seen += 1
+        self._note_change(small)
         learned_from = self._noise_of_next
         if learned_from is not None and small is not learned_from and not np.array_equal(
                 small, learned_from):
@@ -980,6 +983,15 @@ class BallDetector:
         if update and self.cloth_update_every and self._frames_seen % self.cloth_update_every == 0:
             self._update_cloth(small, self._raw, ahead)
         return self._last
+
+    def _note_change(self, small: Frame) -> None:
+        """``picture_change``: the largest change of a pixel of the work image (grey levels,
+        any channel) since the last frame's picture, inf for the first; a picture shown again
+        by a recorder that pads a slower camera's frames differs from it only by the codec's
+        noise (see vision.track._RepeatsFilled)."""
+        last, self._last_small = self._last_small, small
+        self.picture_change = (math.inf if last is None or last.shape != small.shape
+                               else float(cv2.norm(small, last, cv2.NORM_INF)))
 
     def _foreground_now(self, small: Frame) -> tuple[F32, NDArray[np.bool_] | None]:
         """The foreground map of this frame and the tiles where the picture changed since the

@@ -79,13 +79,12 @@ CREEP_STEP_MM = 3.0  # a resting ball's sightings further off, frame after frame
 MOUTH_DEPTH_RADII = 0.5  # a centre this far past a nose line (in radii) is in a pocket's mouth
 RETURN_S = 1.0  # a ball seen clean back on the place it left this soon never left it
 WHITES_APART_DIAMETERS = 2.0  # whites kept further apart than this cannot have been mixed up
-# A frame whose sightings are all where the last frame's were, each within this (a blurred ball
-# in a repeated picture is found again up to 2.2 mm off: demo_match), right after a frame in
-# which something moved at least FAST_DIAMETERS, and ten times as far, repeats that frame: a
-# camera of 15 frames a second padded to 30 by its recorder (5 of the 14 club clips), not balls
-# stopping dead (see _RepeatsFilled)
-SAME_DIAMETERS = 0.05
-FAST_DIAMETERS = 0.1
+# A picture that changed from the last frame's this many times less than the last frame's and
+# the next frame's did is the last picture shown again (a camera of 15 frames a second padded to
+# 30 by its recorder, as 5 of the 14 club clips are; see _RepeatsFilled). Measured: a repeat of
+# a re-encoded synthetic clip changes by 5-13 grey levels at most, a frame in which a ball or
+# the cue moves by 35-190; the club clips' repeats by a tenth of their other frames' mean change
+REPEAT_CHANGE_RATIO = 4.0
 
 
 @dataclass
@@ -1392,7 +1391,7 @@ def track_video(video_path: str | Path, calibration: Calibration,
     fps = video_fps(p)  # (opening the video costs about as much as decoding ten frames)
     tracker = _RepeatsFilled(Tracker(table, fps, cue_ball=cue_ball,
                                      start_positions=start_positions))
-    held: list[tuple[int, Frame, list[Detection]]] = []
+    held: list[tuple[int, Frame, list[Detection], float]] = []
     recalibrated = False  # the reader thread prepares frames for the first calibration's detector
     for index, frame, ready in read_ahead_frames(p, detector.prepare):
         event = drift.check(index, index / fps, frame) if drift is not None else None
@@ -1407,47 +1406,24 @@ def track_video(video_path: str | Path, calibration: Calibration,
                         else [])
             detector.learn_cloth(frame, small=small, ahead=ahead, balls_at=expected)
         dets = detector.detect(frame, small=small, ahead=ahead)
+        change = detector.picture_change
         if detector.colours is None:
-            held.append((index, frame, dets))
+            held.append((index, frame, dets, change))
             if len(held) < colour_frames:
                 continue
-            detector.fit_colours([d for _, _, ds in held for d in ds])
-            for i, _, ds in held:
-                yield from tracker.update(i, detector.classify(ds))
+            detector.fit_colours([d for _, _, ds, _ in held for d in ds])
+            for i, _, ds, c in held:
+                yield from tracker.update(i, detector.classify(ds), c)
             held.clear()
             continue
-        yield from tracker.update(index, dets)
+        yield from tracker.update(index, dets, change)
     if held:
-        all_dets = [d for _, _, ds in held for d in ds]
+        all_dets = [d for _, _, ds, _ in held for d in ds]
         if all_dets:
             detector.fit_colours(all_dets)
-        for i, _, ds in held:
-            yield from tracker.update(i, detector.classify(ds))
+        for i, _, ds, c in held:
+            yield from tracker.update(i, detector.classify(ds), c)
     yield from tracker.flush()
-
-
-def _ball_moved(a: Sequence[Detection], b: Sequence[Detection]) -> float:
-    """How far the furthest ball-like sighting of ``a`` (a streak, or ball-like enough to be
-    named) is from the nearest of ``b`` (mm); 0 when they are not as many (a thing that came
-    into view or left it, an arm, is no motion)."""
-    if len(a) != len(b) or not b:
-        return 0.0
-    pb = np.array([(e.x_mm, e.y_mm) for e in b])
-    return max((float(np.hypot(*(pb - (d.x_mm, d.y_mm)).T).min()) for d in a
-                if d.streak_mm or d.score >= INIT_SCORE), default=0.0)
-
-
-def _moved(a: Sequence[Detection], b: Sequence[Detection]) -> float:
-    """How far the sightings ``a`` are from ``b``: the largest distance (mm) of one of them
-    from the nearest of the other's, both ways; infinite when they are not as many."""
-    if len(a) != len(b):
-        return math.inf
-    if not a:
-        return 0.0
-    pa = np.array([(d.x_mm, d.y_mm) for d in a])
-    pb = np.array([(d.x_mm, d.y_mm) for d in b])
-    gaps = np.hypot(*(pa[:, None, :] - pb[None, :, :]).transpose(2, 0, 1))
-    return float(max(gaps.min(axis=1).max(), gaps.min(axis=0).max()))
 
 
 class _RepeatsFilled:
@@ -1460,35 +1436,27 @@ class _RepeatsFilled:
     it would be in between (it rolled on while the recorder showed the old picture), any other
     as in the frame before (its picture).
 
-    A frame repeats the last one when every sighting (as ball-like as a streak at least) is
-    where one of the last frame's was (within ``SAME_DIAMETERS``; as many), the last frame was
-    none, and one of these:
-    * a ball-like sighting moved at least ``FAST_DIAMETERS`` into the last frame, ten times as
-      far, with as many sightings, and something moves on in the next frame (a ball that rolls
-      that fast does not stop dead in a frame; one bouncing off a cushion may, and is told by
-      the ten times; if one did stop, its frame is filled as it was; a faint piece of an arm
-      jumps, a thing that came into view is no motion, and a ball put back by hand stays);
-    * the frame two back was a repeat and something moved since the frame three back (the same
-      beat, kept while balls roll too slowly to show it, and dropped once all is still);
-    * the frame two on is a repeat by the first rule and the ball rolls on in the frame after
-      it (the beat's first picture of a stroke: the still frame before it was shown twice too,
-      and the struck ball went twice as far; a ball put back on the table by hand stays).
-    So a frame is decided three frames late."""
+    A frame repeats the last one when its picture changed from the last one's
+    ``REPEAT_CHANGE_RATIO`` times less than both the last and the next frame's did (see
+    :attr:`BallDetector.picture_change`: a new picture differs by what moved in it and the
+    camera's noise, a repeat by the codec's noise only), so did the frame two back or two on
+    (the recorder's beat: a player pausing in his stroke leaves a still frame now and then,
+    and a ball coming to rest leaves the frames after it as still as each other), and the last
+    frame was no repeat. So a frame is decided three frames late."""
 
     LOOKAHEAD = 3
 
     def __init__(self, tracker: Tracker) -> None:
         self.tracker = tracker
-        self.same = SAME_DIAMETERS * tracker.d
-        self.fast = FAST_DIAMETERS * tracker.d
-        # the last frames' sightings (three decided, and those waiting for the look ahead)
-        self._frames: deque[tuple[int, list[Detection]]] = deque()
+        # the last frames: three decided, then those waiting for the look ahead
+        self._frames: deque[tuple[int, list[Detection], float]] = deque()
         self._flags: deque[bool] = deque()  # ... whether each decided one is a repeat
         self._repeats: deque[tuple[int, list[Detection]]] = deque()
         self._last: FrameTracks | None = None
 
-    def update(self, frame: int, detections: list[Detection]) -> Iterator[FrameTracks]:
-        self._frames.append((frame, detections))
+    def update(self, frame: int, detections: list[Detection],
+               change: float = math.inf) -> Iterator[FrameTracks]:
+        self._frames.append((frame, detections, change))
         while len(self._frames) - len(self._flags) > self.LOOKAHEAD:
             yield from self._decide_next()
 
@@ -1501,10 +1469,11 @@ class _RepeatsFilled:
 
     def _decide_next(self) -> Iterator[FrameTracks]:
         k = len(self._flags)
-        frame, dets = self._frames[k]
-        repeat = self._repeats_last(k)
+        frame, dets, _ = self._frames[k]
+        repeat = not (k and self._flags[k - 1]) and self._still(k) and (
+            self._still(k - 2) or self._still(k + 2))
         self._flags.append(repeat)
-        if len(self._flags) > 3:  # (three decided frames are kept for the rules)
+        if len(self._flags) > 3:
             self._frames.popleft()
             self._flags.popleft()
         if repeat:
@@ -1512,26 +1481,14 @@ class _RepeatsFilled:
         else:
             yield from self._filled(self.tracker.update(frame, dets))
 
-    def _repeats_last(self, k: int) -> bool:
-        """Whether the frame at ``k`` in the window repeats the one before (see the class)."""
-        # (faint things, below a streak's least ball-likeness, flicker in any frame)
-        d = [[x for x in ds if x.score >= STREAK_SCORE] for _, ds in self._frames]
-        flags = self._flags
-        if k == 0 or flags[k - 1] or _moved(d[k], d[k - 1]) > self.same:
+    def _still(self, k: int) -> bool:
+        """The picture of the frame at ``k`` in the window changed ``REPEAT_CHANGE_RATIO``
+        times less than those of the frames before and after it did."""
+        if k < 1 or k + 1 >= len(self._frames):
             return False
-        now = _moved(d[k], d[k - 1])
-        if k >= 2:
-            before = _ball_moved(d[k - 1], d[k - 2])
-            if before >= self.fast and now <= 0.1 * before and (
-                    k + 1 == len(d) or _moved(d[k + 1], d[k]) > self.same):
-                return True
-        if k >= 3 and flags[k - 2] and _moved(d[k - 1], d[k - 3]) > self.same:
-            return True
-        if k + 3 < len(d):
-            stroke = _ball_moved(d[k + 1], d[k])
-            return (stroke >= self.fast and _moved(d[k + 2], d[k + 1]) <= min(
-                self.same, 0.1 * stroke) and _ball_moved(d[k + 3], d[k + 2]) >= self.fast)
-        return False
+        change = [c for _, _, c in self._frames]
+        return math.isfinite(change[k - 1]) and REPEAT_CHANGE_RATIO * change[k] <= min(
+            change[k - 1], change[k + 1])
 
     def _filled(self, results: list[FrameTracks]) -> Iterator[FrameTracks]:
         for r in results:

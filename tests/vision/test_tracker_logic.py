@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 import math
 
+import numpy as np
 import pytest
 
 from rules.table import TableSpec
@@ -1152,22 +1153,26 @@ class _Recording(Tracker):
         return super().update(frame, detections)
 
 
-def _repeats_told(frames: list[list[Detection]]) -> tuple[list[int], list]:
-    """The frames left out as repeats, and every frame's answer."""
+def _repeats_told(frames: list[list[Detection]], changes: list[float]) -> tuple[list[int], list]:
+    """The frames left out as repeats, and every frame's answer, given each frame's picture
+    change (see BallDetector.picture_change)."""
     tracker = _Recording(TABLE, start_positions={"W1": (600.0, 900.0), "R1": (2000.0, 1200.0),
                                                  "W2": (2800.0, 400.0)})
     filled = _RepeatsFilled(tracker)
-    out = [r for f, d in enumerate(frames) for r in filled.update(f, d)] + list(filled.flush())
+    out = [r for f, (d, c) in enumerate(zip(frames, changes, strict=True))
+           for r in filled.update(f, d, c)] + list(filled.flush())
     return [f for f in range(len(frames)) if f not in tracker.fed], out
 
 
 def test_every_other_frame_of_a_padded_camera_is_told_as_a_repeat():
-    # still for 12 frames, then rolling at 20 mm a frame, every picture shown twice
+    # still for 12 frames (the camera's noise), then rolling at 20 mm a frame, every picture
+    # shown twice: a repeat changes by the codec's noise only
     frames = _rolling(12, 0.0, False) + [
         [det(600.0 + 20.0 * (k - k % 2), 900.0, "white"), det(2000.0, 1200.0, "red"),
          det(2800.0, 400.0, "white")] for k in range(1, 31)]
-    left_out, out = _repeats_told(frames)
-    # frame 12 shows frame 11 again (still: told by the beat after it), 13 the first step
+    changes = [math.inf] + [20.0] * 11 + [3.0 if k % 2 else 150.0 for k in range(1, 31)]
+    left_out, out = _repeats_told(frames, changes)
+    # frame 12 shows frame 11 again, 13 the first step
     assert left_out == list(range(12, len(frames), 2))
     assert [r.frame for r in out] == list(range(len(frames))), "every frame answered, in order"
     xs = [r.balls["W1"][0] for r in out[11:-1]]
@@ -1177,11 +1182,16 @@ def test_every_other_frame_of_a_padded_camera_is_told_as_a_repeat():
     assert all(r.balls["W1"][2] for r in out[12:])
 
 
-def test_a_ball_rolling_slowly_or_stopping_is_no_repeat():
-    # 30 frames a second: a ball slowing from 12 mm a frame to rest, then all still
-    x, frames = 600.0, []
-    for f in range(60):
-        x += max(0.0, 12.0 - 0.3 * f)
+def test_a_ball_slowing_or_stopping_and_a_noisy_still_camera_give_no_repeat():
+    # 30 frames a second: a ball slowing from 12 mm a frame to rest, its picture changing less
+    # and less, then all still but the camera's noise
+    rng = np.random.default_rng(5)
+    x, frames, changes = 600.0, [], []
+    for f in range(80):
+        step = max(0.0, 12.0 - 0.3 * f)
+        x += step
         frames.append([det(x, 900.0, "white"), det(2000.0, 1200.0, "red"),
                        det(2800.0, 400.0, "white")])
-    assert _repeats_told(frames)[0] == []
+        changes.append(max(15.0 * step, float(rng.uniform(8.0, 30.0))))
+    changes[0] = math.inf
+    assert _repeats_told(frames, changes)[0] == []
