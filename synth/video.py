@@ -114,11 +114,7 @@ def write_clip(clip: PlayedClip, out_dir: Path, name: str,
     last: dict[str, tuple[float, float]] = {}
     rows: list[tuple[int, str, float, float, int]] = []
     noise = np.random.default_rng(clip.seed + 11)
-    container = av.open(str(paths["video"]), "w")
-    stream = container.add_stream("libx264", rate=FPS)
-    stream.width, stream.height = IMAGE_SIZE
-    stream.pix_fmt = "yuv420p"
-    stream.options = {"crf": str(CRF), "preset": "medium", "threads": "1"}
+    container, stream = _open_h264(paths["video"], IMAGE_SIZE)
     try:
         for frame_index, state in enumerate(timeline(clip)):
             poses = []
@@ -156,4 +152,53 @@ def write_clip(clip: PlayedClip, out_dir: Path, name: str,
         for frame_index, b, x, y, vis in rows:
             writer.writerow([frame_index, b, f"{x:.2f}", f"{y:.2f}", vis])
     return paths
+
+
+def _open_h264(path: Path, size: tuple[int, int]) -> tuple[Any, Any]:
+    """A video file and its H.264 stream as every clip is encoded (x264 at ``CRF``, one
+    thread: the same frames give the same bytes)."""
+    import av  # the `synth` extra; only making clips needs an encoder
+
+    container = av.open(str(path), "w")
+    stream = container.add_stream("libx264", rate=FPS)
+    stream.width, stream.height = size
+    stream.pix_fmt = "yuv420p"
+    stream.options = {"crf": str(CRF), "preset": "medium", "threads": "1"}
+    return container, stream
+
+
+def padded_copy(src_dir: Path, dst_dir: Path, name: str, shown: int = 2) -> int:
+    """The labelled clip ``name`` of ``src_dir`` as a camera of ``FPS / shown`` frames a
+    second, padded to ``FPS`` by its recorder, gives it: the first picture of every ``shown``
+    frames shown for all of them (re-encoded), with the labels and true tracks unchanged (the
+    balls were where they were, whatever the picture shows), written into ``dst_dir``.
+    Returns the frames written."""
+    import av
+    import cv2
+
+    dst_dir.mkdir(parents=True, exist_ok=True)
+    cap = cv2.VideoCapture(str(src_dir / f"{name}.mp4"))
+    if not cap.isOpened():
+        raise FileNotFoundError(f"expected a video at {src_dir / f'{name}.mp4'}")
+    size = (int(cap.get(cv2.CAP_PROP_FRAME_WIDTH)), int(cap.get(cv2.CAP_PROP_FRAME_HEIGHT)))
+    container, stream = _open_h264(dst_dir / f"{name}.mp4", size)
+    n, shown_picture = 0, None
+    try:
+        while True:
+            ok, picture = cap.read()
+            if not ok:
+                break
+            if n % shown == 0:
+                shown_picture = picture
+            for packet in stream.encode(av.VideoFrame.from_ndarray(shown_picture, format="bgr24")):
+                container.mux(packet)
+            n += 1
+        for packet in stream.encode():
+            container.mux(packet)
+    finally:
+        container.close()
+        cap.release()
+    for ext in (".labels.json", ".tracks.csv"):
+        (dst_dir / f"{name}{ext}").write_bytes((src_dir / f"{name}{ext}").read_bytes())
+    return n
 

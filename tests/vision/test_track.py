@@ -144,34 +144,13 @@ def test_a_clip_recorded_at_15_frames_padded_to_30_is_refereed_as_the_clip(tmp_p
     camera padded by its recorder, as 5 of the 14 club clips are): its three contacts and its
     verdict stay right (shown the repeats, the tracker saw every rolling ball stop and start
     again, and found none of the contacts)."""
-    av = pytest.importorskip("av")
+    pytest.importorskip("av")
     from referee.evaluate import score_clips, tracker_rows
     from referee.labels import load_labels
-    from synth.video import CRF
+    from synth.video import padded_copy
 
     name = "carom_1"
-    cap = cv2.VideoCapture(str(SAMPLES / f"{name}.mp4"))
-    container = av.open(str(tmp_path / f"{name}.mp4"), "w")
-    stream = container.add_stream("libx264", rate=30)
-    stream.width, stream.height = int(cap.get(cv2.CAP_PROP_FRAME_WIDTH)), int(
-        cap.get(cv2.CAP_PROP_FRAME_HEIGHT))
-    stream.pix_fmt = "yuv420p"
-    stream.options = {"crf": str(CRF), "preset": "medium", "threads": "1"}
-    shown, index = None, 0
-    while True:
-        ok, frame = cap.read()
-        if not ok:
-            break
-        if index % 2 == 0:
-            shown = frame
-        for packet in stream.encode(av.VideoFrame.from_ndarray(shown, format="bgr24")):
-            container.mux(packet)
-        index += 1
-    for packet in stream.encode():
-        container.mux(packet)
-    container.close()
-    for ext in (".labels.json", ".tracks.csv"):
-        (tmp_path / f"{name}{ext}").write_bytes((SAMPLES / f"{name}{ext}").read_bytes())
+    padded_copy(SAMPLES, tmp_path, name, shown=2)
     labels = load_labels(tmp_path / f"{name}.labels.json")
     total = score_clips([(name, labels, tracker_rows(labels))])
     contacts = next(c for t, c in total.events.items() if t.value == "contact")
