@@ -1433,8 +1433,9 @@ class _RepeatsFilled:
     frame and jump twice as far in the next (strikes, contacts and rests where there are none:
     the committed clips with every other frame repeated, 4 verdicts of 37 right before this).
     A repeated frame's answer is made when the next frame's is known: a ball seen in both where
-    it would be in between (it rolled on while the recorder showed the old picture), any other
-    as in the frame before (its picture).
+    it would be in between (it rolled on while the recorder showed the old picture); one seen
+    before and gone in the next not seen (it had left its place, to where is not known); any
+    other as in the frame before (its picture).
 
     A frame repeats the last one when its picture changed from the last one's
     ``REPEAT_CHANGE_RATIO`` times less than both the last and the next frame's did (see
@@ -1510,6 +1511,10 @@ class _RepeatsFilled:
                         after.frame - before.frame):  # (not a ball put back by hand)
                     w = (frame - before.frame) / (after.frame - before.frame)
                     x, y = x + w * (nxt[0] - x), y + w * (nxt[1] - y)
+                elif after is not None and seen:
+                    # gone by the next picture (into a pocket, off the table, under an arm):
+                    # where it was meanwhile is not known, only that it had left this place
+                    seen = False
                 balls[ball] = (x, y, seen)
         return FrameTracks(frame, frame / fps, balls, tuple(detections))
 
