@@ -1195,3 +1195,21 @@ def test_a_ball_slowing_or_stopping_and_a_noisy_still_camera_give_no_repeat():
         changes.append(max(15.0 * step, float(rng.uniform(8.0, 30.0))))
     changes[0] = math.inf
     assert _repeats_told(frames, changes)[0] == []
+
+
+def test_a_ball_gone_from_the_picture_after_a_repeat_is_not_seen_in_the_repeat():
+    # W1 rolls at 20 mm a frame on a padded camera, and is gone from frame 23's picture on (a
+    # pot, an arm): frame 22 showed frame 21's picture, but the ball had left that place
+    frames, changes = _rolling(12, 0.0, False), [math.inf] + [20.0] * 11
+    for k in range(1, 21):
+        shown = k - k % 2
+        balls = [det(2000.0, 1200.0, "red"), det(2800.0, 400.0, "white")]
+        if 12 + shown < 23:
+            balls.append(det(600.0 + 20.0 * shown, 900.0, "white"))
+        frames.append(balls)
+        changes.append(3.0 if k % 2 else 150.0)
+    left_out, out = _repeats_told(frames, changes)
+    assert 22 in left_out
+    by_frame = {r.frame: r for r in out}
+    assert by_frame[21].balls["W1"][2], "seen in the last picture it is in"
+    assert not by_frame[22].balls["W1"][2]
