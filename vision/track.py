@@ -1247,11 +1247,16 @@ class Tracker:
 
     def _cue_ball_unstruck(self, frame: int) -> bool:
         """The shooter's cue ball (known) was never seen struck, and is seen at rest now (a
-        strike seen this frame is recorded: from then on, False)."""
+        strike seen this frame is recorded: from then on, False). Seen a diameter away from
+        where it lay, it was struck however slowly it rolls (demo_match on a padded camera:
+        W1 rolled off at 18 mm a frame, under STRUCK_DIAMETERS, never counted as struck, and
+        every ball of the later shots was held to its first place)."""
         if self.cue_ball is None or self._cue_ball_struck:
             return False
-        self._cue_ball_struck = self._struck(self.cue_ball, frame)
         s = self.states.get(self.cue_ball)
+        self._cue_ball_struck = self._struck(self.cue_ball, frame) or (
+            s is not None and s.last_seen == frame and s.first_place is not None
+            and math.dist((s.x, s.y), s.first_place) > self.d)
         return (not self._cue_ball_struck and s is not None and s.last_seen == frame
                 and self._resting(s))
 

@@ -1213,3 +1213,22 @@ def test_a_ball_gone_from_the_picture_after_a_repeat_is_not_seen_in_the_repeat()
     by_frame = {r.frame: r for r in out}
     assert by_frame[21].balls["W1"][2], "seen in the last picture it is in"
     assert not by_frame[22].balls["W1"][2]
+
+
+def test_a_cue_ball_rolled_off_slowly_was_struck_and_the_next_shot_is_followed():
+    # the first shot: W1 rolls off at 18 mm a frame (0.54 m/s, under the struck speed) to rest
+    # 540 mm on; the next: W2 struck at 35 mm a frame. Before, W1 never counted as struck, and
+    # W2 was held to where it lay at the start as a ball nothing had hit
+    layout = {"W1": (800.0, 900.0), "W2": (2800.0, 400.0), "R1": (2000.0, 1200.0)}
+    tracker = Tracker(TABLE, cue_ball="W1", start_positions=layout)
+    frames, x1, x2 = [], 800.0, 2800.0
+    for f in range(120):
+        if 12 <= f < 42:
+            x1 += 18.0
+        if f >= 80:
+            x2 -= 35.0
+        frames.append([det(x1, 900.0, "white"), det(x2, 400.0, "white"),
+                       det(2000.0, 1200.0, "red")])
+    out = feed(tracker, frames) + tracker.flush()
+    last = out[-1].balls["W2"]
+    assert last[2] and abs(last[0] - x2) < 5.0, last
