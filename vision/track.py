@@ -1443,18 +1443,19 @@ class _RepeatsFilled:
     other as in the frame before (its picture).
 
     A frame repeats the last one when its picture changed from the last one's
-    ``REPEAT_CHANGE_RATIO`` times less than both the last and the next frame's did (see
-    :attr:`BallDetector.picture_change`: a new picture differs by what moved in it and the
-    camera's noise, a repeat by the codec's noise only), so did the frame two back or two on
-    (the recorder's beat: a player pausing in his stroke leaves a still frame now and then,
-    and a ball coming to rest leaves the frames after it as still as each other), and the last
-    frame was no repeat. So a frame is decided three frames late."""
+    ``REPEAT_CHANGE_RATIO`` times less than the last new picture before it and the next one
+    after it did (see :attr:`BallDetector.picture_change`: a new picture differs by what moved
+    in it and the camera's noise, a repeat by the codec's noise only), so did a frame two or
+    three back or on (the recorder's beat: a player pausing in his stroke leaves a still frame
+    now and then, and a ball coming to rest leaves the frames after it as still as each
+    other), and not both frames before it were repeats (15 or 10 frames a second padded to
+    30 are told). So a frame is decided five frames late."""
 
-    LOOKAHEAD = 3
+    LOOKAHEAD = 5
 
     def __init__(self, tracker: Tracker) -> None:
         self.tracker = tracker
-        # the last frames: three decided, then those waiting for the look ahead
+        # the last frames: five decided, then those waiting for the look ahead
         self._frames: deque[tuple[int, list[Detection], float]] = deque()
         self._flags: deque[bool] = deque()  # ... whether each decided one is a repeat
         self._repeats: deque[tuple[int, list[Detection]]] = deque()
@@ -1476,10 +1477,11 @@ class _RepeatsFilled:
     def _decide_next(self) -> Iterator[FrameTracks]:
         k = len(self._flags)
         frame, dets, _ = self._frames[k]
-        repeat = not (k and self._flags[k - 1]) and self._still(k) and (
-            self._still(k - 2) or self._still(k + 2))
+        # (at most two in a row: a camera of 10 frames a second padded to 30)
+        repeat = not (k >= 2 and self._flags[k - 1] and self._flags[k - 2]) and self._still(
+            k) and any(self._still(k + d) for d in (-3, -2, 2, 3))
         self._flags.append(repeat)
-        if len(self._flags) > 3:
+        if len(self._flags) > 5:
             self._frames.popleft()
             self._flags.popleft()
         if repeat:
@@ -1489,12 +1491,14 @@ class _RepeatsFilled:
 
     def _still(self, k: int) -> bool:
         """The picture of the frame at ``k`` in the window changed ``REPEAT_CHANGE_RATIO``
-        times less than those of the frames before and after it did."""
+        times less than the last new picture before it and the next after it did (the more
+        changed of the two frames on each side: one of them may be a repeat too)."""
         if k < 1 or k + 1 >= len(self._frames):
             return False
         change = [c for _, _, c in self._frames]
-        return math.isfinite(change[k - 1]) and REPEAT_CHANGE_RATIO * change[k] <= min(
-            change[k - 1], change[k + 1])
+        before = max(change[max(0, k - 2):k])
+        after = max(change[k + 1:k + 3])
+        return math.isfinite(before) and REPEAT_CHANGE_RATIO * change[k] <= min(before, after)
 
     def _filled(self, results: list[FrameTracks]) -> Iterator[FrameTracks]:
         for r in results:

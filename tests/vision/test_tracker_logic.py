@@ -1232,3 +1232,17 @@ def test_a_cue_ball_rolled_off_slowly_was_struck_and_the_next_shot_is_followed()
     out = feed(tracker, frames) + tracker.flush()
     last = out[-1].balls["W2"]
     assert last[2] and abs(last[0] - x2) < 5.0, last
+
+
+def test_a_camera_of_10_frames_a_second_padded_to_30_shows_two_repeats_in_a_row():
+    # still for 12 frames, then rolling at 20 mm a frame, every picture shown three times
+    frames = _rolling(12, 0.0, False) + [
+        [det(600.0 + 20.0 * (k - k % 3), 900.0, "white"), det(2000.0, 1200.0, "red"),
+         det(2800.0, 400.0, "white")] for k in range(1, 37)]
+    changes = [math.inf] + [20.0] * 11 + [3.0 if k % 3 else 150.0 for k in range(1, 37)]
+    left_out, out = _repeats_told(frames, changes)
+    new_pictures = [11 + k for k in range(1, 37) if k % 3 == 0]
+    assert left_out == [f for f in range(12, len(frames)) if f not in new_pictures]
+    xs = [r.balls["W1"][0] for r in out[14:-2]]
+    steps = [b - a for a, b in itertools.pairwise(xs)]
+    assert all(abs(s - 20.0) < 2.0 for s in steps), steps
