@@ -1164,13 +1164,21 @@ def _repeats_told(frames: list[list[Detection]], changes: list[float]) -> tuple[
     return [f for f in range(len(frames)) if f not in tracker.fed], out
 
 
-def test_every_other_frame_of_a_padded_camera_is_told_as_a_repeat():
-    # still for 12 frames (the camera's noise), then rolling at 20 mm a frame, every picture
-    # shown twice: a repeat changes by the codec's noise only
+def _padded_rolling(shown: int, frames_rolling: int) -> tuple[list[list[Detection]],
+                                                               list[float]]:
+    """Still for 12 frames (the camera's noise), then W1 rolling at 20 mm a frame, every
+    picture shown ``shown`` times (a repeat changes by the codec's noise only): the sightings
+    and picture changes of each frame."""
     frames = _rolling(12, 0.0, False) + [
-        [det(600.0 + 20.0 * (k - k % 2), 900.0, "white"), det(2000.0, 1200.0, "red"),
-         det(2800.0, 400.0, "white")] for k in range(1, 31)]
-    changes = [math.inf] + [20.0] * 11 + [3.0 if k % 2 else 150.0 for k in range(1, 31)]
+        [det(600.0 + 20.0 * (k - k % shown), 900.0, "white"), det(2000.0, 1200.0, "red"),
+         det(2800.0, 400.0, "white")] for k in range(1, frames_rolling + 1)]
+    changes = [math.inf] + [20.0] * 11 + [3.0 if k % shown else 150.0
+                                          for k in range(1, frames_rolling + 1)]
+    return frames, changes
+
+
+def test_every_other_frame_of_a_padded_camera_is_told_as_a_repeat():
+    frames, changes = _padded_rolling(2, 30)
     left_out, out = _repeats_told(frames, changes)
     # frame 12 shows frame 11 again, 13 the first step
     assert left_out == list(range(12, len(frames), 2))
@@ -1235,11 +1243,7 @@ def test_a_cue_ball_rolled_off_slowly_was_struck_and_the_next_shot_is_followed()
 
 
 def test_a_camera_of_10_frames_a_second_padded_to_30_shows_two_repeats_in_a_row():
-    # still for 12 frames, then rolling at 20 mm a frame, every picture shown three times
-    frames = _rolling(12, 0.0, False) + [
-        [det(600.0 + 20.0 * (k - k % 3), 900.0, "white"), det(2000.0, 1200.0, "red"),
-         det(2800.0, 400.0, "white")] for k in range(1, 37)]
-    changes = [math.inf] + [20.0] * 11 + [3.0 if k % 3 else 150.0 for k in range(1, 37)]
+    frames, changes = _padded_rolling(3, 36)
     left_out, out = _repeats_told(frames, changes)
     new_pictures = [11 + k for k in range(1, 37) if k % 3 == 0]
     assert left_out == [f for f in range(12, len(frames)) if f not in new_pictures]
