@@ -990,7 +990,7 @@ class BallDetector:
         by a recorder that pads a slower camera's frames differs from it only by the codec's
         noise (see vision.track._RepeatsFilled)."""
         last, self._last_small = self._last_small, small
-        self.picture_change = (math.inf if last is None or last.shape != small.shape
+        self.picture_change = (math.inf if last is None
                                else float(cv2.norm(small, last, cv2.NORM_INF)))
 
     def _foreground_now(self, small: Frame) -> tuple[F32, NDArray[np.bool_] | None]:

@@ -1493,12 +1493,12 @@ class _RepeatsFilled:
         """The picture of the frame at ``k`` in the window changed ``REPEAT_CHANGE_RATIO``
         times less than the last new picture before it and the next after it did (the more
         changed of the two frames on each side: one of them may be a repeat too)."""
-        if k < 1 or k + 1 >= len(self._frames):
+        frames = self._frames
+        if k < 1 or k + 1 >= len(frames):
             return False
-        change = [c for _, _, c in self._frames]
-        before = max(change[max(0, k - 2):k])
-        after = max(change[k + 1:k + 3])
-        return math.isfinite(before) and REPEAT_CHANGE_RATIO * change[k] <= min(before, after)
+        before = max(frames[i][2] for i in range(max(0, k - 2), k))
+        after = max(frames[i][2] for i in range(k + 1, min(k + 3, len(frames))))
+        return math.isfinite(before) and REPEAT_CHANGE_RATIO * frames[k][2] <= min(before, after)
 
     def _filled(self, results: list[FrameTracks]) -> Iterator[FrameTracks]:
         for r in results:
