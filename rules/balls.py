@@ -55,11 +55,19 @@ class Ball(StrEnum):
 
 def cue_ball_of(player: int) -> Ball:
     """The white a player strikes: player 1 plays W1, player 2 plays W2."""
-    return Ball.W1 if player == 1 else Ball.W2
+    return Ball.W1 if _player(player) == 1 else Ball.W2
 
 
 def opponent(player: int) -> int:
-    return 2 if player == 1 else 1
+    return 2 if _player(player) == 1 else 1
+
+
+def _player(player: object) -> int:
+    """``player`` itself when it is 1 or 2. Anything else (a game state passed by mistake, a
+    player 3) is a programming error: named here rather than read as player 2."""
+    if isinstance(player, bool) or player not in (1, 2):
+        raise TypeError(f"expected a player, 1 or 2, got {player!r}")
+    return int(player)
 
 
 # §6.3: when several balls are respotted at once, the yellow first, then R1, then R2.
