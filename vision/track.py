@@ -55,6 +55,7 @@ PICK_UP_SCORE = 0.6  # least ball-likeness of a ball that appears (respotted, pl
 PICK_UP_FRAMES = 5  # ... seen in place in this many frames
 PICK_UP_WINDOW = 2  # ... of the last PICK_UP_WINDOW times as many
 CLEAN_SCORE = 0.7  # a detection this ball-like shows the whole ball
+PIECE_OFF_DIAMETERS = 0.5  # a piece of a split blob: its centre this far off the ball's, at most
 START_GATE_DIAMETERS = 2.0  # a ball is named from the start state only this near its place
 PIECES_DIAMETERS = 0.95  # same-colour detections nearer than this are pieces of one ball
 STREAK_STEP_DIAMETERS = 1.6  # pieces of a faint streak in a row, this near each other: one ball
@@ -712,6 +713,12 @@ class Tracker:
         return math.hypot(dx, dy) <= HARDEST_SHOT_DIAMETERS * self.d * (
             frame - s.last_seen) and _within_30((dx, dy), s.sent[1:])
 
+    def _alone(self, s: BallState) -> bool:
+        """No other ball on the table (seen or hidden) within two diameters of ``s``."""
+        return all(o is s or o.status not in ("table", "hidden")
+                   or math.hypot(o.x - s.x, o.y - s.y) >= 2 * self.d
+                   for o in self.states.values())
+
     def _hitter(self, s: BallState, active: list[BallState], frame: int) -> BallState | None:
         """For a ball at rest: the moving ball arriving at it now (within reach of a contact
         in this frame, with the same allowance for a speed not yet known as its gate: a ball
@@ -910,13 +917,18 @@ class Tracker:
         outgoing velocity replaces the ball's own before the correction."""
         gap = max(1, frame - s.last_seen)
         resting = self._resting(s)
+        off = math.hypot(det.x_mm - s.x, det.y_mm - s.y)
         if prior is None and not jump and resting and (
-                doubtful or det.score < CLEAN_SCORE) and math.hypot(
-                det.x_mm - s.x, det.y_mm - s.y) < REST_JITTER_DIAMETERS * self.d and not (
+                ((doubtful or det.score < CLEAN_SCORE) and off < REST_JITTER_DIAMETERS * self.d)
+                or (det.piece and off < PIECE_OFF_DIAMETERS * self.d and self._alone(s))) and not (
                 self._creeping(s, det, frame)):
             # A ball at rest seen only in part (under the cue, the cue's shadow across it) is
             # where it was: following the part would make it jitter, and a jitter looks like a
-            # strike. A ball that really starts to move soon shows clean or goes further.
+            # strike. A ball that really starts to move soon shows clean or goes further. A
+            # piece of a blob split in two (a ball by a cushion's shadow, now joined to it,
+            # now not) may lie further off its centre, clean as it looks; unless another ball
+            # is near, whose picture joined to this one's is the other piece (a touching ball
+            # that rolls off, a hitter: carom_1_s269, carom_3_s257 lost a contact).
             s.visible = True
             s.last_seen = frame
             s.held = (frame, det.x_mm, det.y_mm)
@@ -924,8 +936,7 @@ class Tracker:
             return
         s.held = None
         # (a ball hidden where it lay, under a hand or the cue, was at rest there too)
-        if (resting or s.status == "hidden") and math.hypot(det.x_mm - s.x, det.y_mm - s.y) >= (
-                REST_JITTER_DIAMETERS * self.d):
+        if (resting or s.status == "hidden") and off >= REST_JITTER_DIAMETERS * self.d:
             s.left_rest = frame
             s.rest_place = (s.x, s.y)
         if prior is not None:  # the velocity out of the collision, corrected toward the sighting
@@ -1050,17 +1061,28 @@ class Tracker:
             ids = [b for b in BALLS if CLASS_OF[b] == cls and b in self.states
                    and self.states[b].status in ("hidden", "lost")
                    and not (unstruck and b != self.cue_ball)]
+            if not ids and self.start_positions is None:
+                # never seen yet (no game state says where it is): a ball the first frames
+                # missed under the cue's tip or a hand, found once it rolls
+                ids = [b for b in BALLS if CLASS_OF[b] == cls and b not in self.states]
+                never = True
+            else:
+                never = False
             if not ids or det.piece:
                 continue
             row = self._rolling_row(det, [ds for _, ds in reversed(steps)])
             if row is None:
                 continue
-            ids = [b for b in ids if not self._following_through(self.states[b], row, frame)]
+            ids = [b for b in ids if never
+                   or not self._following_through(self.states[b], row, frame)]
             if not ids:
                 continue
             start = row[-1]
-            s = min((self.states[b] for b in ids),
-                    key=lambda q: math.hypot(q.x - start.x_mm, q.y - start.y_mm))
+            if never:
+                s = self.states[ids[0]] = BallState(ids[0], det.x_mm, det.y_mm, last_seen=frame)
+            else:
+                s = min((self.states[b] for b in ids),
+                        key=lambda q: math.hypot(q.x - start.x_mm, q.y - start.y_mm))
             s.x, s.y = det.x_mm, det.y_mm
             s.vx, s.vy = (det.x_mm - row[1].x_mm) / on, (det.y_mm - row[1].y_mm) / on
             s.status, s.visible, s.last_seen, s.sent = "table", True, frame, None
