@@ -957,3 +957,31 @@ def test_touching_balls_turning_about_their_contact_are_followed():
         last = now
     assert held == 0
     assert max(errors) < 1.0
+
+
+def _under_a_light_turning_warmer(det: BallDetector, frames: int = 240) -> list[int]:
+    """How many balls ``det`` finds in each frame of a cloth whose light turns much warmer over
+    ``frames`` frames (blue down by half, red up by a fifth: a lamp's colour drifting, far faster
+    than a club's light does), a white and a red on it."""
+    cal, base = det.calibration, cloth().astype(np.float32)
+    rng = np.random.default_rng(5)
+    noise = [rng.normal(0, 2, base.shape).astype(np.float32) for _ in range(3)]
+    end = np.array([0.5, 0.75, 1.2], np.float32)
+    counts = []
+    for k in range(frames):
+        gain = 1 + (end - 1) * min(1.0, k / (0.8 * frames))
+        img = np.clip(base * gain + noise[k % 3], 0, 255).astype(np.uint8)
+        draw_ball(img, cal, (900.0, 700.0), "white")
+        draw_ball(img, cal, (2500.0, 1100.0), "red")
+        if det.cloth is None:
+            det.learn_cloth(img)
+        counts.append(len(det.detect(img)))
+    return counts
+
+
+def test_the_cloth_model_follows_the_light_as_it_changes():
+    # Chromaticity alone does not follow a change of the light's colour: a detector that never
+    # updates its cloth sees the whole cloth come up as balls
+    assert max(_under_a_light_turning_warmer(BallDetector(calibration(),
+                                                          cloth_update_every=0))) > 20
+    assert set(_under_a_light_turning_warmer(BallDetector(calibration()))) == {2}
