@@ -12,7 +12,9 @@ referee/pipeline.py chains them, with no start state and no cue ball named). Pri
 frames, the balls of each colour the tracker reports visible per frame (median, min, max) and the
 raw detections per frame, the share of frames in which each identity is visible, the shots found
 and the pots (ball, pocket, time, frame); with the hand labels, the hand check's counts and a line
-for each hand-placed ball no id of its colour found (with the detections near it).
+for each hand-placed ball no id of its colour found (with the detections near it): those of
+benchmarks/realdata_handlabels.json (40 frames chosen for their hard moments, and the 8 pots) and,
+apart, those of benchmarks/realdata_randomlabels.json (30 frames drawn at random).
 
 There are no labels for this footage: these numbers say what the tracker *reports*, not whether
 it is right. ``--frames DIR`` writes overlay pictures for checking by eye (every ``--every``
@@ -123,6 +125,9 @@ def table_spec(ball_mm: float | None) -> Any:
 
 
 HANDLABELS = ROOT / "benchmarks" / "realdata_handlabels.json"
+# a second sample: frames drawn at random over all the footage (the first was chosen to hold the
+# hard moments: strikes, blurs, hands over the table), so the share of frames is estimated too
+RANDOMLABELS = ROOT / "benchmarks" / "realdata_randomlabels.json"
 
 
 def score_frames(labels: dict[str, list[dict[str, Any]]], match_px: float, calibration: Any,
@@ -202,7 +207,8 @@ def score_pots(truth: list[dict[str, Any]], reported: list[tuple[str, Any, float
 
 def run_clip(path: Path, frames_dir: Path | None, every: int, at: set[int],
              ball_mm: float | str | None = None,
-             hand: dict[str, Any] | None = None) -> dict[str, Any]:
+             hand: dict[str, Any] | None = None,
+             random_hand: dict[str, Any] | None = None) -> dict[str, Any]:
     from calibration import detect_table_in_video
     from calibration.video import sample_frames
     from vision.ballsize import calibrate_for_the_balls
@@ -280,6 +286,16 @@ def run_clip(path: Path, frames_dir: Path | None, every: int, at: set[int],
         print("  hand check: " + ", ".join(f"{k} {v}" for k, v in sorted(scores.items())))
         for line in misses if hand is not None and path.stem in hand["frames"] else []:
             print(f"    {line}")
+    random_scores: Counter[str] = Counter()
+    if random_hand is not None and path.stem in random_hand["frames"]:
+        random_misses: list[str] = []
+        random_scores = score_frames(random_hand["frames"][path.stem],
+                                     float(random_hand["match_px"]), calibration,
+                                     {r.frame: r for r in results}, random_misses)
+        print("  hand check, random frames: "
+              + ", ".join(f"{k} {v}" for k, v in sorted(random_scores.items())))
+        for line in random_misses:
+            print(f"    {line}")
 
     if frames_dir is not None:
         wanted = set(range(0, n, every)) | at if every > 0 else set(at)
@@ -289,7 +305,7 @@ def run_clip(path: Path, frames_dir: Path | None, every: int, at: set[int],
                                {f for f in wanted if 0 <= f < n}, frames_dir)
         print(f"  {saved} overlay pictures in {frames_dir}")
     return {"frames": n, "visible": visible_frames, "shots": len(shots), "pots": pots,
-            "seconds": t3 - t0, "scores": scores}
+            "seconds": t3 - t0, "scores": scores, "random_scores": random_scores}
 
 
 def main() -> int:
@@ -318,11 +334,13 @@ def main() -> int:
     if isinstance(ball_mm, str) and ball_mm != "auto":
         ball_mm = float(ball_mm)
     hand = json.loads(HANDLABELS.read_text()) if HANDLABELS.is_file() else None
+    random_hand = json.loads(RANDOMLABELS.read_text()) if RANDOMLABELS.is_file() else None
     print(f"real club footage: {len(paths)} clips from {CLIPS}; ball {args.ball_mm}")
     summary = []
     for path in paths:
         summary.append((path.stem, run_clip(path, args.frames, args.every,
-                                            at.get(path.stem, set()), ball_mm, hand)))
+                                            at.get(path.stem, set()), ball_mm, hand,
+                                            random_hand)))
     print("\nsummary")
     print(f"{'clip':36} {'frames':>6} {'shots':>5} {'pots':>4} {'s':>5}  visible share per id")
     total = 0.0
@@ -338,6 +356,10 @@ def main() -> int:
     if scores:
         print("hand check (benchmarks/realdata_handlabels.json): "
               + ", ".join(f"{k} {v}" for k, v in sorted(scores.items())))
+    random_scores: Counter[str] = sum((s["random_scores"] for _, s in summary), Counter())
+    if random_scores:
+        print("hand check, random frames (benchmarks/realdata_randomlabels.json): "
+              + ", ".join(f"{k} {v}" for k, v in sorted(random_scores.items())))
     return 0
 
 

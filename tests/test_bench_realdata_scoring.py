@@ -46,3 +46,36 @@ def test_a_ball_with_no_id_of_its_colour_is_missed_and_said_with_the_detections_
     assert n["detections found"] == 1 and n["detections missed"] == 1
     assert misses == ["frame 0: the red at (300, 100) px has no id; detections near: "
                       "red 0.61 at 20 px"]
+
+
+def test_the_random_sample_is_the_seeded_draw_over_all_the_footage():
+    # the second hand check's frames are what its file says they are: the seeded draw, uniform
+    # over every frame of the clips in name order (not frames picked by looking at them)
+    import json
+
+    import cv2
+    import pytest
+
+    clips_dir = ROOT.parent / "shared" / "realdata" / "club-overhead"
+    if not clips_dir.is_dir():
+        pytest.skip("no real footage")
+    labels = json.loads((ROOT / "benchmarks" / "realdata_randomlabels.json").read_text())
+    counts = []
+    for clip in sorted(clips_dir.glob("*.mp4")):
+        cap = cv2.VideoCapture(str(clip))
+        n = 0
+        while cap.grab():
+            n += 1
+        cap.release()
+        counts.append((clip.stem, n))
+    total = sum(n for _, n in counts)
+    assert str(total) in labels["about"]
+    drawn = set()
+    for k in np.random.default_rng(20261202).choice(total, size=30, replace=False):
+        for name, n in counts:
+            if k < n:
+                drawn.add((name, int(k)))
+                break
+            k -= n
+    listed = {(clip, int(f)) for clip, frames in labels["frames"].items() for f in frames}
+    assert listed == drawn
