@@ -1074,7 +1074,9 @@ class Tracker:
             if not ids or det.piece:
                 continue
             row = self._rolling_row(det, [ds for _, ds in reversed(steps)])
-            if row is None:
+            if row is None or (never and not all(o.colour_sure for o in row)):
+                # (a ball never seen is named only from sightings sure of their colour: a
+                # white's warm blur reads as a red mixed with the cloth, video_9)
                 continue
             ids = [b for b in ids if never
                    or not self._following_through(self.states[b], row, frame)]

@@ -1322,3 +1322,16 @@ def test_a_ball_beside_a_faint_glint_of_its_colour_is_not_put_at_their_middle():
     for r in out:
         x, y, visible = r.balls["R1"]
         assert visible and math.dist((x, y), (2000.0, 1200.0)) < 1.0, r.frame
+
+
+def test_without_the_game_state_a_blur_unsure_of_its_colour_names_no_ball_never_seen():
+    # video_9 of the club footage: the white struck hard blurs into a warm streak, read as a red
+    # mixed with the cloth (not sure of its colour); it named a red no frame had shown
+    w2 = (2800.0, 1400.0)
+    still = [det(*w2, "white"), det(2000.0, 1200.0, "red")]
+    tracker = Tracker(TABLE)
+    frames = [still] * 12
+    rolling = [(1500.0 + 100.0 * k, 700.0 + 40.0 * k) for k in range(5)]
+    frames += [[*still, det(x, y, "red", score=0.75, colour_sure=False)] for x, y in rolling]
+    out = feed(tracker, frames) + tracker.flush()
+    assert all(not (r.balls.get("R2") or (0, 0, False))[2] for r in out)
