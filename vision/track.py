@@ -58,6 +58,7 @@ CLEAN_SCORE = 0.7  # a detection this ball-like shows the whole ball
 PIECE_OFF_DIAMETERS = 0.5  # a piece of a split blob: its centre this far off the ball's, at most
 START_GATE_DIAMETERS = 2.0  # a ball is named from the start state only this near its place
 PIECES_DIAMETERS = 0.95  # same-colour detections nearer than this are pieces of one ball
+GLINT_SHARE = 0.6  # ... unless one looks whole and the other is less than this share as ball-like
 STREAK_STEP_DIAMETERS = 1.6  # pieces of a faint streak in a row, this near each other: one ball
 REST_SPEED_DIAMETERS = 0.05  # slower than this per frame, a ball is at rest
 COAST_FRAMES = 2  # a rolling ball unseen this many frames is looked for along its way
@@ -1335,7 +1336,7 @@ def _a_ball_and_a_glint(best: Detection, faint: Detection) -> bool:
     a ball away, was put at their middle, 14 px off). Not for blurred streaks, whose pieces
     each look like part of a ball."""
     return (not best.streak_mm and not faint.streak_mm and best.score >= INIT_SCORE
-            and faint.score < 0.6 * best.score)
+            and faint.score < GLINT_SHARE * best.score)
 
 
 def _each_at_one_of(a: Detection, b: Detection, places: Sequence[Sequence[float]],
