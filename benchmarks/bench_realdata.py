@@ -181,6 +181,23 @@ def score_frames(labels: dict[str, list[dict[str, Any]]], match_px: float, calib
     return n
 
 
+def _scored(hand: dict[str, Any] | None, clip: str, calibration: Any,
+            by_frame: dict[int, Any], misses: list[str]) -> Counter[str]:
+    """``score_frames`` of the hand-labelled frames of ``clip`` in ``hand`` (a labels file's
+    contents), or nothing when it has none."""
+    if hand is None or clip not in hand["frames"]:
+        return Counter()
+    return score_frames(hand["frames"][clip], float(hand["match_px"]), calibration, by_frame,
+                        misses)
+
+
+def _print_check(title: str, scores: Counter[str], misses: list[str]) -> None:
+    if scores:
+        print(f"  {title}: " + ", ".join(f"{k} {v}" for k, v in sorted(scores.items())))
+        for line in misses:
+            print(f"    {line}")
+
+
 def score_pots(truth: list[dict[str, Any]], reported: list[tuple[str, Any, float, int]],
                calibration: Any) -> Counter[str]:
     """Reported ball losses of one clip against its real pots: right (a red id in a pocket of
@@ -282,34 +299,22 @@ def run_clip(path: Path, frames_dir: Path | None, every: int, at: set[int],
                       f"(frame {round(t * fps)})")
     if not shots:
         print("  no shots found")
-    scores: Counter[str] = Counter()
-    if hand is not None and path.stem in hand["frames"]:
-        misses: list[str] = []
-        scores += score_frames(hand["frames"][path.stem], float(hand["match_px"]), calibration,
-                               {r.frame: r for r in results}, misses)
+    by_frame = {r.frame: r for r in results}
+    misses: list[str] = []
+    scores = _scored(hand, path.stem, calibration, by_frame, misses)
     if hand is not None:
         scores += score_pots([p for p in hand["pots"] if p["clip"] == path.stem], pots,
                              calibration)
-    if scores:
-        print("  hand check: " + ", ".join(f"{k} {v}" for k, v in sorted(scores.items())))
-        for line in misses if hand is not None and path.stem in hand["frames"] else []:
-            print(f"    {line}")
-    random_scores: Counter[str] = Counter()
-    if random_hand is not None and path.stem in random_hand["frames"]:
-        random_misses: list[str] = []
-        random_scores = score_frames(random_hand["frames"][path.stem],
-                                     float(random_hand["match_px"]), calibration,
-                                     {r.frame: r for r in results}, random_misses)
-        print("  hand check, random frames: "
-              + ", ".join(f"{k} {v}" for k, v in sorted(random_scores.items())))
-        for line in random_misses:
-            print(f"    {line}")
+    _print_check("hand check", scores, misses)
+    random_misses: list[str] = []
+    random_scores = _scored(random_hand, path.stem, calibration, by_frame, random_misses)
+    _print_check("hand check, random frames", random_scores, random_misses)
 
     if frames_dir is not None:
         wanted = set(range(0, n, every)) | at if every > 0 else set(at)
         for _, _, _, f in pots:  # the frames around each reported pot
             wanted |= {f - 6, f - 3, f, f + 3, f + 6}
-        saved = _save_overlays(path, calibration, {r.frame: r for r in results},
+        saved = _save_overlays(path, calibration, by_frame,
                                {f for f in wanted if 0 <= f < n}, frames_dir)
         print(f"  {saved} overlay pictures in {frames_dir}")
     return {"frames": n, "visible": visible_frames, "shots": len(shots), "pots": pots,

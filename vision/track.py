@@ -56,6 +56,7 @@ PICK_UP_FRAMES = 5  # ... seen in place in this many frames
 PICK_UP_WINDOW = 2  # ... of the last PICK_UP_WINDOW times as many
 CLEAN_SCORE = 0.7  # a detection this ball-like shows the whole ball
 PIECE_OFF_DIAMETERS = 0.5  # a piece of a split blob: its centre this far off the ball's, at most
+ALONE_DIAMETERS = 2.0  # ... when no other ball is this near (else it may be that ball's piece)
 START_GATE_DIAMETERS = 2.0  # a ball is named from the start state only this near its place
 PIECES_DIAMETERS = 0.95  # same-colour detections nearer than this are pieces of one ball
 GLINT_SHARE = 0.6  # ... unless one looks whole and the other is less than this share as ball-like
@@ -715,9 +716,9 @@ class Tracker:
             frame - s.last_seen) and _within_30((dx, dy), s.sent[1:])
 
     def _alone(self, s: BallState) -> bool:
-        """No other ball on the table (seen or hidden) within two diameters of ``s``."""
+        """No other ball on the table (seen or hidden) within ALONE_DIAMETERS of ``s``."""
         return all(o is s or o.status not in ("table", "hidden")
-                   or math.hypot(o.x - s.x, o.y - s.y) >= 2 * self.d
+                   or math.hypot(o.x - s.x, o.y - s.y) >= ALONE_DIAMETERS * self.d
                    for o in self.states.values())
 
     def _hitter(self, s: BallState, active: list[BallState], frame: int) -> BallState | None:
