@@ -198,6 +198,46 @@ def _print_check(title: str, scores: Counter[str], misses: list[str]) -> None:
             print(f"    {line}")
 
 
+EVERYFRAME = ROOT / "benchmarks" / "realdata_everyframe.json"
+VERDICTS = ("found", "missed", "covered", "gone")
+
+
+def everyframe_totals(doc: dict[str, Any]) -> dict[str, Counter[str]]:
+    """The verdicts of ``realdata_everyframe.json`` counted per clip (frames of each ball
+    judged found, missed, covered, gone). Each ball's runs must cover its clip's frames, in
+    order, once each: a ValueError says where they do not."""
+    totals: dict[str, Counter[str]] = {}
+    for clip, balls in doc["clips"].items():
+        n = doc["frames"][clip]
+        counts: Counter[str] = Counter()
+        for colour, runs in balls.items():
+            at = 0
+            for run in runs:
+                if run["from"] != at or run["to"] < run["from"] or run["verdict"] not in VERDICTS:
+                    raise ValueError(f"{clip} {colour}: expected a run from frame {at} with a "
+                                     f"verdict of {', '.join(VERDICTS)}, got {run}")
+                counts[run["verdict"]] += run["to"] - run["from"] + 1
+                at = run["to"] + 1
+            if at != n:
+                raise ValueError(f"{clip} {colour}: the runs end at frame {at - 1}, the clip "
+                                 f"has {n} frames")
+        totals[clip] = counts
+    return totals
+
+
+def _print_everyframe(doc: dict[str, Any]) -> None:
+    totals = everyframe_totals(doc)
+    all_: Counter[str] = sum(totals.values(), Counter())
+    seen = all_["found"] + all_["missed"]
+    print(f"every frame, judged by eye on the ids of {doc['code']} (not re-scored; "
+          f"benchmarks/realdata_everyframe.json): {all_['found']} of {seen} ball-frames in view "
+          f"found ({100 * all_['found'] / max(seen, 1):.1f} %), {all_['missed']} missed, "
+          f"{all_['covered']} covered, {all_['gone']} in a pocket or gone")
+    for clip, c in totals.items():
+        if c["missed"]:
+            print(f"  {clip}: {c['missed']} missed of {c['found'] + c['missed']}")
+
+
 def score_pots(truth: list[dict[str, Any]], reported: list[tuple[str, Any, float, int]],
                calibration: Any) -> Counter[str]:
     """Reported ball losses of one clip against its real pots: right (a red id in a pocket of
@@ -376,6 +416,8 @@ def main() -> int:
     if random_scores:
         print("hand check, random frames (benchmarks/realdata_randomlabels.json): "
               + ", ".join(f"{k} {v}" for k, v in sorted(random_scores.items())))
+    if EVERYFRAME.is_file() and not args.clips:
+        _print_everyframe(json.loads(EVERYFRAME.read_text()))
     return 0
 
 

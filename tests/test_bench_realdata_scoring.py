@@ -79,3 +79,51 @@ def test_the_random_sample_is_the_seeded_draw_over_all_the_footage():
             k -= n
     listed = {(clip, int(f)) for clip, frames in labels["frames"].items() for f in frames}
     assert listed == drawn
+
+
+def _everyframe():
+    import json
+
+    return json.loads((ROOT / "benchmarks" / "realdata_everyframe.json").read_text())
+
+
+def test_the_every_frame_check_judges_each_ball_in_each_frame_of_its_clip_once():
+    bench, doc = _bench(), _everyframe()
+    totals = bench.everyframe_totals(doc)
+    assert set(totals) == set(doc["frames"])
+    for clip, counts in totals.items():
+        assert sum(counts.values()) == doc["frames"][clip] * len(doc["clips"][clip])
+        assert set(counts) <= set(bench.VERDICTS)
+
+
+def test_every_frame_runs_with_a_gap_or_an_overlap_or_a_short_end_are_refused():
+    import copy
+
+    import pytest
+
+    bench = _bench()
+    doc = {"frames": {"c": 10}, "clips": {"c": {"white": [
+        {"from": 0, "to": 4, "verdict": "found"}, {"from": 5, "to": 9, "verdict": "missed"}]}}}
+    assert bench.everyframe_totals(doc)["c"] == {"found": 5, "missed": 5}
+    for run, change in ((1, {"from": 6}), (1, {"from": 4}), (1, {"to": 8}),
+                        (0, {"verdict": "seen"})):
+        bad = copy.deepcopy(doc)
+        bad["clips"]["c"]["white"][run].update(change)
+        with pytest.raises(ValueError, match="c white"):
+            bench.everyframe_totals(bad)
+
+
+def test_the_every_frame_check_has_each_clips_frame_count():
+    import cv2
+    import pytest
+
+    bench, doc = _bench(), _everyframe()
+    if not bench.CLIPS.is_dir():
+        pytest.skip("the real footage (../shared/realdata) is not here")
+    for clip, n in doc["frames"].items():
+        cap = cv2.VideoCapture(str(bench.CLIPS / f"{clip}.mp4"))
+        count = 0
+        while cap.grab():
+            count += 1
+        cap.release()
+        assert count == n, clip
