@@ -1,20 +1,25 @@
 """The tracker and the shot facts on the real club footage (a measurement, not a test).
 
     python benchmarks/bench_realdata.py [--clips NAME ...] [--frames DIR] [--every N]
-                                        [--at CLIP:F,F,...] [--ball-mm MM]
+                                        [--at CLIP:F,F,...] [--ball-mm MM] [--game-state]
 
 Reads ../shared/realdata/club-overhead (beside the project; skipped with a message when it is
 absent). For each clip: calibrate as ``kaisa calibrate`` does (the median of 9 frames; the
 default table spec, russian-12ft, stands in for the unknown pool table, as in
 tests/calibration/test_calibration_realdata.py), track every frame with
 ``vision.track.track_video`` and find the shots with ``vision.shotfacts.shots_from_tracks`` (as
-referee/pipeline.py chains them, with no start state and no cue ball named). Prints per clip: the
+referee/pipeline.py chains them, with no start state and no cue ball named; with
+``--game-state``, from the state a match would give at each clip's start,
+benchmarks/realdata_startstate.json: the white named W1 and the cue ball, the red R1, where they
+rest, and no other ball on the table). Prints per clip: the
 frames, the balls of each colour the tracker reports visible per frame (median, min, max) and the
 raw detections per frame, the share of frames in which each identity is visible, the shots found
 and the pots (ball, pocket, time, frame); with the hand labels, the hand check's counts and a line
 for each hand-placed ball no id of its colour found (with the detections near it): those of
 benchmarks/realdata_handlabels.json (40 frames chosen for their hard moments, and the 8 pots) and,
-apart, those of benchmarks/realdata_randomlabels.json (30 frames drawn at random).
+apart, those of benchmarks/realdata_randomlabels.json (30 frames drawn at random); and the
+totals of the every-frame check by eye, benchmarks/realdata_everyframe.json (of one version's
+ids, not re-scored).
 
 There are no labels for this footage: these numbers say what the tracker *reports*, not whether
 it is right. ``--frames DIR`` writes overlay pictures for checking by eye (every ``--every``
@@ -199,6 +204,7 @@ def _print_check(title: str, scores: Counter[str], misses: list[str]) -> None:
 
 
 EVERYFRAME = ROOT / "benchmarks" / "realdata_everyframe.json"
+STARTSTATE = ROOT / "benchmarks" / "realdata_startstate.json"
 VERDICTS = ("found", "missed", "covered", "gone")
 
 
@@ -269,7 +275,10 @@ def score_pots(truth: list[dict[str, Any]], reported: list[tuple[str, Any, float
 def run_clip(path: Path, frames_dir: Path | None, every: int, at: set[int],
              ball_mm: float | str | None = None,
              hand: dict[str, Any] | None = None,
-             random_hand: dict[str, Any] | None = None) -> dict[str, Any]:
+             random_hand: dict[str, Any] | None = None,
+             state: dict[str, Any] | None = None) -> dict[str, Any]:
+    import numpy as np
+
     from calibration import detect_table_in_video
     from calibration.video import sample_frames
     from vision.ballsize import calibrate_for_the_balls
@@ -288,7 +297,15 @@ def run_clip(path: Path, frames_dir: Path | None, every: int, at: set[int],
         calibration = detect_table_in_video(path, table, sample=sample).calibration
     t1 = time.perf_counter()
     fps = video_fps(path)
-    results = list(track_video(path, calibration, table))
+    start, cue_ball = None, None
+    if state is not None and path.stem in state["clips"]:
+        # (image pixels of frame 0 to table mm, as the referee's game state has them)
+        places = state["clips"][path.stem]
+        xy = calibration.image_to_table(np.array(list(places.values()), np.float64))
+        start = {b: (float(x), float(y)) for b, (x, y) in zip(places, xy, strict=True)}
+        cue_ball = state["cue_ball"]
+    results = list(track_video(path, calibration, table, cue_ball=cue_ball,
+                               start_positions=start))
     t2 = time.perf_counter()
     rows = [(r.frame, b, x, y, v) for r in results for b, (x, y, v) in r.balls.items()]
     shots = shots_from_tracks(table, tracks_from_rows(rows, fps), fps)
@@ -370,6 +387,10 @@ def main() -> int:
     parser.add_argument("--every", type=int, default=15, help="overlay every N frames (0: none)")
     parser.add_argument("--at", action="append", default=[], metavar="CLIP:F,F,...",
                         help="also overlay these frames of this clip")
+    parser.add_argument("--game-state", action="store_true",
+                        help="track as a referee in a match does, from the game state at each "
+                             "clip's start (benchmarks/realdata_startstate.json: where the "
+                             "white, the cue ball, and the red rest); default: no game state")
     parser.add_argument("--ball-mm", default="auto",
                         help="a ball this big (mm in the russian-12ft frame) instead of the "
                              "preset's 68; 'auto' (default): as the balls measure in each clip "
@@ -389,12 +410,14 @@ def main() -> int:
         ball_mm = float(ball_mm)
     hand = json.loads(HANDLABELS.read_text()) if HANDLABELS.is_file() else None
     random_hand = json.loads(RANDOMLABELS.read_text()) if RANDOMLABELS.is_file() else None
-    print(f"real club footage: {len(paths)} clips from {CLIPS}; ball {args.ball_mm}")
+    state = json.loads(STARTSTATE.read_text()) if args.game_state else None
+    print(f"real club footage: {len(paths)} clips from {CLIPS}; ball {args.ball_mm}; "
+          + ("from the game state at each clip's start" if state else "no game state"))
     summary = []
     for path in paths:
         summary.append((path.stem, run_clip(path, args.frames, args.every,
                                             at.get(path.stem, set()), ball_mm, hand,
-                                            random_hand)))
+                                            random_hand, state)))
     print("\nsummary")
     print(f"{'clip':36} {'frames':>6} {'shots':>5} {'pots':>4} {'s':>5}  visible share per id")
     total = 0.0
