@@ -88,6 +88,12 @@ WHITES_APART_DIAMETERS = 2.0  # whites kept further apart than this cannot have 
 # a re-encoded synthetic clip changes by 5-13 grey levels at most, a frame in which a ball or
 # the cue moves by 35-190; the club clips' repeats by a tenth of their other frames' mean change
 REPEAT_CHANGE_RATIO = 4.0
+# a ball seen for this long only in sightings less ball-like than INIT_SCORE, and now more than a
+# diameter from where it last looked like one (or from where it was named), is no ball: it walked
+# onto a piece of the cue, a hand, a light projected on the cloth. It is lost, free to be found
+# again. (A ball at rest half hidden under the cue or an arm is seen as faint for longer, but
+# in its place.)
+FAINT_S = 0.5
 
 
 @dataclass
@@ -113,6 +119,8 @@ class BallState:
     held: tuple[int, float, float] | None = None  # (frame, x, y): a sighting kept as jitter
     # hidden while rolling (lost from view, not covered where it lay): where it stops is unknown
     hidden_rolling: bool = False
+    faint_looks: int = 0  # sightings in a row, up to the last, less ball-like than INIT_SCORE
+    clean_place: tuple[float, float] | None = None  # where it was last seen at least that
 
 
 @dataclass
@@ -201,6 +209,7 @@ class Tracker:
         self.fps = fps
         self.hide_frames = max(1, round(hide_s * fps))
         self.jaws_frames = max(1, round(JAWS_S * fps))
+        self.faint_frames = max(1, round(FAINT_S * fps))
         self.init_frames = init_frames
         self.d = table.ball_diameter_mm
         self.states: dict[str, BallState] = {}
@@ -488,6 +497,9 @@ class Tracker:
                         self._observe(left[i], dets[free[k]], frame, jump=True)
                         used.add(free[k])
         for s in active:
+            if s.last_seen == frame and self._walked_off_faint(s):
+                s.status, s.visible, s.faint_looks = "lost", False, 0
+                continue
             if s.last_seen == frame or s.status == "pocketed":
                 continue
             s.visible = False
@@ -715,6 +727,13 @@ class Tracker:
         return math.hypot(dx, dy) <= HARDEST_SHOT_DIAMETERS * self.d * (
             frame - s.last_seen) and _within_30((dx, dy), s.sent[1:])
 
+    def _walked_off_faint(self, s: BallState) -> bool:
+        """Seen for FAINT_S only in sightings less ball-like than INIT_SCORE, and now more than
+        a diameter from where it last looked like a ball (or was named): see FAINT_S."""
+        place = s.clean_place or s.first_place
+        return s.faint_looks >= self.faint_frames and (
+            place is None or math.hypot(s.x - place[0], s.y - place[1]) > self.d)
+
     def _alone(self, s: BallState) -> bool:
         """No other ball on the table (seen or hidden) within ALONE_DIAMETERS of ``s``."""
         return all(o is s or o.status not in ("table", "hidden")
@@ -923,6 +942,10 @@ class Tracker:
         gap = max(1, frame - s.last_seen)
         resting = self._resting(s)
         off = math.hypot(det.x_mm - s.x, det.y_mm - s.y)
+        if det.score < INIT_SCORE:
+            s.faint_looks += 1
+        else:
+            s.faint_looks, s.clean_place = 0, (det.x_mm, det.y_mm)
         if prior is None and not jump and resting and (
                 ((doubtful or det.score < CLEAN_SCORE) and off < REST_JITTER_DIAMETERS * self.d)
                 or (det.piece and off < PIECE_OFF_DIAMETERS * self.d and self._alone(s))) and not (
@@ -1093,6 +1116,7 @@ class Tracker:
             s.x, s.y = det.x_mm, det.y_mm
             s.vx, s.vy = (det.x_mm - row[1].x_mm) / on, (det.y_mm - row[1].y_mm) / on
             s.status, s.visible, s.last_seen, s.sent = "table", True, frame, None
+            s.faint_looks, s.clean_place = 0, (det.x_mm, det.y_mm)  # (named here: see FAINT_S)
             left.remove(det)
         return left
 
@@ -1187,7 +1211,8 @@ class Tracker:
             if det.colour == "white" and len(ids) == 2:
                 ball = "W2" if self._is_pair(det) else "W1"
                 self.whites_known = False  # both whites were off the table: the dots name it
-            self.states[ball] = BallState(ball, det.x_mm, det.y_mm, last_seen=frame)
+            self.states[ball] = BallState(ball, det.x_mm, det.y_mm, last_seen=frame,
+                                          clean_place=(det.x_mm, det.y_mm))
 
     def _back_from(self, ball: str) -> int:
         """The last frame before which ``ball`` cannot be seen put back on the table: when it
