@@ -216,9 +216,9 @@ def everyframe_totals(doc: dict[str, Any]) -> dict[str, Counter[str]]:
     for clip, balls in doc["clips"].items():
         n = doc["frames"][clip]
         counts: Counter[str] = Counter()
-        for colour, runs in balls.items():
+        for colour, ball in balls.items():
             at = 0
-            for run in runs:
+            for run in ball["runs"]:
                 if run["from"] != at or run["to"] < run["from"] or run["verdict"] not in VERDICTS:
                     raise ValueError(f"{clip} {colour}: expected a run from frame {at} with a "
                                      f"verdict of {', '.join(VERDICTS)}, got {run}")
@@ -231,17 +231,80 @@ def everyframe_totals(doc: dict[str, Any]) -> dict[str, Counter[str]]:
     return totals
 
 
-def _print_everyframe(doc: dict[str, Any]) -> None:
+SAME_PLACE_PX = 5.0  # an id this near the place judged on the ball is found again
+
+
+def everyframe_rescore(ball: dict[str, Any], ids_px: dict[int, list[tuple[float, float]]]
+                       ) -> tuple[Counter[str], list[int]]:
+    """One ball of ``realdata_everyframe.json`` against a run's visible ids of its colour
+    (``ids_px``: frame -> image pixels): found again (an id within SAME_PLACE_PX of the place
+    judged on it), lost (a found frame with no such id), still missed (a missed frame whose ids
+    are all at the places judged not on it), and the frames to look at again (a found frame
+    whose id moved, a missed frame with an id somewhere new)."""
+    counts: Counter[str] = Counter()
+    look: list[int] = []
+    found, wrong = ball["found_px"], ball["wrong_ids_px"]
+    for run in ball["runs"]:
+        for f in range(run["from"], run["to"] + 1):
+            here = ids_px.get(f, [])
+            if run["verdict"] == "found":
+                place = found[str(f)]
+                if any(math.dist(p, place) <= SAME_PLACE_PX for p in here):
+                    counts["found"] += 1
+                elif here:
+                    look.append(f)
+                else:
+                    counts["lost"] += 1
+            elif run["verdict"] == "missed":
+                if all(any(math.dist(p, q) <= SAME_PLACE_PX for q in wrong.get(str(f), []))
+                       for p in here):
+                    counts["missed"] += 1
+                else:
+                    look.append(f)
+    return counts, look
+
+
+def _print_everyframe(doc: dict[str, Any], runs: dict[str, dict[str, Any]] | None) -> None:
+    """The every-frame check's totals; and with ``runs`` (clip -> its frames' visible ids of
+    each colour, image pixels), this run re-scored against it."""
     totals = everyframe_totals(doc)
     all_: Counter[str] = sum(totals.values(), Counter())
     seen = all_["found"] + all_["missed"]
-    print(f"every frame, judged by eye on the ids of {doc['code']} (not re-scored; "
-          f"benchmarks/realdata_everyframe.json): {all_['found']} of {seen} ball-frames in view "
+    print(f"every frame, judged by eye on the ids of {doc['code']} "
+          f"(benchmarks/realdata_everyframe.json): {all_['found']} of {seen} ball-frames in view "
           f"found ({100 * all_['found'] / max(seen, 1):.1f} %), {all_['missed']} missed, "
           f"{all_['covered']} covered, {all_['gone']} in a pocket or gone")
     for clip, c in totals.items():
         if c["missed"]:
             print(f"  {clip}: {c['missed']} missed of {c['found'] + c['missed']}")
+    if not runs:
+        return
+    now: Counter[str] = Counter()
+    looks = []
+    for clip, balls in doc["clips"].items():
+        if clip not in runs:
+            continue
+        for colour, ball in balls.items():
+            counts, look = everyframe_rescore(ball, runs[clip][colour])
+            now += counts
+            if look:
+                looks.append(f"{clip} {colour}: frames {_ranges(look)}")
+    print(f"this run against it: {now['found']} found again, {now['lost']} lost, "
+          f"{now['missed']} still missed, {sum(len(x) for x in looks)} to look at again"
+          + ("" if looks else " (none)"))
+    for line in looks:
+        print(f"  {line}")
+
+
+def _ranges(frames: list[int]) -> str:
+    """1, 2, 3, 7 -> '1-3, 7'."""
+    out: list[str] = []
+    for f in frames:
+        if out and f == int(out[-1].split("-")[-1]) + 1:
+            out[-1] = f"{out[-1].split('-')[0]}-{f}"
+        else:
+            out.append(str(f))
+    return ", ".join(out)
 
 
 def score_pots(truth: list[dict[str, Any]], reported: list[tuple[str, Any, float, int]],
@@ -357,6 +420,13 @@ def run_clip(path: Path, frames_dir: Path | None, every: int, at: set[int],
     if not shots:
         print("  no shots found")
     by_frame = {r.frame: r for r in results}
+    ids_px: dict[str, dict[int, list[tuple[float, float]]]] = {"white": {}, "red": {}}
+    for r in results:
+        shown = [(b, x, y) for b, (x, y, v) in r.balls.items() if v and COLOUR_OF[b] in ids_px]
+        if shown:
+            pts = calibration.table_to_image(np.array([(x, y) for _, x, y in shown]))
+            for (b, _, _), (px, py) in zip(shown, pts, strict=True):
+                ids_px[COLOUR_OF[b]].setdefault(r.frame, []).append((float(px), float(py)))
     misses: list[str] = []
     scores = _scored(hand, path.stem, calibration, by_frame, misses)
     if hand is not None:
@@ -376,7 +446,7 @@ def run_clip(path: Path, frames_dir: Path | None, every: int, at: set[int],
         print(f"  {saved} overlay pictures in {frames_dir}")
     return {"frames": n, "visible": visible_frames, "shots": len(shots), "pots": pots,
             "seconds": t3 - t0, "scores": scores, "random_scores": random_scores,
-            "surplus": surplus}
+            "surplus": surplus, "ids_px": ids_px}
 
 
 def main() -> int:
@@ -440,7 +510,10 @@ def main() -> int:
         print("hand check, random frames (benchmarks/realdata_randomlabels.json): "
               + ", ".join(f"{k} {v}" for k, v in sorted(random_scores.items())))
     if EVERYFRAME.is_file() and not args.clips:
-        _print_everyframe(json.loads(EVERYFRAME.read_text()))
+        # (re-scored only as the check was made: with no game state, the ball size measured)
+        same_setup = not args.game_state and args.ball_mm == "auto"
+        _print_everyframe(json.loads(EVERYFRAME.read_text()),
+                          {name: s["ids_px"] for name, s in summary} if same_setup else None)
     return 0
 
 

@@ -94,6 +94,10 @@ def test_the_every_frame_check_judges_each_ball_in_each_frame_of_its_clip_once()
     for clip, counts in totals.items():
         assert sum(counts.values()) == doc["frames"][clip] * len(doc["clips"][clip])
         assert set(counts) <= set(bench.VERDICTS)
+        for ball in doc["clips"][clip].values():  # a place for each found frame
+            assert sorted(map(int, ball["found_px"])) == [
+                f for run in ball["runs"] if run["verdict"] == "found"
+                for f in range(run["from"], run["to"] + 1)]
 
 
 def test_every_frame_runs_with_a_gap_or_an_overlap_or_a_short_end_are_refused():
@@ -102,13 +106,13 @@ def test_every_frame_runs_with_a_gap_or_an_overlap_or_a_short_end_are_refused():
     import pytest
 
     bench = _bench()
-    doc = {"frames": {"c": 10}, "clips": {"c": {"white": [
-        {"from": 0, "to": 4, "verdict": "found"}, {"from": 5, "to": 9, "verdict": "missed"}]}}}
+    doc = {"frames": {"c": 10}, "clips": {"c": {"white": {"runs": [
+        {"from": 0, "to": 4, "verdict": "found"}, {"from": 5, "to": 9, "verdict": "missed"}]}}}}
     assert bench.everyframe_totals(doc)["c"] == {"found": 5, "missed": 5}
     for run, change in ((1, {"from": 6}), (1, {"from": 4}), (1, {"to": 8}),
                         (0, {"verdict": "seen"})):
         bad = copy.deepcopy(doc)
-        bad["clips"]["c"]["white"][run].update(change)
+        bad["clips"]["c"]["white"]["runs"][run].update(change)
         with pytest.raises(ValueError, match="c white"):
             bench.everyframe_totals(bad)
 
@@ -127,3 +131,25 @@ def test_the_every_frame_check_has_each_clips_frame_count():
             count += 1
         cap.release()
         assert count == n, clip
+
+
+def test_a_run_is_re_scored_against_the_places_judged_by_eye():
+    """Found again: an id within 5 px of the place judged on the ball; lost: no id at all;
+    still missed: only ids where ids were judged not on it; looked at again: the rest."""
+    bench = _bench()
+    ball = {"runs": [{"from": 0, "to": 2, "verdict": "found"},
+                     {"from": 3, "to": 5, "verdict": "missed"},
+                     {"from": 6, "to": 6, "verdict": "gone"}],
+            "found_px": {"0": [100.0, 100.0], "1": [110.0, 100.0], "2": [120.0, 100.0]},
+            "wrong_ids_px": {"4": [[300.0, 300.0]], "5": [[300.0, 300.0]]}}
+    ids = {0: [(103.0, 104.0)],          # 5 px off: found again
+           1: [(120.0, 100.0)],          # moved 10 px: look again
+           # 2: no id: lost
+           # 3: no id, missed before: still missed
+           4: [(301.0, 300.0)],          # the same wrong id: still missed
+           5: [(300.0, 300.0), (200.0, 200.0)],  # an id somewhere new: look again
+           6: [(50.0, 50.0)]}            # gone: not counted
+    counts, look = bench.everyframe_rescore(ball, ids)
+    assert counts == {"found": 1, "lost": 1, "missed": 2}
+    assert look == [1, 5]
+    assert bench._ranges([1, 2, 3, 7, 9, 10]) == "1-3, 7, 9-10"
