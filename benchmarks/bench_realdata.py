@@ -235,14 +235,15 @@ SAME_PLACE_PX = 5.0  # an id this near the place judged on the ball is found aga
 
 
 def everyframe_rescore(ball: dict[str, Any], ids_px: dict[int, list[tuple[float, float]]]
-                       ) -> tuple[Counter[str], list[int]]:
+                       ) -> tuple[Counter[str], list[int], list[int]]:
     """One ball of ``realdata_everyframe.json`` against a run's visible ids of its colour
     (``ids_px``: frame -> image pixels): found again (an id within SAME_PLACE_PX of the place
-    judged on it), lost (a found frame with no such id), still missed (a missed frame whose ids
-    are all at the places judged not on it), and the frames to look at again (a found frame
-    whose id moved, a missed frame with an id somewhere new)."""
+    judged on it), lost (a found frame with no id of its colour at all), still missed (a missed
+    frame whose ids are all at the places judged not on it); with the frames to look at again
+    (a found frame whose id moved, a missed frame with an id somewhere new) and those lost."""
     counts: Counter[str] = Counter()
     look: list[int] = []
+    lost: list[int] = []
     found, wrong = ball["found_px"], ball["wrong_ids_px"]
     for run in ball["runs"]:
         for f in range(run["from"], run["to"] + 1):
@@ -255,13 +256,14 @@ def everyframe_rescore(ball: dict[str, Any], ids_px: dict[int, list[tuple[float,
                     look.append(f)
                 else:
                     counts["lost"] += 1
+                    lost.append(f)
             elif run["verdict"] == "missed":
                 if all(any(math.dist(p, q) <= SAME_PLACE_PX for q in wrong.get(str(f), []))
                        for p in here):
                     counts["missed"] += 1
                 else:
                     look.append(f)
-    return counts, look
+    return counts, look, lost
 
 
 def _print_everyframe(doc: dict[str, Any], runs: dict[str, dict[str, Any]] | None) -> None:
@@ -280,19 +282,22 @@ def _print_everyframe(doc: dict[str, Any], runs: dict[str, dict[str, Any]] | Non
     if not runs:
         return
     now: Counter[str] = Counter()
-    looks = []
+    lines: list[str] = []
+    to_look = 0
     for clip, balls in doc["clips"].items():
         if clip not in runs:
             continue
         for colour, ball in balls.items():
-            counts, look = everyframe_rescore(ball, runs[clip][colour])
+            counts, look, lost = everyframe_rescore(ball, runs[clip][colour])
             now += counts
+            to_look += len(look)
             if look:
-                looks.append(f"{clip} {colour}: frames {_ranges(look)}")
+                lines.append(f"{clip} {colour}: to look at, frames {_ranges(look)}")
+            if lost:
+                lines.append(f"{clip} {colour}: lost, frames {_ranges(lost)}")
     print(f"this run against it: {now['found']} found again, {now['lost']} lost, "
-          f"{now['missed']} still missed, {sum(len(x) for x in looks)} to look at again"
-          + ("" if looks else " (none)"))
-    for line in looks:
+          f"{now['missed']} still missed, {to_look} to look at again")
+    for line in lines:
         print(f"  {line}")
 
 

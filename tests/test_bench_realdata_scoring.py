@@ -149,7 +149,7 @@ def test_a_run_is_re_scored_against_the_places_judged_by_eye():
            4: [(301.0, 300.0)],          # the same wrong id: still missed
            5: [(300.0, 300.0), (200.0, 200.0)],  # an id somewhere new: look again
            6: [(50.0, 50.0)]}            # gone: not counted
-    counts, look = bench.everyframe_rescore(ball, ids)
+    counts, look, lost = bench.everyframe_rescore(ball, ids)
     assert counts == {"found": 1, "lost": 1, "missed": 2}
-    assert look == [1, 5]
+    assert look == [1, 5] and lost == [2]
     assert bench._ranges([1, 2, 3, 7, 9, 10]) == "1-3, 7, 9-10"
