@@ -515,10 +515,9 @@ def main() -> int:
         print("hand check, random frames (benchmarks/realdata_randomlabels.json): "
               + ", ".join(f"{k} {v}" for k, v in sorted(random_scores.items())))
     if EVERYFRAME.is_file() and not args.clips:
-        # (re-scored only as the check was made: with no game state, the ball size measured)
-        same_setup = not args.game_state and args.ball_mm == "auto"
+        # (in image pixels: whatever the ball size and the game state, the same places)
         _print_everyframe(json.loads(EVERYFRAME.read_text()),
-                          {name: s["ids_px"] for name, s in summary} if same_setup else None)
+                          {name: s["ids_px"] for name, s in summary})
     return 0
 
 
