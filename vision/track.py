@@ -1116,7 +1116,7 @@ class Tracker:
             s.x, s.y = det.x_mm, det.y_mm
             s.vx, s.vy = (det.x_mm - row[1].x_mm) / on, (det.y_mm - row[1].y_mm) / on
             s.status, s.visible, s.last_seen, s.sent = "table", True, frame, None
-            s.faint_looks, s.clean_place = 0, (det.x_mm, det.y_mm)  # (named here: see FAINT_S)
+            s.faint_looks, s.clean_place = 0, (det.x_mm, det.y_mm)  # (found here: FAINT_S)
             left.remove(det)
         return left
 
