@@ -18,8 +18,9 @@ and the pots (ball, pocket, time, frame); with the hand labels, the hand check's
 for each hand-placed ball no id of its colour found (with the detections near it): those of
 benchmarks/realdata_handlabels.json (40 frames chosen for their hard moments, and the 8 pots) and,
 apart, those of benchmarks/realdata_randomlabels.json (30 frames drawn at random); and the
-totals of the every-frame check by eye, benchmarks/realdata_everyframe.json (of one version's
-ids, not re-scored).
+every-frame check by eye, benchmarks/realdata_everyframe.json: its totals, and this run
+re-scored against the places it judged (found again, lost, still missed, and the frames whose
+ids moved, listed to be looked at again).
 
 There are no labels for this footage: these numbers say what the tracker *reports*, not whether
 it is right. ``--frames DIR`` writes overlay pictures for checking by eye (every ``--every``
