@@ -94,6 +94,7 @@ REPEAT_CHANGE_RATIO = 4.0
 # again. (A ball at rest half hidden under the cue or an arm is seen as faint for longer, but
 # in its place.)
 FAINT_S = 0.5
+SCORE_COST_DIAMETERS = 1.0  # a sighting not at all ball-like costs this much more than a ball
 
 
 @dataclass
@@ -426,8 +427,11 @@ class Tracker:
                         # from where it was seen last: bank_red_corner_s251, W1 rolling 470 mm
                         # a frame, unseen a frame, took the bridge hand 18 diameters away)
                         continue
-                    # the less ball-like (a piece, a pocket's glint), the dearer
-                    c = dist + 0.5 * self.d * (1.0 - min(det.score, 1.0))
+                    # the less ball-like (a piece, a pocket's glint, the cue's tip), the dearer:
+                    # a ball's diameter for a sighting not at all like one (half of that let
+                    # a struck white take the cue's tip, 0.33 and 13 px from where it lay, over
+                    # itself rolling off, 0.52 and 17 px: null_grad_stoss_1_0130_0135)
+                    c = dist + SCORE_COST_DIAMETERS * self.d * (1.0 - min(det.score, 1.0))
                     if det.colour != CLASS_OF[s.ball]:
                         # (nor does a ball at rest, or hidden under the cue, leave its place
                         # for a piece of the cue: see _faint_other)

@@ -1369,3 +1369,18 @@ def test_a_ball_at_rest_seen_only_faintly_in_its_place_is_kept():
     frames += [[det(place[0], place[1] + 20.0, "white", score=0.42), red]] * 60
     out = feed(tracker, frames)
     assert all(r.balls["W2"][2] for r in out)
+
+
+def test_a_struck_ball_unseen_a_moment_takes_itself_rolling_off_not_the_cues_tip():
+    """The white at rest is struck and unseen for two frames; then the cue's tip (a faint white
+    piece, 0.33) lies nearer its place than the ball rolling off (0.52): the ball is the more
+    ball-like one (null_grad_stoss_1_0130_0135, frame 18)."""
+    place = (1500.0, 700.0)
+    layout = {"W1": place, "R1": (2500.0, 300.0)}
+    tracker = Tracker(TABLE, start_positions=layout)
+    red = det(2500, 300, "red")
+    frames = [[det(*place, "white"), red]] * 12 + [[red]] * 2
+    tip, ball = (place[0] + 0.45 * D, place[1]), (place[0] - 0.6 * D, place[1])
+    frames.append([det(*tip, "white", score=0.33), det(*ball, "white", score=0.52), red])
+    out = feed(tracker, frames)
+    assert math.dist(out[-1].balls["W1"][:2], ball) < 1.0
