@@ -507,14 +507,12 @@ def main() -> int:
           f"{sum(len(s['pots']) for _, s in summary)} pots reported, {total:.0f} s; visible ids "
           f"beyond the footage's balls (at least one phantom each): "
           f"{sum(s['surplus'] for _, s in summary)} id-frames")
-    scores: Counter[str] = sum((s["scores"] for _, s in summary), Counter())
-    if scores:
-        print("hand check (benchmarks/realdata_handlabels.json): "
-              + ", ".join(f"{k} {v}" for k, v in sorted(scores.items())))
-    random_scores: Counter[str] = sum((s["random_scores"] for _, s in summary), Counter())
-    if random_scores:
-        print("hand check, random frames (benchmarks/realdata_randomlabels.json): "
-              + ", ".join(f"{k} {v}" for k, v in sorted(random_scores.items())))
+    for key, title in (("scores", f"hand check ({HANDLABELS.relative_to(ROOT)})"),
+                       ("random_scores", f"hand check, random frames "
+                                         f"({RANDOMLABELS.relative_to(ROOT)})")):
+        scores: Counter[str] = sum((s[key] for _, s in summary), Counter())
+        if scores:
+            print(f"{title}: " + ", ".join(f"{k} {v}" for k, v in sorted(scores.items())))
     if EVERYFRAME.is_file() and not args.clips:
         # (in image pixels: whatever the ball size and the game state, the same places)
         _print_everyframe(json.loads(EVERYFRAME.read_text()),
