@@ -95,6 +95,14 @@ REPEAT_CHANGE_RATIO = 4.0
 # in its place.)
 FAINT_S = 0.5
 SCORE_COST_DIAMETERS = 1.0  # a sighting not at all ball-like costs this much more than a ball
+# a faint thing (less ball-like than INIT_SCORE) left unclaimed in one place in this many frames
+# (counted in cells FIXTURE_CELL_DIAMETERS wide, the last of them within hide_s) is a fixture of
+# the picture: a mark or a light on the cloth, the cue's tip held at address. A faint sighting
+# there, off a ball's own place, is that thing and not the ball come to it (video_12_0130_0140:
+# the white, blurred out of sight after a contact, gave its id to a pale mark that had lain
+# unclaimed two diameters away for the whole second before, and its id stayed there)
+FIXTURE_LOOKS = 8
+FIXTURE_CELL_DIAMETERS = 0.25
 
 
 @dataclass
@@ -122,6 +130,8 @@ class BallState:
     hidden_rolling: bool = False
     faint_looks: int = 0  # sightings in a row, up to the last, less ball-like than INIT_SCORE
     clean_place: tuple[float, float] | None = None  # where it was last seen at least that
+    # what no ball took near it when it was last seen (a thing beside it then is not it)
+    beside: tuple[Detection, ...] = field(default=(), repr=False)
 
 
 @dataclass
@@ -219,6 +229,9 @@ class Tracker:
         self._candidates: dict[str, list[tuple[int, float, float]]] = {}
         self._left_over: list[Detection] = []  # what no ball took in the last frame
         self._unclaimed: list[Detection] = []  # ... but the pieces (a ball's other half?)
+        # faint things no ball took, by cell: [frames seen, the last of them] (see FIXTURE_LOOKS;
+        # as many cells at most as the table has)
+        self._fixtures: dict[tuple[int, int], list[int]] = {}
         # what no ball took in each of the last frames, for a moving ball found again
         self._free_history: deque[tuple[int, list[Detection]]] = deque(maxlen=MOVING_CHAIN - 1)
         # frames since the last one stepped: 1, or 2 after a repeated picture left out (see
@@ -422,7 +435,8 @@ class Tracker:
                             dist, prior[i, j] = d_after, p
                     if (dist > gate and (i, j) not in prior) or self._against_hit(
                             s, hitter, det) or ((s.visible or self._far_from_last(s, det))
-                                                and self._was_something_else(s, det)):
+                                                and self._was_something_else(s, det)
+                                                ) or self._a_known_thing(s, det, frame, dist):
                         # (of a ball unseen, its own detection may have been left, but not far
                         # from where it was seen last: bank_red_corner_s251, W1 rolling 470 mm
                         # a frame, unseen a frame, took the bridge hand 18 diameters away)
@@ -483,7 +497,8 @@ class Tracker:
                         # not a thing that lay there already (near an unseen ball, that thing
                         # may have been the ball itself)
                         near = self._stop_reach(s)
-                        if self._was_something_else(s, det) and (s.visible or dist > near):
+                        if (self._was_something_else(s, det) and (s.visible or dist > near)) or (
+                                self._a_known_thing(s, det, frame)):
                             continue
                         # a faint thing of another colour (a piece of the cue over a ball
                         # hidden under it) is the ball only if it lies the way it was sent
@@ -529,6 +544,15 @@ class Tracker:
         # what no ball took (and of that, all but the pieces, which may be a ball's other half)
         self._left_over = [d for j, d in enumerate(dets) if j not in used]
         self._unclaimed = [d for d in self._left_over if not d.piece]
+        for s in active:
+            if s.last_seen == frame:
+                s.beside = tuple(u for u in self._left_over if math.hypot(
+                    u.x_mm - s.x, u.y_mm - s.y) < ALONE_DIAMETERS * self.d)
+        for u in self._left_over:
+            if u.score < INIT_SCORE:
+                seen = self._fixtures.setdefault(self._cell(u), [0, frame])
+                seen[0] += seen[1] != frame or seen[0] == 0
+                seen[1] = frame
         self._watch_whites()
         self._check_whites()
         if self.unresolved:
@@ -636,6 +660,50 @@ class Tracker:
             return False
         return any(math.hypot(det.x_mm - u.x_mm, det.y_mm - u.y_mm) < 0.5 * self.d
                    for u in self._left_over)
+
+    def _a_known_thing(self, s: BallState, det: Detection, frame: int,
+                       off: float | None = None) -> bool:
+        """A faint sighting off where the ball is expected (``off`` mm from there; by default
+        from its place, or where its motion takes it) that is a thing known not to be a ball:
+        one seen beside it (:meth:`_was_beside_it`) or a fixture (see FIXTURE_LOOKS). Expected
+        at rest: within PIECE_OFF_DIAMETERS (its own pieces); rolling, within a diameter (a
+        ball rolling over a mark on the cloth is seen as faint as the mark:
+        video_1_0233_0240)."""
+        if det.score >= INIT_SCORE:
+            return False
+        lying = self._resting(s) or (s.status == "hidden" and not s.hidden_rolling)
+        if off is None:
+            px, py = (self._predicted(s, max(1, frame - s.last_seen))[:2]
+                      if s.status == "table" else (s.x, s.y))
+            off = math.hypot(det.x_mm - px, det.y_mm - py)
+        if off <= (PIECE_OFF_DIAMETERS if lying else 1.0) * self.d:
+            return False
+        return (lying and self._was_beside_it(s, det)) or self._at_a_fixture(det, frame)
+
+    def _cell(self, det: Detection) -> tuple[int, int]:
+        size = FIXTURE_CELL_DIAMETERS * self.d
+        return round(det.x_mm / size), round(det.y_mm / size)
+
+    def _at_a_fixture(self, det: Detection, frame: int) -> bool:
+        """Faint things were left unclaimed in this cell and those around it in FIXTURE_LOOKS
+        frames, the last of them within hide_s."""
+        cx, cy = self._cell(det)
+        looks = 0
+        for key in ((cx + i, cy + j) for i in (-1, 0, 1) for j in (-1, 0, 1)):
+            seen = self._fixtures.get(key)
+            if seen is not None and frame - seen[1] <= self.hide_frames:
+                looks += seen[0]
+        return looks >= FIXTURE_LOOKS
+
+    def _was_beside_it(self, s: BallState, det: Detection) -> bool:
+        """The detection lies where something lay beside the ball when it was last seen: for
+        a faint sighting of a ball that lay still, off its place (see :meth:`_a_known_thing`),
+        that thing, the cue's tip at address, not the ball (video_1_0233_0240: the cue ball,
+        struck and blurred out of sight, gave its id to the tip a diameter behind it, which
+        then went away with the cue). Unlike :meth:`_was_something_else` this holds however
+        near: the thing was seen beside the ball, not in its place."""
+        return any(math.hypot(det.x_mm - u.x_mm, det.y_mm - u.y_mm) < 0.5 * self.d
+                   for u in s.beside)
 
     def _cue_behind(self, s: BallState) -> tuple[float, float] | None:
         """For a ball at rest: something no ball (the cue, its tip) within CUE_DIAMETERS of it
