@@ -436,7 +436,7 @@ class Tracker:
                     if (dist > gate and (i, j) not in prior) or self._against_hit(
                             s, hitter, det) or ((s.visible or self._far_from_last(s, det))
                                                 and self._was_something_else(s, det)
-                                                ) or self._a_known_thing(s, det, frame, dist):
+                                                ) or self._ruled_out(s, det, dets, frame, dist):
                         # (of a ball unseen, its own detection may have been left, but not far
                         # from where it was seen last: bank_red_corner_s251, W1 rolling 470 mm
                         # a frame, unseen a frame, took the bridge hand 18 diameters away)
@@ -498,7 +498,7 @@ class Tracker:
                         # may have been the ball itself)
                         near = self._stop_reach(s)
                         if (self._was_something_else(s, det) and (s.visible or dist > near)) or (
-                                self._a_known_thing(s, det, frame)):
+                                self._ruled_out(s, det, free_dets, frame)):
                             continue
                         # a faint thing of another colour (a piece of the cue over a ball
                         # hidden under it) is the ball only if it lies the way it was sent
@@ -661,6 +661,15 @@ class Tracker:
         return any(math.hypot(det.x_mm - u.x_mm, det.y_mm - u.y_mm) < 0.5 * self.d
                    for u in self._left_over)
 
+    def _ruled_out(self, s: BallState, det: Detection, dets: list[Detection], frame: int,
+                   off: float | None = None) -> bool:
+        """Not this ball, whatever the cost: a faint thing known not to be a ball, off where the
+        ball is expected (``off`` mm from there, see :meth:`_a_known_thing`); for a ball struck
+        while unseen, a thing on the cue's side of its place, or a faint one while a ball-like
+        one of its colour lies the way it went (``dets``: the detections it may take)."""
+        return (self._a_known_thing(s, det, frame, off) or self._against_sent(s, det, frame)
+                or self._sent_past(s, det, dets, frame))
+
     def _a_known_thing(self, s: BallState, det: Detection, frame: int,
                        off: float | None = None) -> bool:
         """A faint sighting off where the ball is expected (``off`` mm from there; by default
@@ -798,6 +807,28 @@ class Tracker:
         dx, dy = det.x_mm - s.x, det.y_mm - s.y
         return math.hypot(dx, dy) <= HARDEST_SHOT_DIAMETERS * self.d * (
             frame - s.last_seen) and _within_30((dx, dy), s.sent[1:])
+
+    def _against_sent(self, s: BallState, det: Detection, frame: int) -> bool:
+        """The detection lies off the ball's place (beyond its own pieces) on the side opposite
+        to where it was sent from its rest while unseen (see :meth:`_sent_toward`): the cue
+        that struck it, not the ball (simulation_vs_reality_1_0008_0011: the struck cue ball,
+        blurred out of sight, gave its id to the cue's tip over its place, then walked off on
+        faint things)."""
+        if s.sent is None or frame - s.sent[0] > SENT_FRAMES:
+            return False
+        dx, dy = det.x_mm - s.x, det.y_mm - s.y
+        return (math.hypot(dx, dy) > PIECE_OFF_DIAMETERS * self.d
+                and dx * s.sent[1] + dy * s.sent[2] < 0)
+
+    def _sent_past(self, s: BallState, det: Detection, dets: list[Detection],
+                   frame: int) -> bool:
+        """A faint detection, while one that looks like a ball (at least INIT_SCORE) of this
+        ball's colour lies the way it was sent (see :meth:`_sent_toward`): the ball is that one,
+        struck past the faint thing, a piece of the cue following through
+        (simulation_vs_reality_1_0008_0011)."""
+        return (det.score < INIT_SCORE and s.sent is not None and any(
+            o.colour == CLASS_OF[s.ball] and o.score >= INIT_SCORE
+            and self._sent_toward(s, o, frame) for o in dets))
 
     def _walked_off_faint(self, s: BallState) -> bool:
         """Seen for FAINT_S only in sightings less ball-like than INIT_SCORE, and now more than

@@ -1369,3 +1369,15 @@ def test_a_ball_crept_into_and_moved_a_few_mm_was_hit(shift: tuple[float, float]
     found = first_events(rows, 3)
     assert found[0] == ("strike", "W1")
     assert (("contact", ["W1", "W2"]) in found) == nudged
+
+
+def test_a_ball_come_to_rest_in_a_middle_pockets_hole_then_gone_after_the_shot_dropped():
+    """As R1 on the club footage (simulation_vs_reality_1_0008_0011, its track): sent into the
+    right middle pocket, it is seen at rest in the hole, 6 mm short of the mouth line (its
+    picture cut by the cloth's edge), for four frames while the cue ball stops, and is gone
+    for good just after the shot is over: it dropped, in this shot."""
+    w1 = [(f, "W1", 1784.0, 600.0 - 40.0 * min(max(f - 27, 0), 6), True) for f in range(10, 85)]
+    r1 = [(f, "R1", 1784.0, 258.0, True) for f in range(10, 30)]
+    r1 += [(31, "R1", 1783.0, 111.0, True), (32, "R1", 1777.0, 12.0, True)]
+    r1 += [(f, "R1", 1777.0, 6.0, True) for f in range(34, 38)]
+    assert pot_frames(w1 + r1) == [("MR", 37)]

@@ -1448,3 +1448,34 @@ def test_a_ball_rolling_over_a_mark_on_the_cloth_is_seen_on_it():
     out = _rolling_by_a_mark(mark, [*path[:6], mark, *path[7:]])
     over = out[20 + 5].balls["W1"]
     assert over[2] and math.dist(over[:2], mark) < 1.0
+
+
+def _struck_unseen(after: list[list[Detection]]) -> list:
+    """The cue lies behind the resting W1 (a long blob 250 mm off); W1, struck away from it
+    too hard to be seen, is unseen for two frames; then the frames ``after``."""
+    tracker, still, frames = at_rest_first({"W1": (1500.0, 800.0)}, ("W1",))
+    cue = det(1250.0, 800.0, "red", score=0.3, streak_mm=190.0, colour_sure=False)
+    frames += [[*still, det(1500, 800, "white"), cue] for _ in range(2)]
+    frames += [[*still, cue] for _ in range(2)]
+    frames += [[*still, cue, *dets] for dets in after]
+    return feed(tracker, frames) + tracker.flush()
+
+
+def test_a_ball_struck_while_unseen_is_not_the_cue_s_tip_come_over_its_place_from_behind():
+    """Struck too hard to be seen, the cue ball is not the faint tip then seen over its place
+    on the cue's side (simulation_vs_reality_1_0008_0011: its id took the tip and walked off on
+    faint things while the ball lay clean further on)."""
+    tip = det(1500.0 - 0.6 * D, 800.0, "white", score=0.3)
+    out = _struck_unseen([[tip], [tip]])
+    assert all(not r.balls["W1"][2] for r in out[-2:])
+
+
+def test_a_ball_struck_while_unseen_is_the_ball_further_its_way_not_a_faint_thing_nearer():
+    """Struck too hard to be seen, then seen clean 3 diameters on the way it was sent while
+    a faint thing (the cue following through) lies just past its place: the ball is the clean
+    one (simulation_vs_reality_1_0008_0011, frame 31)."""
+    ball = (1500.0 + 3.0 * D, 800.0)
+    out = _struck_unseen([[det(1500.0 + 0.6 * D, 800.0, "white", score=0.3),
+                           det(*ball, "white", score=0.84)]])
+    x, y, visible = out[-1].balls["W1"]
+    assert visible and math.dist((x, y), ball) < 1.0
