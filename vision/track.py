@@ -94,6 +94,10 @@ REPEAT_CHANGE_RATIO = 4.0
 # again. (A ball at rest half hidden under the cue or an arm is seen as faint for longer, but
 # in its place.)
 FAINT_S = 0.5
+# a ball seen rolling this few frames ago and still now was stopped by a kiss, not found at rest:
+# a ball that then comes is no hitter of it (carom_3_s241: W1, its speed read as nothing after
+# a kiss off Y, had its own next picture barred as lying toward Y "hitting" it, and took W2's)
+KISS_STOP_FRAMES = 2
 SCORE_COST_DIAMETERS = 1.0  # a sighting not at all ball-like costs this much more than a ball
 # a faint thing (less ball-like than INIT_SCORE) left unclaimed in one place in this many frames
 # (counted in cells FIXTURE_CELL_DIAMETERS wide, the last of them within hide_s) is a fixture of
@@ -128,6 +132,7 @@ class BallState:
     held: tuple[int, float, float] | None = None  # (frame, x, y): a sighting kept as jitter
     # hidden while rolling (lost from view, not covered where it lay): where it stops is unknown
     hidden_rolling: bool = False
+    rolled: int = -1_000_000  # the last frame it was seen rolling
     faint_looks: int = 0  # sightings in a row, up to the last, less ball-like than INIT_SCORE
     clean_place: tuple[float, float] | None = None  # where it was last seen at least that
     # what no ball took near it when it was last seen (a thing beside it then is not it)
@@ -849,7 +854,7 @@ class Tracker:
         just hit is faster than its first two sightings say; combination_s257, R2 sent by W1
         at 115 mm a frame, read as 77, merged with R1 at rest, and R1 took the blob, and then
         R2's place), if any."""
-        if not self._resting(s):
+        if not self._resting(s) or frame - s.rolled <= KISS_STOP_FRAMES:
             return None
         best, best_d = None, math.inf
         for m in active:
@@ -1082,6 +1087,8 @@ class Tracker:
         else:
             s.vx = s.vy = 0.0
         s.x, s.y = det.x_mm, det.y_mm
+        if not self._still(s):
+            s.rolled = frame
         s.visible = True
         s.status = "table"
         s.last_seen = frame

@@ -1479,3 +1479,35 @@ def test_a_ball_struck_while_unseen_is_the_ball_further_its_way_not_a_faint_thin
                            det(*ball, "white", score=0.84)]])
     x, y, visible = out[-1].balls["W1"]
     assert visible and math.dist((x, y), ball) < 1.0
+
+
+def test_a_ball_stopped_dead_by_a_kiss_is_no_ball_at_rest_hit_by_the_ball_it_kissed():
+    """carom_3_s241's detections: W1 rolls up to Y and kisses it; its next picture puts it
+    almost where it was (its speed read as nothing), the one after (two faint pieces) a little
+    toward Y, which left. W1 is not a ball at rest that Y is hitting (whose picture toward the
+    hitter would be the hitter's): it takes that picture, and W2 resting beside keeps its own
+    (they swapped for the rest of the clip)."""
+    layout = {"W1": (3000.0, 1360.0), "W2": (3471.0, 1403.0), "R2": (3477.0, 1310.0),
+              "Y": (3411.0, 1259.0), "R1": (1000.0, 300.0)}
+    tracker = Tracker(TABLE, cue_ball="W1", start_positions=layout)
+    still = [det(*layout["W2"], "white", score=0.75), det(*layout["R2"], "red"),
+             det(*layout["R1"], "red")]
+    frames = [[*still, det(*layout["W1"], "white"), det(*layout["Y"], "yellow")]] * 12
+    w1: list[list[Detection]] = [
+        [det(3083.0, 1375.0, "white", score=0.72, streak_mm=117.0)],
+        [det(3141.0, 1387.0, "white", score=0.56)],
+        [det(3195.0, 1400.0, "white", score=0.55, piece=True)],
+        [det(3224.0, 1381.0, "white", score=0.7)],
+        [det(3284.0, 1352.0, "white", score=0.62), det(3255.0, 1365.0, "white", score=0.59)],
+        [det(3281.0, 1346.0, "white", score=0.72)], [det(3311.0, 1332.0, "white", score=0.75)],
+        [det(3344.0, 1318.0, "white", score=0.72)], [det(3373.0, 1314.0, "white", score=0.7)],
+        [det(3387.0, 1326.0, "white", score=0.73)],
+        [det(3404.0, 1318.0, "white", score=0.44), det(3408.0, 1351.0, "white", score=0.44)]]
+    y = [[det(*layout["Y"], "yellow")]] * 8 + [
+        [det(3422.0, 1242.0, "yellow", score=0.57), det(3405.0, 1271.0, "yellow", score=0.47)],
+        [det(3436.0, 1230.0, "yellow", score=0.88)], [det(3450.0, 1209.0, "yellow")]]
+    frames += [[*still, *a, *b] for a, b in zip(w1, y, strict=True)]
+    out = feed(tracker, frames) + tracker.flush()
+    last = out[-1].balls
+    assert math.dist(last["W1"][:2], (3406.0, 1334.5)) < 5.0
+    assert math.dist(last["W2"][:2], layout["W2"]) < 1.0
