@@ -766,7 +766,12 @@ class Tracker:
 
     def _away_from_the_cue(self, s: BallState, det: Detection) -> bool:
         """A ball at rest with the cue's tip behind it (see :meth:`_cue_behind`), and the
-        detection the other way from the ball (within 30 degrees): the ball, struck away."""
+        detection the other way from the ball (within 30 degrees): the ball, struck away. Not
+        a faint sharp thing (no streak, no piece of one): a ball struck hard enough to be found
+        that far is smeared or whole, and a faint spot the way the cue points is a mark on that
+        line (video_13_0030_0034: the projected aiming line's rings beyond the red)."""
+        if det.score < INIT_SCORE and not (det.streak_mm or det.piece):
+            return False
         cue = self._cue_behind(s)
         return cue is not None and _within_30(
             (det.x_mm - s.x, det.y_mm - s.y), (s.x - cue[0], s.y - cue[1]))

@@ -1511,3 +1511,17 @@ def test_a_ball_stopped_dead_by_a_kiss_is_no_ball_at_rest_hit_by_the_ball_it_kis
     last = out[-1].balls
     assert math.dist(last["W1"][:2], (3406.0, 1334.5)) < 5.0
     assert math.dist(last["W2"][:2], layout["W2"]) < 1.0
+
+
+def test_a_ball_unseen_under_the_cue_is_not_a_faint_spot_far_down_the_cues_line():
+    """The cue lies behind the resting W1; W1 is unseen a frame (the cue's tip over it) while a
+    faint sharp spot (0.39, no streak) shows five diameters away the way the cue points: a ring
+    of a projected aiming line, not W1 struck away (video_13_0030_0034, with the game state:
+    the cue ball's id jumped onto it during a practice stroke). W1 waits where it lay."""
+    tracker, still, frames = at_rest_first({"W1": (1500.0, 800.0)}, ("W1",))
+    cue = det(1250.0, 800.0, "red", score=0.3, streak_mm=190.0, colour_sure=False)
+    frames += [[*still, det(1500, 800, "white"), cue] for _ in range(2)]
+    frames += [[*still, cue, det(1500.0 + 5.0 * D, 800.0, "white", score=0.39)]]
+    out = feed(tracker, frames) + tracker.flush()
+    x, y, visible = out[-1].balls["W1"]
+    assert not visible and math.dist((x, y), (1500.0, 800.0)) < 1.0
