@@ -238,20 +238,27 @@ SAME_PLACE_PX = 5.0  # an id this near the place judged on the ball is found aga
 def everyframe_rescore(ball: dict[str, Any], ids_px: dict[int, list[tuple[float, float]]]
                        ) -> tuple[Counter[str], list[int], list[int]]:
     """One ball of ``realdata_everyframe.json`` against a run's visible ids of its colour
-    (``ids_px``: frame -> image pixels): found again (an id within SAME_PLACE_PX of the place
-    judged on it), lost (a found frame with no id of its colour at all), still missed (a missed
-    frame whose ids are all at the places judged not on it); with the frames to look at again
-    (a found frame whose id moved, a missed frame with an id somewhere new) and those lost."""
+    (``ids_px``: frame -> image pixels): found again (an id within SAME_PLACE_PX of a place
+    judged on it: the code of record's, or another run's in ``other_found_px``), found where
+    the code of record missed it ("gained": at such another place), lost (a found frame with
+    no id of its colour at all), still missed (a missed frame whose ids are all at the places
+    judged not on it); with the frames to look at again (a found frame whose id moved, a
+    missed frame with an id somewhere new) and those lost."""
     counts: Counter[str] = Counter()
     look: list[int] = []
     lost: list[int] = []
     found, wrong = ball["found_px"], ball["wrong_ids_px"]
+    other = ball.get("other_found_px", {})
+
+    def near(here: list[tuple[float, float]], places: list[list[float]]) -> bool:
+        return any(math.dist(p, q) <= SAME_PLACE_PX for p in here for q in places)
+
     for run in ball["runs"]:
         for f in range(run["from"], run["to"] + 1):
             here = ids_px.get(f, [])
+            on_it = [found[str(f)]] if str(f) in found else []
             if run["verdict"] == "found":
-                place = found[str(f)]
-                if any(math.dist(p, place) <= SAME_PLACE_PX for p in here):
+                if near(here, on_it + other.get(str(f), [])):
                     counts["found"] += 1
                 elif here:
                     look.append(f)
@@ -259,8 +266,9 @@ def everyframe_rescore(ball: dict[str, Any], ids_px: dict[int, list[tuple[float,
                     counts["lost"] += 1
                     lost.append(f)
             elif run["verdict"] == "missed":
-                if all(any(math.dist(p, q) <= SAME_PLACE_PX for q in wrong.get(str(f), []))
-                       for p in here):
+                if near(here, other.get(str(f), [])):
+                    counts["gained"] += 1
+                elif all(near([p], wrong.get(str(f), [])) for p in here):
                     counts["missed"] += 1
                 else:
                     look.append(f)
@@ -296,8 +304,11 @@ def _print_everyframe(doc: dict[str, Any], runs: dict[str, dict[str, Any]] | Non
                 lines.append(f"{clip} {colour}: to look at, frames {_ranges(look)}")
             if lost:
                 lines.append(f"{clip} {colour}: lost, frames {_ranges(lost)}")
-    print(f"this run against it: {now['found']} found again, {now['lost']} lost, "
-          f"{now['missed']} still missed, {to_look} to look at again")
+    print(f"this run against it: {now['found']} found again, {now['gained']} found where the "
+          f"code of record missed (at places judged on other runs), {now['lost']} lost, "
+          f"{now['missed']} still missed, {to_look} to look at again; found for sure "
+          f"{now['found'] + now['gained']} of {seen} "
+          f"({100 * (now['found'] + now['gained']) / max(seen, 1):.1f} %)")
     for line in lines:
         print(f"  {line}")
 

@@ -134,7 +134,7 @@ def test_the_every_frame_check_has_each_clips_frame_count():
 
 
 def test_a_run_is_re_scored_against_the_places_judged_by_eye():
-    """Found again: an id within 5 px of the place judged on the ball; lost: no id at all;
+    """Found again: an id within 5 px of a place judged on the ball; lost: no id at all;
     still missed: only ids where ids were judged not on it; looked at again: the rest."""
     bench = _bench()
     ball = {"runs": [{"from": 0, "to": 2, "verdict": "found"},
@@ -152,4 +152,10 @@ def test_a_run_is_re_scored_against_the_places_judged_by_eye():
     counts, look, lost = bench.everyframe_rescore(ball, ids)
     assert counts == {"found": 1, "lost": 1, "missed": 2}
     assert look == [1, 5] and lost == [2]
+    # places judged on the ball in other runs: frame 1's moved id is on it, and frame 5's new
+    # one is the ball the code of record missed
+    ball["other_found_px"] = {"1": [[121.0, 101.0]], "5": [[200.0, 202.0]]}
+    counts, look, lost = bench.everyframe_rescore(ball, ids)
+    assert counts == {"found": 2, "lost": 1, "missed": 2, "gained": 1}
+    assert look == [] and lost == [2]
     assert bench._ranges([1, 2, 3, 7, 9, 10]) == "1-3, 7, 9-10"
