@@ -260,9 +260,9 @@ def everyframe_rescore(ball: dict[str, Any], ids_px: dict[int, list[tuple[float,
             if run["verdict"] == "found":
                 if near(here, on_it + other.get(str(f), [])):
                     counts["found"] += 1
-                elif here:
+                elif here and not all(near([p], wrong.get(str(f), [])) for p in here):
                     look.append(f)
-                else:
+                else:  # no id, or only ids judged not on it
                     counts["lost"] += 1
                     lost.append(f)
             elif run["verdict"] == "missed":

@@ -155,6 +155,9 @@ def test_a_run_is_re_scored_against_the_places_judged_by_eye():
     # places judged on the ball in other runs: frame 1's moved id is on it, and frame 5's new
     # one is the ball the code of record missed
     ball["other_found_px"] = {"1": [[121.0, 101.0]], "5": [[200.0, 202.0]]}
+    # and an id judged not on the ball in a frame found before: lost
+    ball["wrong_ids_px"]["2"] = [[400.0, 400.0]]
+    ids[2] = [(401.0, 400.0)]
     counts, look, lost = bench.everyframe_rescore(ball, ids)
     assert counts == {"found": 2, "lost": 1, "missed": 2, "gained": 1}
     assert look == [] and lost == [2]

@@ -823,8 +823,10 @@ class Tracker:
         to where it was sent from its rest while unseen (see :meth:`_sent_toward`): the cue
         that struck it, not the ball (simulation_vs_reality_1_0008_0011: the struck cue ball,
         blurred out of sight, gave its id to the cue's tip over its place, then walked off on
-        faint things)."""
-        if s.sent is None or frame - s.sent[0] > SENT_FRAMES:
+        faint things). Only for a ball last seen looking like one: of one last seen as a faint
+        thing (a phantom on a shoulder, video_13_0030_0034 with no game state), where it was
+        sent is no knowledge."""
+        if s.sent is None or s.faint_looks or frame - s.sent[0] > SENT_FRAMES:
             return False
         dx, dy = det.x_mm - s.x, det.y_mm - s.y
         return (math.hypot(dx, dy) > PIECE_OFF_DIAMETERS * self.d
