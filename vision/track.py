@@ -100,8 +100,9 @@ FAINT_S = 0.5
 KISS_STOP_FRAMES = 2
 SCORE_COST_DIAMETERS = 1.0  # a sighting not at all ball-like costs this much more than a ball
 # a faint thing (less ball-like than INIT_SCORE) left unclaimed in one place in this many frames
-# (counted in cells FIXTURE_CELL_DIAMETERS wide, the last of them within hide_s) is a fixture of
-# the picture: a mark or a light on the cloth, the cue's tip held at address. A faint sighting
+# (counted in cells FIXTURE_CELL_DIAMETERS wide, none more than hide_s after the one before, the
+# last within hide_s: a hand or the cue passing now and then over a match is none) is a fixture
+# of the picture: a mark or a light on the cloth, the cue's tip held at address. A faint sighting
 # there, off a ball's own place, is that thing and not the ball come to it (video_12_0130_0140:
 # the white, blurred out of sight after a contact, gave its id to a pale mark that had lain
 # unclaimed two diameters away for the whole second before, and its id stayed there)
@@ -555,9 +556,12 @@ class Tracker:
                     u.x_mm - s.x, u.y_mm - s.y) < ALONE_DIAMETERS * self.d)
         for u in self._left_over:
             if u.score < INIT_SCORE:
-                seen = self._fixtures.setdefault(self._cell(u), [0, frame])
-                seen[0] += seen[1] != frame or seen[0] == 0
-                seen[1] = frame
+                cell = self._cell(u)
+                seen = self._fixtures.get(cell)
+                if seen is None or frame - seen[1] > self.hide_frames:
+                    self._fixtures[cell] = [1, frame]
+                elif seen[1] != frame:
+                    seen[0], seen[1] = seen[0] + 1, frame
         self._watch_whites()
         self._check_whites()
         if self.unresolved:
@@ -700,7 +704,8 @@ class Tracker:
 
     def _at_a_fixture(self, det: Detection, frame: int) -> bool:
         """Faint things were left unclaimed in this cell and those around it in FIXTURE_LOOKS
-        frames, the last of them within hide_s."""
+        frames, each within hide_s of the one before and the last within hide_s of ``frame``
+        (see FIXTURE_LOOKS)."""
         cx, cy = self._cell(det)
         looks = 0
         for key in ((cx + i, cy + j) for i in (-1, 0, 1) for j in (-1, 0, 1)):

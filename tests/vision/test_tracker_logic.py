@@ -1525,3 +1525,21 @@ def test_a_ball_unseen_under_the_cue_is_not_a_faint_spot_far_down_the_cues_line(
     out = feed(tracker, frames) + tracker.flush()
     x, y, visible = out[-1].balls["W1"]
     assert not visible and math.dist((x, y), (1500.0, 800.0)) < 1.0
+
+
+def test_a_faint_thing_left_in_place_is_a_fixture_but_one_passing_now_and_then_is_not():
+    """A faint mark seen unclaimed in eight frames running is a fixture of the picture; a
+    faint thing seen there once every three seconds (a hand passing over a match) is not,
+    however often, nor is the mark once it has been gone longer than hide_s."""
+    layout = {"W1": (1000.0, 700.0), "R1": (2500.0, 300.0)}
+    balls = [det(*layout["W1"], "white"), det(*layout["R1"], "red")]
+    mark = (2000.0, 1200.0)
+    spot = det(*mark, "white", score=0.4)
+    tracker = Tracker(TABLE, start_positions=layout)
+    feed(tracker, [balls] * 12 + [[*balls, spot]] * 8)
+    assert tracker._at_a_fixture(spot, 20)
+    assert not tracker._at_a_fixture(spot, 20 + tracker.hide_frames + 1)
+    passing = Tracker(TABLE, start_positions=layout)
+    frames = [[*balls, spot] if k % 90 == 45 else balls for k in range(90 * 10)]
+    feed(passing, frames)
+    assert not passing._at_a_fixture(spot, len(frames))
