@@ -539,6 +539,11 @@ class Tracker:
                 if missing <= COAST_FRAMES and not self._resting(s):
                     continue  # unseen a moment while rolling (a merge, a blur): looked for ahead
                 s.hidden_rolling = not self._resting(s)
+                if s.hidden_rolling and s.sent is None:
+                    # lost from view while rolling: looked for the way it went, as a ball sent
+                    # while unseen is (yellow_middle_twice_s257: W1 at 1 m/s, unseen for five
+                    # frames, then seen rolling on its line for eleven more with no id)
+                    s.sent = (frame, s.vx, s.vy)
                 s.status = "hidden"
                 s.vx = s.vy = 0.0
             if missing > self.hide_frames:

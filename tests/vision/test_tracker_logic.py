@@ -1543,3 +1543,20 @@ def test_a_faint_thing_left_in_place_is_a_fixture_but_one_passing_now_and_then_i
     frames = [[*balls, spot] if k % 90 == 45 else balls for k in range(90 * 10)]
     feed(passing, frames)
     assert not passing._at_a_fixture(spot, len(frames))
+
+
+def test_a_ball_lost_from_view_while_rolling_is_found_again_on_its_way_at_once():
+    """As W1 in yellow_middle_twice_s257: struck, rolling at 35 mm a frame, unseen for five
+    frames (too few to be given up), then seen on its line again: it is W1 at its first
+    sighting there, not after a row of them (it had no id for eleven frames)."""
+    place = (1745.0, 900.0)
+    layout = {"W1": place, "W2": (2100.0, 1000.0), "R1": (900.0, 900.0)}
+    tracker = Tracker(TABLE, cue_ball="W1", start_positions=layout)
+    still = [det(*layout["W2"], "white"), det(*layout["R1"], "red")]
+    frames = [[*still, det(*place, "white")]] * 12
+    way = [(place[0] + 1.0 * k, place[1] - 35.0 * k) for k in range(1, 16)]
+    frames += [[*still] + ([] if 3 <= k <= 7 else [det(*xy, "white", score=0.6)])
+               for k, xy in enumerate(way)]
+    out = feed(tracker, frames) + tracker.flush()
+    back = out[12 + 8].balls["W1"]
+    assert back[2] and math.dist(back[:2], way[8]) < 1.0
