@@ -257,10 +257,11 @@ def everyframe_rescore(ball: dict[str, Any], ids_px: dict[int, list[tuple[float,
         for f in range(run["from"], run["to"] + 1):
             here = ids_px.get(f, [])
             on_it = [found[str(f)]] if str(f) in found else []
+            only_wrong = all(near([p], wrong.get(str(f), [])) for p in here)
             if run["verdict"] == "found":
                 if near(here, on_it + other.get(str(f), [])):
                     counts["found"] += 1
-                elif here and not all(near([p], wrong.get(str(f), [])) for p in here):
+                elif here and not only_wrong:
                     look.append(f)
                 else:  # no id, or only ids judged not on it
                     counts["lost"] += 1
@@ -268,7 +269,7 @@ def everyframe_rescore(ball: dict[str, Any], ids_px: dict[int, list[tuple[float,
             elif run["verdict"] == "missed":
                 if near(here, other.get(str(f), [])):
                     counts["gained"] += 1
-                elif all(near([p], wrong.get(str(f), [])) for p in here):
+                elif only_wrong:
                     counts["missed"] += 1
                 else:
                     look.append(f)

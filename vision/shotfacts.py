@@ -450,6 +450,7 @@ PAST_MOUTH_MM = 3.0  # a centre this far past a pocket's mouth line has dropped
 # and reading short of the line (simulation_vs_reality_1_0028_0032: 5-10 mm short); on the lip in
 # plain view it is seen every frame
 IN_THE_HOLE_GAP = 2
+IN_THE_HOLE_RADII = 0.5  # ... and a ball in the hole reads up to this short of the line
 
 
 def past_mouth(table: TableSpec, xy: Point, margin: float = PAST_MOUTH_MM) -> Pocket | None:
@@ -509,7 +510,7 @@ def _dropped_from_the_lip(table: TableSpec, samples: Sequence[Sample], last: Sam
     hanging in the jaws creeps in too slowly for the tracker, which holds it in place, and
     falls in its own time (scratch_pocket_s149: 0.4 s after the others stopped). None when it
     is still there when the next shot begins or the video ends, or it is on no lip."""
-    if past_mouth(table, last.xy, -0.5 * table.ball_radius_mm) is None:
+    if past_mouth(table, last.xy, -IN_THE_HOLE_RADII * table.ball_radius_mm) is None:
         return None
     end = window.next_first if window.next_first is not None else math.inf
     stay = last
@@ -528,7 +529,7 @@ def _into_the_hole(table: TableSpec, samples: Sequence[Sample]) -> int | None:
     """The index of the sample after which the ball was in a pocket's hole: it came within
     half a radius of the mouth line and was then unseen for more than IN_THE_HOLE_GAP frames
     (there it is seen only now and then, reading short of the line); None if it never was."""
-    half = 0.5 * table.ball_radius_mm
+    half = IN_THE_HOLE_RADII * table.ball_radius_mm
     for k, (s, after) in enumerate(itertools.pairwise(samples)):
         if after.frame - s.frame > IN_THE_HOLE_GAP and past_mouth(table, s.xy, -half):
             return k

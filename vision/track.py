@@ -835,8 +835,10 @@ class Tracker:
         blurred out of sight, gave its id to the cue's tip over its place, then walked off on
         faint things). Only for a ball last seen looking like one: of one last seen as a faint
         thing (a phantom on a shoulder, video_13_0030_0034 with no game state), where it was
-        sent is no knowledge."""
-        if s.sent is None or s.faint_looks or frame - s.sent[0] > SENT_FRAMES:
+        sent is no knowledge. Nor for one lost from view while rolling (sent the way it went):
+        off a cushion it comes back past where it was last seen."""
+        if (s.sent is None or s.faint_looks or s.hidden_rolling
+                or frame - s.sent[0] > SENT_FRAMES):
             return False
         dx, dy = det.x_mm - s.x, det.y_mm - s.y
         return (math.hypot(dx, dy) > PIECE_OFF_DIAMETERS * self.d

@@ -1560,3 +1560,22 @@ def test_a_ball_lost_from_view_while_rolling_is_found_again_on_its_way_at_once()
     out = feed(tracker, frames) + tracker.flush()
     back = out[12 + 8].balls["W1"]
     assert back[2] and math.dist(back[:2], way[8]) < 1.0
+
+
+def test_a_ball_lost_from_view_as_it_rolls_into_a_cushion_is_found_coming_back_off_it():
+    """A ball lost from view while rolling is looked for the way it went, but it may have met a
+    cushion meanwhile: seen again behind where it was lost, coming back off the cushion, it is
+    that ball at once (not a thing on the far side of a ball sent from rest)."""
+    place = (1500.0, 1200.0)
+    layout = {"W1": place, "W2": (2600.0, 400.0), "R1": (900.0, 600.0)}
+    tracker = Tracker(TABLE, cue_ball="W1", start_positions=layout)
+    still = [det(*layout["W2"], "white"), det(*layout["R1"], "red")]
+    frames = [[*still, det(*place, "white")]] * 12
+    way = [(place[0], place[1] + 40.0 * k) for k in range(1, 11)]  # last seen 1600 mm
+    back = [(place[0], 1560.0 - 40.0 * k) for k in range(4)]  # off the cushion, 40 mm behind
+    frames += [[*still, det(*xy, "white", score=0.6)] for xy in way]
+    frames += [[*still]] * 4
+    frames += [[*still, det(*xy, "white", score=0.6)] for xy in back]
+    out = feed(tracker, frames) + tracker.flush()
+    first = out[12 + len(way) + 4].balls["W1"]
+    assert first[2] and math.dist(first[:2], back[0]) < 1.0
