@@ -669,8 +669,16 @@ class Tracker:
         was no ball lay in the last frame (the cue's tip, a hand): that thing, not the ball.
         A piece left there counts too: a ball's own piece moves on with it, a thing that stays
         put is no ball that has left its place (bank_red_corner_s191: the bridge hand, a red
-        piece 240 mm behind the struck W1, taken for it)."""
+        piece 240 mm behind the struck W1, taken for it).
+
+        Not a whole ball of its colour while the ball's own last sighting was faint: its place
+        is in doubt, and the thing left may have been the ball's own piece
+        (video_13_0030_0034, with the game state: a projected ring split the white's picture,
+        its id took a piece of the ring, and then the ring for fourteen frames while the
+        whole white, where its own piece had been left, was barred)."""
         if math.hypot(det.x_mm - s.x, det.y_mm - s.y) <= self.d:
+            return False
+        if s.faint_looks and det.score >= CLEAN_SCORE and det.colour == CLASS_OF[s.ball]:
             return False
         return any(math.hypot(det.x_mm - u.x_mm, det.y_mm - u.y_mm) < 0.5 * self.d
                    for u in self._left_over)
@@ -880,6 +888,9 @@ class Tracker:
             speed = math.hypot(m.vx, m.vy)
             if m is s or m.status != "table" or speed < 0.1 * self.d:
                 continue
+            if (s.x - m.x) * m.vx + (s.y - m.y) * m.vy <= 0:
+                continue  # leaving it, not arriving (video_13_0030_0034: the red just hit by
+                # the white, taken for the white's hitter, kept it from its own sightings)
             gap = max(1, frame - m.last_seen)
             d = math.hypot(m.x - s.x, m.y - s.y)
             if d < self._reach(speed, gap) and d < best_d:

@@ -1579,3 +1579,42 @@ def test_a_ball_lost_from_view_as_it_rolls_into_a_cushion_is_found_coming_back_o
     out = feed(tracker, frames) + tracker.flush()
     first = out[12 + len(way) + 4].balls["W1"]
     assert first[2] and math.dist(first[:2], back[0]) < 1.0
+
+
+def test_a_ball_rolling_away_from_a_resting_one_is_not_its_hitter():
+    """video_13_0030_0034: the white hit the red and rolled on slowly behind it. The red,
+    leaving, was taken for a ball arriving at the white, and the white's own sightings toward
+    it for the red's (a hit ball leaves away from its hitter): the white had no id. A ball
+    rolling away is no hitter: the white's sighting a little toward it is the white."""
+    layout = {"W1": (1500.0, 800.0), "R1": (1500.0 + D + 2.0, 800.0), "W2": (3000.0, 400.0)}
+    tracker = Tracker(TABLE, start_positions=layout)
+    w2 = det(*layout["W2"], "white")
+    frames = [[w2, det(*layout["W1"], "white"), det(*layout["R1"], "red")]] * 12
+    red = [(layout["R1"][0] + 30.0 * k, 800.0) for k in range(1, 6)]
+    white = [layout["W1"], layout["W1"], (1500.0 + 0.4 * D, 800.0),
+             (1500.0 + 0.4 * D + 5.0, 800.0), (1500.0 + 0.4 * D + 10.0, 800.0)]
+    frames += [[w2, det(*w, "white"), det(*r, "red")] for w, r in zip(white, red, strict=True)]
+    out = feed(tracker, frames) + tracker.flush()
+    for k in (2, 3, 4):
+        x, y, visible = out[12 + k].balls["W1"]
+        assert visible and math.dist((x, y), white[k]) < 3.0, k
+
+
+def test_a_ball_last_seen_faint_takes_its_whole_picture_where_a_piece_of_it_was_left():
+    """video_13_0030_0034, with the game state: a projected ring splits the resting white's
+    picture into two faint pieces; its id takes the nearer, a piece of the ring, and the
+    white's own piece is left. Next frame the white shows whole where its piece was: it is the
+    white (its last sighting was doubtful), not the thing left there (the id followed the ring
+    for fourteen frames)."""
+    place = (1500.0, 800.0)
+    layout = {"W1": place, "W2": (3000.0, 400.0), "R1": (500.0, 300.0)}
+    tracker = Tracker(TABLE, start_positions=layout)
+    still = [det(*layout["W2"], "white"), det(*layout["R1"], "red")]
+    frames = [[*still, det(*place, "white", score=0.73)]] * 12
+    ring = det(place[0] - 0.32 * D, place[1], "white", score=0.44)
+    own = det(place[0] + 0.8 * D, place[1] - 0.1 * D, "white", score=0.45)
+    whole = (place[0] + 0.8 * D, place[1] + 0.05 * D)
+    frames += [[*still, ring, own], [*still, det(*whole, "white", score=0.76)]]
+    out = feed(tracker, frames) + tracker.flush()
+    x, y, visible = out[-1].balls["W1"]
+    assert visible and math.dist((x, y), whole) < 3.0
