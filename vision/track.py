@@ -509,7 +509,7 @@ class Tracker:
                         # a faint thing of another colour (a piece of the cue over a ball
                         # hidden under it) is the ball only if it lies the way it was sent
                         if (dist <= near and not self._faint_other(s, det)) or (dist <= reach and (
-                                self._ball_streak(s, det) or self._ahead(s, det)
+                                self._ball_streak(s, det, frame) or self._ahead(s, det)
                                 or self._away_from_the_cue(s, det)
                                 or self._led_by_its_front(s, det)
                                 or self._in_a_row_from(s, det, free_dets)
@@ -629,7 +629,7 @@ class Tracker:
                     out.setdefault(s.ball, []).append(Prediction(px, py, ux, uy, gate))
         return out
 
-    def _ball_streak(self, s: BallState, det: Detection) -> bool:
+    def _ball_streak(self, s: BallState, det: Detection, frame: int) -> bool:
         """This ball's motion-blur streak: longer than half a ball and somewhat ball-like (a
         fast ball's streak scores 0.5-0.8; a piece of an arm or a sleeve smeared as it moves, a
         tenth or two), and, for a ball that lay still (at rest, or hidden there), smeared along
@@ -638,9 +638,16 @@ class Tracker:
         if det.streak_mm <= 0.5 * self.d or det.score < STREAK_SCORE:
             return False
         ux, uy = det.streak_dir
-        if (ux or uy) and (s.status == "hidden" or self._resting(s)):
-            return abs((det.x_mm - s.x) * uy - (det.y_mm - s.y) * ux) <= self.d
-        return True
+        if not (ux or uy):
+            return True
+        off = (det.x_mm - s.x) * uy - (det.y_mm - s.y) * ux
+        if s.status == "hidden" or self._resting(s):
+            return abs(off) <= self.d
+        # rolling: hit somewhere on its way since it was last seen, and gone straight on
+        # from there
+        gap = max(1, frame - s.last_seen)
+        off_there = off - (s.vx * gap) * uy + (s.vy * gap) * ux
+        return min(abs(off), abs(off_there)) <= self.d or (off > 0) != (off_there > 0)
 
     def _still(self, s: BallState) -> bool:
         return math.hypot(s.vx, s.vy) < REST_SPEED_DIAMETERS * self.d

@@ -1618,3 +1618,28 @@ def test_a_ball_last_seen_faint_takes_its_whole_picture_where_a_piece_of_it_was_
     out = feed(tracker, frames) + tracker.flush()
     x, y, visible = out[-1].balls["W1"]
     assert visible and math.dist((x, y), whole) < 3.0
+
+
+def test_a_rolling_ball_unseen_a_moment_is_no_streak_whose_line_misses_its_way():
+    """video_12_0205_0208: the white, rolling slowly, merged a moment with the red it had
+    hit; its id took a smear of the cue 600 mm off, whose line passed nowhere near the
+    white's way, and followed the cue for twenty frames while the white rolled on unnamed.
+    A ball hit while unseen goes straight on from somewhere on its way: its streak lies on a
+    line through that way (here one crossing it is taken)."""
+    layout = {"W1": (1500.0, 800.0), "W2": (3000.0, 400.0), "R1": (500.0, 300.0)}
+    tracker = Tracker(TABLE, start_positions=layout)
+    still = [det(*layout["W2"], "white"), det(*layout["R1"], "red")]
+    frames = [[*still, det(*layout["W1"], "white")]] * 12
+    way = [(1500.0, 800.0 + 25.0 * k) for k in range(1, 12)]
+    frames += [[*still, det(*xy, "white")] for xy in way[:5]]
+    smear = det(1800.0, 960.0, "white", score=0.59, streak_mm=180.0, streak_dir=(0.0, 1.0))
+    frames += [still, still, [*still, smear]]  # unseen, then only the smear
+    out = feed(tracker, frames) + tracker.flush()
+    x, y, visible = out[-1].balls["W1"]
+    assert not (visible and math.dist((x, y), (1800.0, 960.0)) < 1.0)
+    crossing = det(1800.0, 960.0, "white", score=0.59, streak_mm=180.0,
+                   streak_dir=(0.998, 0.067))  # its line crosses the white's way
+    tracker = Tracker(TABLE, start_positions=layout)
+    out = feed(tracker, [*frames[:-1], [*still, crossing]]) + tracker.flush()
+    x, y, visible = out[-1].balls["W1"]
+    assert visible and math.dist((x, y), (1800.0, 960.0)) < 1.0
