@@ -97,6 +97,11 @@ STRONG = 2.0
 # own brightness (see _dark_balls): near half a disc, its blob flickers in and out of the search.
 WHOLE = 0.75
 STRONGER = 4.0  # ... and then above this, when the junk is stronger (blocks beside a moving ball)
+# A round piece of a blob too wide for balls is a ball when its middle lies this many radii from
+# the blob's edge: a ball's picture takes in its rim and shadow (1.27 radii for the white with
+# the cue's tip on it in video_13_0030_0034); the round pieces of the cue and the fingers there
+# reach 1.0-1.19, and at 0.85 the cue ball's id walked off on them at the strike.
+ROUND_CORE = 1.2
 # A blob of one ball's size drawn out along an axis (its pixels' spread along it this many times
 # that across; a disc's is 1.0-1.1, the faint streaks of a red on a red cloth 1.4-2.2) and longer
 # than this many diameters is a short streak (see _one_ball)
@@ -1260,6 +1265,15 @@ class BallDetector:
             found = None
             if float(sub.max()) > 1.4 * r:
                 found = self._strong_parts(f[y:y + h, x:x + w], part, x, y, label, r)
+                if found is not None:
+                    # a ball only a little above the threshold, joined to the cue and the
+                    # hand, is not among the strong parts: the blob's round pieces with little
+                    # of it around them (see _split) are balls too (video_13_0030_0034: the
+                    # white with the cue's tip on it, unseen through a practice stroke)
+                    found += [b for b in self._split(sub, x, y, label, r, area)
+                              if sub[round(b.y) - y, round(b.x) - x] >= ROUND_CORE * r
+                              and all(math.hypot(b.x - o.x, b.y - o.y) >= 1.5 * r
+                                      for o in found)]
             if found is None:
                 found = self._split(sub, x, y, label, r, area)
             blobs += found  # (no key: a piece is known by the picture around it, see _refine)

@@ -985,3 +985,34 @@ def test_the_cloth_model_follows_the_light_as_it_changes():
     assert max(_under_a_light_turning_warmer(BallDetector(calibration(),
                                                           cloth_update_every=0))) > 20
     assert set(_under_a_light_turning_warmer(BallDetector(calibration()))) == {2}
+
+
+def test_a_faint_ball_joined_to_the_hand_by_the_cue_is_found_by_its_round_core():
+    """As in video_13_0030_0034 (real footage), through a practice stroke: the cue's tip on a
+    white ball joins it to the bridge hand in one blob too wide for balls, and the ball is so
+    little above the threshold that at STRONG times it it is gone, so the strong parts are the
+    hand's alone. The blob's round piece with a core as deep as a ball's picture is a ball
+    too; the cue's round pieces, shallower, are not."""
+    _, _, det = on_empty_cloth()
+    det._parts = det._parts if det._parts is not None else {}
+    t = det.threshold
+    ww, hh = det.work_size
+    cx, cy = ww // 2, hh // 2
+    r = float(det.radius_work[cy, cx])
+    f = np.zeros((hh, ww), np.float32)
+    hand = 0.5 * (STRONG + STRONGER) * t  # strong, much wider than a ball
+    cv2.rectangle(f, (round(cx - 3 * r), round(cy - 8 * r)), (round(cx + 3 * r), round(cy - 2 * r)),
+                  float(hand), -1)
+    for ky in (cy - 6.5 * r, cy - 3.5 * r):  # its knuckles, stronger still
+        cv2.circle(f, (cx, round(ky)), round(r), float(1.5 * STRONGER * t), -1)
+    half = round(1.05 * r)  # the cue and its shadow: faint, two balls wide
+    f[round(cy - 2 * r):round(cy + 2.5 * r), cx - half:cx + half] = 1.5 * t
+    # a fingertip on it, round and a ball's size, but with no halo: not as deep as a ball's
+    # picture, which takes in its rim and shadow
+    tip = (round(cx + 2.2 * r), cy)
+    cv2.circle(f, tip, round(r), float(1.5 * t), -1)
+    ball = (cx, round(cy + 3.3 * r))  # faint: gone at STRONG
+    cv2.circle(f, ball, round(1.3 * r), float(1.5 * t), -1)
+    blobs = det._blobs_in(f, (0, 0, ww, hh))
+    assert any(math.hypot(b.x - ball[0], b.y - ball[1]) < 1.5 for b in blobs)
+    assert not any(math.hypot(b.x - tip[0], b.y - tip[1]) < r for b in blobs)
