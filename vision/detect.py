@@ -1271,7 +1271,8 @@ class BallDetector:
                     # of it around them (see _split) are balls too (video_13_0030_0034: the
                     # white with the cue's tip on it, unseen through a practice stroke)
                     found += [b for b in self._split(sub, x, y, label, r, area)
-                              if sub[round(b.y) - y, round(b.x) - x] >= ROUND_CORE * r
+                              if sub[min(round(b.y) - y, h - 1), min(round(b.x) - x, w - 1)]
+                              >= ROUND_CORE * r
                               and all(math.hypot(b.x - o.x, b.y - o.y) >= 1.5 * r
                                       for o in found)]
             if found is None:

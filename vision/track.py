@@ -634,7 +634,10 @@ class Tracker:
         fast ball's streak scores 0.5-0.8; a piece of an arm or a sleeve smeared as it moves, a
         tenth or two), and, for a ball that lay still (at rest, or hidden there), smeared along
         a line through its place, within a diameter (a ball struck from its place goes along
-        it; an arm smeared across the ball's place goes anywhere)."""
+        it; an arm smeared across the ball's place goes anywhere). For a rolling ball, a line
+        through its way since it was last seen (hit somewhere on it, it went straight on from
+        there; video_12_0205_0208: the white, merged a moment with the red it had hit, gave its
+        id to a smear of the cue 600 mm off whose line missed its way)."""
         if det.streak_mm <= 0.5 * self.d or det.score < STREAK_SCORE:
             return False
         ux, uy = det.streak_dir
@@ -643,8 +646,8 @@ class Tracker:
         off = (det.x_mm - s.x) * uy - (det.y_mm - s.y) * ux
         if s.status == "hidden" or self._resting(s):
             return abs(off) <= self.d
-        # rolling: hit somewhere on its way since it was last seen, and gone straight on
-        # from there
+        # rolling: the streak's line is off the way's start by ``off`` and its end by
+        # ``off_there`` (signed): near either, or between them
         gap = max(1, frame - s.last_seen)
         off_there = off - (s.vx * gap) * uy + (s.vy * gap) * ux
         return min(abs(off), abs(off_there)) <= self.d or (off > 0) != (off_there > 0)
