@@ -1349,13 +1349,14 @@ class BallDetector:
     def _pale_row(self, f: F32, sub: F32, x: int, y: int, lx: int, ly: int, label: int,
                   r: float, area: int) -> list[_Blob] | None:
         """A part of a blob's strong pixels (``sub``, its distance map, at (lx, ly) in the
-        window ``f`` at work pixel (x, y)) as three balls or more touching in a row, one of them
-        pale (two pale whites by a bright yellow: at the stronger level the whites would be
-        lost): when it splits into balls, none a streak (an arm's or the cue's strip is one),
-        each necked to its neighbour (see :func:`_necked`). None otherwise (then the stronger
-        level finds them all, or it is one big ball)."""
+        window ``f`` at work pixel (x, y)) as balls touching, one of them pale, too big for two
+        balls alone (two pale whites by a bright yellow; a white touching a red, their rims and
+        shadows 2.7 balls' area in video_12_0205_0208: at the stronger level the pale ones
+        would be lost): when it splits into two balls or more, none a streak (an arm's or the
+        cue's strip is one), each necked to its neighbour (see :func:`_necked`). None otherwise
+        (then the stronger level finds them all, or it is one big ball)."""
         row = self._split(sub, x + lx, y + ly, label, r, area)
-        if len(row) < 3 or any(b.streak for b in row) or not _necked(
+        if len(row) < 2 or any(b.streak for b in row) or not _necked(
                 sub, [(b.x - x - lx, b.y - y - ly) for b in row]):
             return None
         hh, ww = f.shape

@@ -1016,3 +1016,21 @@ def test_a_faint_ball_joined_to_the_hand_by_the_cue_is_found_by_its_round_core()
     blobs = det._blobs_in(f, (0, 0, ww, hh))
     assert any(math.hypot(b.x - ball[0], b.y - ball[1]) < 1.5 for b in blobs)
     assert not any(math.hypot(b.x - tip[0], b.y - tip[1]) < r for b in blobs)
+
+
+def test_a_pale_white_touching_a_bright_ball_is_two_balls_though_their_halos_make_it_big():
+    """As in video_12_0205_0208 (real footage): the white touches the red it has just hit. With
+    their rims and shadows the two make a part of 2.7 balls' area at STRONG times the threshold,
+    more than two touching balls are allowed; at STRONGER the white, only three times the
+    threshold, is gone. Two discs necked where they touch, one of them pale, are two balls."""
+    _, _, det = on_empty_cloth()
+    t, r = det.threshold, 5.0
+    f = np.zeros((40, 60), np.float32)
+    cv2.circle(f, (18, 20), round(1.15 * r), float(0.5 * (STRONG + STRONGER) * t), -1)  # pale
+    cv2.circle(f, (18 + round(2.2 * r), 20), round(1.15 * r), float(1.5 * STRONGER * t), -1)
+    part = (f > t).astype(np.uint8)
+    assert np.count_nonzero(part) > 2.5 * math.pi * r * r
+    found = det._strong_parts(f, part, 0, 0, 1, r)
+    assert found is not None and len(found) == 2
+    for cx in (18, 18 + round(2.2 * r)):
+        assert any(math.hypot(b.x - cx, b.y - 20) < 1.5 for b in found)
