@@ -990,7 +990,7 @@ def test_the_cloth_model_follows_the_light_as_it_changes():
 def test_a_faint_ball_joined_to_the_hand_by_the_cue_is_found_by_its_round_core():
     """As in video_13_0030_0034 (real footage), through a practice stroke: the cue's tip on a
     white ball joins it to the bridge hand in one blob too wide for balls, and the ball is so
-    little above the threshold that at STRONG times it it is gone, so the strong parts are the
+    little above the threshold that at STRONG times it, it is gone, so the strong parts are the
     hand's alone. The blob's round piece with a core as deep as a ball's picture is a ball
     too; the cue's round pieces, shallower, are not."""
     _, _, det = on_empty_cloth()
