@@ -256,6 +256,19 @@ class ColourModel:
             return i, True
         return i, best < 0.3 * gaps[i]
 
+    def sure_name(self, bgr: Sequence[float]) -> str | None:
+        """The nearest class's name when the colour is close to it (within 0.3 of the way to the
+        nearest class of another name: a video's k-means may give one ball colour several
+        classes), else None."""
+        c = chromaticity(np.asarray(bgr, dtype=np.float64))[0]
+        i = int(np.argmin(np.linalg.norm(self.centres - c, axis=1)))
+        name = self.names[i]
+        others = [self.centres[j] for j in range(len(self.names)) if self.names[j] != name]
+        if not others:
+            return name
+        gap = float(np.min(np.linalg.norm(np.asarray(others) - self.centres[i], axis=1)))
+        return name if float(np.linalg.norm(self.centres[i] - c)) < 0.3 * gap else None
+
     @functools.cached_property
     def _plain(self) -> tuple[tuple[tuple[float, float, float], ...], tuple[float, ...]]:
         """The centres as floats, and each class's distance to the nearest other class."""
@@ -415,6 +428,8 @@ class _Blob:
     key: tuple[int, ...] = ()
     piece: bool = False  # perhaps a piece of a faint motion-blur streak
     drawn_out: bool = False  # one ball's size, drawn out along ``axis``: a streak if faint
+    # a streak's first and last peak (work pixels): where its two balls are, were it two
+    ends: tuple[tuple[float, float], tuple[float, float]] | None = None
 
 
 @dataclass(frozen=True)
@@ -1402,7 +1417,9 @@ class BallDetector:
                 yy, xx = np.nonzero(mask)
                 length = float(np.linalg.norm(pts[-1] - pts[0])) + 2 * r
                 return [_Blob(x + float(xx.mean()), y + float(yy.mean()), label, streak=True,
-                              length=length, axis=(float(axis[0]), float(axis[1])))]
+                              length=length, axis=(float(axis[0]), float(axis[1])),
+                              ends=((x + float(pts[0][0]), y + float(pts[0][1])),
+                                    (x + float(pts[-1][0]), y + float(pts[-1][1]))))]
         n_area = int(area / (math.pi * r * r))
         # a tight cluster: its distance transform has one summit; split the pixels into as many
         # balls as its shape holds beyond the peaks (its area counts halos too), by k-means (the
@@ -1446,6 +1463,7 @@ class BallDetector:
         past each other leave the blob's size and centre as they were (carom_1_s269: W1 and Y
         held for a frame as they touched, and the contact was lost). It keeps its answer only
         with the picture around it unchanged."""
+        blobs = self._streaks_of_one_colour(small, blobs)
         cache = self._cache
         self._cache = []
         out: list[Detection] = []
@@ -1471,6 +1489,34 @@ class BallDetector:
                 self._cache.append(_Made(det, b, small))
                 out.append(det)
         return self.classify(out)
+
+    def _streaks_of_one_colour(self, small: Frame, blobs: list[_Blob]) -> list[_Blob]:
+        """``blobs`` with each streak whose two ends are each sure of a different ball colour
+        split into two balls at its ends: a streak is one ball, of one colour all along. A white
+        drawn out a little as it strikes a red, their shadows joining them, is as wide all
+        along as a streak (simulation_vs_reality_1_0028_0032, _0049_0053 and
+        simulation_vs_reality_2_0153_0200: both balls unseen at the contact, one streak of no
+        ball's colour between them). The ends of a real streak are see-through, mixtures with
+        the cloth, sure of no class."""
+        model = self.colours
+        if model is None or not any(b.ends for b in blobs):
+            return blobs
+        hh, ww = small.shape[:2]
+        out: list[_Blob] = []
+        for b in blobs:
+            if b.ends is not None:
+                names: set[str | None] = set()
+                for ex, ey in b.ends:
+                    r = float(self.radius_work[min(int(ey), hh - 1), min(int(ex), ww - 1)])
+                    k = max(1, round(0.5 * r))
+                    ix, iy = round(ex), round(ey)
+                    core = small[max(0, iy - k):iy + k + 1, max(0, ix - k):ix + k + 1]
+                    names.add(model.sure_name(np.median(core.reshape(-1, 3), axis=0)))
+                if len(names) == 2 and None not in names:
+                    out += [_Blob(ex, ey, b.label) for ex, ey in b.ends]
+                    continue
+            out.append(b)
+        return out
 
     def _unchanged(self, small: Frame, b: _Blob, cached: Iterable[_Made]) -> _Made | None:
         """The answer made for a ball at ``b``'s place whose surroundings in the work image did

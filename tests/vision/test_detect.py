@@ -1034,3 +1034,32 @@ def test_a_pale_white_touching_a_bright_ball_is_two_balls_though_their_halos_mak
     assert found is not None and len(found) == 2
     for cx in (18, 18 + round(2.2 * r)):
         assert any(math.hypot(b.x - cx, b.y - 20) < 1.5 for b in found)
+
+
+
+def test_a_streak_whose_ends_are_two_ball_colours_is_two_balls():
+    """As at the contacts of simulation_vs_reality_1_0028_0032 and _0049_0053 (real footage):
+    the white, drawn out a little as it strikes the red, and the red, their shadows joining
+    them, make a blob as wide all along as a streak, and the streak's middle, of neither colour,
+    was the only detection. A streak is one ball, of one colour all along: with each end sure
+    of another ball colour, it is two balls at its ends; a white's own streak stays one."""
+    from vision.detect import _distances
+
+    det, _ = red_and_white_fitted()
+    r = 5.0
+    mask = np.zeros((40, 80), np.uint8)
+    cv2.line(mask, (20, 20), (20 + round(2.4 * r), 20), 1, round(2.2 * r))
+    blobs = det._split(_distances(mask.astype(bool)), 100, 100, 1, r, int(mask.sum()))
+    assert len(blobs) == 1 and blobs[0].streak and blobs[0].ends is not None
+    (x1, y1), (x2, y2) = sorted(blobs[0].ends)
+    w, h = det.work_size
+    cloth_bgr = (100, 140, 40)
+    small = np.full((h, w, 3), cloth_bgr, np.uint8)
+    cv2.circle(small, (round(x1), round(y1)), round(r), BGR["white"], -1)
+    cv2.circle(small, (round(x2), round(y2)), round(r), BGR["red"], -1)
+    two = det._streaks_of_one_colour(small, blobs)
+    assert sorted((b.x, b.y, b.streak) for b in two) == [(x1, y1, False), (x2, y2, False)]
+    # a white streak, see-through at its ends: one ball
+    small[:] = cloth_bgr
+    cv2.line(small, (round(x1), round(y1)), (round(x2), round(y2)), (170, 190, 140), round(2 * r))
+    assert det._streaks_of_one_colour(small, blobs) == blobs
