@@ -1506,12 +1506,19 @@ class BallDetector:
         for b in blobs:
             if b.ends is not None:
                 names: set[str | None] = set()
-                for ex, ey in b.ends:
+                (ax, ay), (bx, by) = b.ends
+                gap = max(math.hypot(bx - ax, by - ay), 1e-9)
+                for (ex, ey), way in (((ax, ay), -1.0), ((bx, by), 1.0)):
+                    # the colour half a radius out from the end's peak, along the streak: the
+                    # middle of a ball there (a ball's shadows pull its peak inward), the
+                    # see-through tip of a streak
                     r = float(self.radius_work[min(int(ey), hh - 1), min(int(ex), ww - 1)])
                     k = max(1, round(0.5 * r))
-                    ix, iy = round(ex), round(ey)
+                    ix = round(ex + way * 0.5 * r * (bx - ax) / gap)
+                    iy = round(ey + way * 0.5 * r * (by - ay) / gap)
                     core = small[max(0, iy - k):iy + k + 1, max(0, ix - k):ix + k + 1]
-                    names.add(model.sure_name(np.median(core.reshape(-1, 3), axis=0)))
+                    if core.size:
+                        names.add(model.sure_name(np.median(core.reshape(-1, 3), axis=0)))
                 if len(names) == 2 and None not in names:
                     out += [_Blob(ex, ey, b.label) for ex, ey in b.ends]
                     continue

@@ -1059,7 +1059,17 @@ def test_a_streak_whose_ends_are_two_ball_colours_is_two_balls():
     cv2.circle(small, (round(x2), round(y2)), round(r), BGR["red"], -1)
     two = det._streaks_of_one_colour(small, blobs)
     assert sorted((b.x, b.y, b.streak) for b in two) == [(x1, y1, False), (x2, y2, False)]
+    # the balls' shadows between them pull the peaks inward (null_grad_stoss_1_0130_0135: the
+    # red's peak 10 px from its middle toward the white): each end's colour is read half a
+    # radius out along the streak, in the ball's middle, not at the shadowed peak
+    small[:] = cloth_bgr
+    cv2.circle(small, (round(x1 - 0.5 * r), round(y1)), round(r), BGR["white"], -1)
+    cv2.circle(small, (round(x2 + 0.5 * r), round(y2)), round(r), BGR["red"], -1)
+    cv2.rectangle(small, (round(x1 - 2), round(y1) - 3), (round(x2 + 2), round(y2) + 3),
+                  (50, 70, 20), -1)
+    assert len(det._streaks_of_one_colour(small, blobs)) == 2
     # a white streak, see-through at its ends: one ball
     small[:] = cloth_bgr
     cv2.line(small, (round(x1), round(y1)), (round(x2), round(y2)), (170, 190, 140), round(2 * r))
     assert det._streaks_of_one_colour(small, blobs) == blobs
+
