@@ -1036,7 +1036,6 @@ def test_a_pale_white_touching_a_bright_ball_is_two_balls_though_their_halos_mak
         assert any(math.hypot(b.x - cx, b.y - 20) < 1.5 for b in found)
 
 
-
 def test_a_streak_whose_ends_are_two_ball_colours_is_two_balls():
     """As at the contacts of simulation_vs_reality_1_0028_0032 and _0049_0053 (real footage):
     the white, drawn out a little as it strikes the red, and the red, their shadows joining
@@ -1072,4 +1071,3 @@ def test_a_streak_whose_ends_are_two_ball_colours_is_two_balls():
     small[:] = cloth_bgr
     cv2.line(small, (round(x1), round(y1)), (round(x2), round(y2)), (170, 190, 140), round(2 * r))
     assert det._streaks_of_one_colour(small, blobs) == blobs
-
