@@ -1498,32 +1498,35 @@ class BallDetector:
         simulation_vs_reality_2_0153_0200: both balls unseen at the contact, one streak of no
         ball's colour between them). The ends of a real streak are see-through, mixtures with
         the cloth, sure of no class."""
-        model = self.colours
-        if model is None or not any(b.ends for b in blobs):
+        if self.colours is None or not any(b.ends for b in blobs):
             return blobs
-        hh, ww = small.shape[:2]
         out: list[_Blob] = []
         for b in blobs:
-            if b.ends is not None:
-                names: set[str | None] = set()
-                (ax, ay), (bx, by) = b.ends
-                gap = max(math.hypot(bx - ax, by - ay), 1e-9)
-                for (ex, ey), way in (((ax, ay), -1.0), ((bx, by), 1.0)):
-                    # the colour half a radius out from the end's peak, along the streak: the
-                    # middle of a ball there (a ball's shadows pull its peak inward), the
-                    # see-through tip of a streak
-                    r = float(self.radius_work[min(int(ey), hh - 1), min(int(ex), ww - 1)])
-                    k = max(1, round(0.5 * r))
-                    ix = round(ex + way * 0.5 * r * (bx - ax) / gap)
-                    iy = round(ey + way * 0.5 * r * (by - ay) / gap)
-                    core = small[max(0, iy - k):iy + k + 1, max(0, ix - k):ix + k + 1]
-                    if core.size:
-                        names.add(model.sure_name(np.median(core.reshape(-1, 3), axis=0)))
-                if len(names) == 2 and None not in names:
-                    out += [_Blob(ex, ey, b.label) for ex, ey in b.ends]
-                    continue
-            out.append(b)
+            if b.ends is not None and self._ends_of_two_colours(small, b.ends):
+                out += [_Blob(x, y, b.label) for x, y in b.ends]
+            else:
+                out.append(b)
         return out
+
+    def _ends_of_two_colours(self, small: Frame,
+                             ends: tuple[tuple[float, float], tuple[float, float]]) -> bool:
+        """A streak's two ends are each sure of a different colour name, each read half a
+        radius out from the end's peak along the streak: the middle of a ball there (a ball's
+        shadows pull its peak inward), the see-through tip of a streak."""
+        assert self.colours is not None
+        hh, ww = small.shape[:2]
+        (ax, ay), (bx, by) = ends
+        gap = max(math.hypot(bx - ax, by - ay), 1e-9)
+        names: set[str | None] = set()
+        for (ex, ey), way in (((ax, ay), -1.0), ((bx, by), 1.0)):
+            r = float(self.radius_work[min(int(ey), hh - 1), min(int(ex), ww - 1)])
+            k = max(1, round(0.5 * r))
+            ix = round(ex + way * 0.5 * r * (bx - ax) / gap)
+            iy = round(ey + way * 0.5 * r * (by - ay) / gap)
+            core = small[max(0, iy - k):iy + k + 1, max(0, ix - k):ix + k + 1]
+            if core.size:
+                names.add(self.colours.sure_name(_middle_colour(core.reshape(-1, 3))))
+        return len(names) == 2 and None not in names
 
     def _unchanged(self, small: Frame, b: _Blob, cached: Iterable[_Made]) -> _Made | None:
         """The answer made for a ball at ``b``'s place whose surroundings in the work image did
