@@ -1651,8 +1651,15 @@ class BallDetector:
                            == "white")
             dots, dark_px = ((0, 0.0) if b.streak or not maybe_white
                              else _count_dots(patch, dd, r, inner, si))
-            cb = self.cloth[gy[min(max(int(c[1]) - iy0, 0), len(gy) - 1), 0],
-                            gx[0, min(max(int(c[0]) - ix0, 0), gx.shape[1] - 1)]] - 1
+            if b.streak and np.count_nonzero(inner) >= 3:
+                # a streak's colour is a mixture with the cloth under it: the cloth under the
+                # same pixels as the colour (a projected line through a streak's middle is the
+                # cloth at its middle pixel, not under most of it; video_9_0056_0101). (Not for
+                # a short drawn-out blob: by a pocket the hole's rim would darken its cloth.)
+                cb = _middle_colour(self.cloth[win].take(wy, 0).take(wx, 1)[inner]) - 1
+            else:
+                cb = self.cloth[gy[min(max(int(c[1]) - iy0, 0), len(gy) - 1), 0],
+                                gx[0, min(max(int(c[0]) - ix0, 0), gx.shape[1] - 1)]] - 1
             found.append((b, c, r, score, (float(bgr[0]), float(bgr[1]), float(bgr[2])), dots,
                           dark_px, (float(cb[0]), float(cb[1]), float(cb[2]))))
         if not found:

@@ -136,6 +136,7 @@ class BallState:
     rolled: int = -1_000_000  # the last frame it was seen rolling
     faint_looks: int = 0  # sightings in a row, up to the last, less ball-like than INIT_SCORE
     clean_place: tuple[float, float] | None = None  # where it was last seen at least that
+    clean_seen: int = -1_000_000  # ... and when
     # what no ball took near it when it was last seen (a thing beside it then is not it)
     beside: tuple[Detection, ...] = field(default=(), repr=False)
 
@@ -521,6 +522,7 @@ class Tracker:
                     if cost2[i, k] < _FAR:
                         self._observe(left[i], dets[free[k]], frame, jump=True)
                         used.add(free[k])
+            self._struck_away(active, dets, used, frame)
         for s in active:
             if s.last_seen == frame and self._walked_off_faint(s):
                 s.status, s.visible, s.faint_looks = "lost", False, 0
@@ -1093,7 +1095,7 @@ class Tracker:
         if det.score < INIT_SCORE:
             s.faint_looks += 1
         else:
-            s.faint_looks, s.clean_place = 0, (det.x_mm, det.y_mm)
+            s.faint_looks, s.clean_place, s.clean_seen = 0, (det.x_mm, det.y_mm), frame
         if prior is None and not jump and resting and (
                 ((doubtful or det.score < CLEAN_SCORE) and off < REST_JITTER_DIAMETERS * self.d)
                 or (det.piece and off < PIECE_OFF_DIAMETERS * self.d and self._alone(s))) and not (
@@ -1267,8 +1269,58 @@ class Tracker:
             s.vx, s.vy = (det.x_mm - row[1].x_mm) / on, (det.y_mm - row[1].y_mm) / on
             s.status, s.visible, s.last_seen, s.sent = "table", True, frame, None
             s.faint_looks, s.clean_place = 0, (det.x_mm, det.y_mm)  # (found here: FAINT_S)
+            s.clean_seen = frame
             left.remove(det)
         return left
+
+    def _struck_away(self, active: list[BallState], dets: list[Detection], used: set[int],
+                     frame: int) -> None:
+        """A ball at rest seen since its last clean look only faintly or not at all (the cue
+        and the bridge hand over its place: their pieces lie where it lay, and may hold its
+        id) is the one whose streak now leaves that place: an unclaimed streak of its colour,
+        ball-like as a streak (see :meth:`_ball_streak`), smeared along a line through the
+        place (within a diameter), all of it further from the place than the ball may be found
+        unseen on its way (:meth:`_stop_reach`: not a piece of a projected line by it, nor a
+        smear of the cue across it), and within the hardest shot's reach since that look. The
+        ball moves there; what it held is left (video_9_0056_0101: the struck white rolled the
+        table's length as a faint 15 fps streak while its id stayed on the bridge hand). Only
+        the cue ball: an object ball is struck by a ball, which is seen (carom_3_s257: Y, under
+        the player's arm, took a yellow smear 12 diameters off)."""
+        for s in active:
+            if (s.clean_place is None or s.hidden_rolling or not self._still(s)
+                    or not self._may_be_the_cue_ball(s)
+                    or s.status not in ("table", "hidden")
+                    or (s.status == "table" and not s.faint_looks)):
+                continue
+            px, py = s.clean_place
+            reach = HARDEST_SHOT_DIAMETERS * self.d * (frame - s.clean_seen)
+            near = self._stop_reach(s)
+            best, best_dist = None, math.inf
+            for j, det in enumerate(dets):
+                if (j in used or det.piece or det.colour != CLASS_OF[s.ball]
+                        or det.streak_mm <= 0.5 * self.d or det.score < STREAK_SCORE):
+                    continue
+                ux, uy = det.streak_dir
+                dx, dy = det.x_mm - px, det.y_mm - py
+                dist = math.hypot(dx, dy)
+                if (abs(dx * uy - dy * ux) <= self.d
+                        and abs(dx * ux + dy * uy) - 0.5 * det.streak_mm > near
+                        and dist <= reach and dist < best_dist):
+                    best, best_dist = j, dist
+            if best is None:
+                continue
+            if s.last_seen == frame:  # what it held this frame is free again
+                used.difference_update(j for j, d in enumerate(dets) if d is s.took)
+            s.x, s.y, s.vx, s.vy = px, py, 0.0, 0.0
+            s.status, s.last_seen = "table", s.clean_seen
+            self._observe(s, dets[best], frame, jump=True)
+            used.add(best)
+
+    def _may_be_the_cue_ball(self, s: BallState) -> bool:
+        """The shooter's cue ball, the only one the cue strikes: the one the game state names,
+        any white while the whites' names are undecided, any ball with no game state."""
+        return (self.cue_ball is None or s.ball == self.cue_ball
+                or (self.unresolved and CLASS_OF[s.ball] == "white"))
 
     def _following_through(self, s: BallState, row: list[Detection], frame: int) -> bool:
         """``row`` (a rolling row, the newest first) comes from behind the place this ball was
@@ -1362,7 +1414,7 @@ class Tracker:
                 ball = "W2" if self._is_pair(det) else "W1"
                 self.whites_known = False  # both whites were off the table: the dots name it
             self.states[ball] = BallState(ball, det.x_mm, det.y_mm, last_seen=frame,
-                                          clean_place=(det.x_mm, det.y_mm))
+                                          clean_place=(det.x_mm, det.y_mm), clean_seen=frame)
 
     def _back_from(self, ball: str) -> int:
         """The last frame before which ``ball`` cannot be seen put back on the table: when it

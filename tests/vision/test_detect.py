@@ -1071,3 +1071,36 @@ def test_a_streak_whose_ends_are_two_ball_colours_is_two_balls():
     small[:] = cloth_bgr
     cv2.line(small, (round(x1), round(y1)), (round(x2), round(y2)), (170, 190, 140), round(2 * r))
     assert det._streaks_of_one_colour(small, blobs) == blobs
+
+
+def test_a_blurred_white_over_a_projected_line_is_read_against_the_cloth_under_it():
+    """video_9_0056_0101 (real footage): a projector draws the aiming line on the cloth, so the
+    cloth model holds it. The struck cream white (clipped to pure white at rest) rolled along
+    it as a warm streak; against the line's pale cyan at the streak's middle pixel that streak
+    is a red's mixture, and it was read red for eight frames. Against the cloth under the
+    pixels its colour came from, it is the white."""
+    cal = calibration()
+    cloth_bgr = (155.0, 165.0, 120.0)  # that footage's cloth, and its ball colours
+    img = np.full((H, W, 3), cloth_bgr, np.float32)
+    img += np.random.default_rng(5).normal(0, 2, img.shape).astype(np.float32)
+    (x0, y0), (x1, y1) = cal.table_to_image([(1500.0, 800.0), (2500.0, 800.0)])
+    cv2.line(img, (round(x0), round(y0)), (round(x1), round(y1)), (245, 255, 176), 3)
+    det = BallDetector(cal)
+    det.learn_cloth(np.clip(img, 0, 255).astype(np.uint8))
+    det.colours = ColourModel.fit(np.array([(255, 255, 255)] * 4 + [(23, 1, 200)] * 4))
+    # the cream white as bright as the camera clips at rest, smeared 3 diameters over the
+    # exposure along the line: its picture at each instant, averaged, then clipped
+    cream = (330.0, 400.0, 560.0)
+    start = np.array([1700.0, 800.0])
+    end = start + np.array([3 * TABLE.ball_diameter_mm, 0.0])
+    r = TABLE.ball_radius_mm / cal.mm_per_px()
+    acc = np.zeros(img.shape, np.float32)
+    for k in range(24):
+        draw = img.copy()
+        (x, y), = cal.table_to_image([tuple(start + (end - start) * k / 23)])
+        cv2.circle(draw, (round(x * 16), round(y * 16)), round(r * 16), cream, -1, cv2.LINE_AA,
+                   4)
+        acc += draw / 24
+    found = det.detect(np.clip(acc, 0, 255).astype(np.uint8), update=False)
+    streaks = [q for q in found if q.streak_mm > 0]
+    assert len(streaks) == 1 and streaks[0].colour == "white"

@@ -713,6 +713,30 @@ def test_a_ball_struck_too_hard_to_be_seen_is_found_again_the_way_the_cue_sent_i
     assert all(abs(r.balls["W1"][0] - 1250.0) > 100.0 for r in out if "W1" in r.balls)
 
 
+def test_a_ball_held_on_the_bridge_hand_follows_its_streak_leaving_its_place():
+    """video_9_0056_0101: the bridge hand and the cue lie over the resting W1's place once it
+    is struck, and their faint pieces, 30 mm off, hold its id; W1 itself shows only as a faint
+    streak 290 mm long, on its line from the place and already 700 mm away, rolling on at
+    250 mm a frame. W1 is the streak, not the hand."""
+    tracker, still, frames = at_rest_first({"W1": (1500.0, 800.0)}, ("W1",))
+    hand = det(1480.0, 822.0, "white", score=0.33)
+    frames += [[*still, det(1500, 800, "white")] for _ in range(3)]
+    frames += [[*still, hand] for _ in range(3)]
+    frames += [[*still, hand, det(2200.0 + 250.0 * k, 800.0 + 20.0 * k, "white", score=0.46,
+                                  streak_mm=290.0, streak_dir=(1.0, 0.0), colour_sure=False)]
+               for k in range(3)]
+    out = feed(tracker, frames) + tracker.flush()
+    x, y, visible = out[-1].balls["W1"]
+    assert visible and math.dist((x, y), (2700.0, 840.0)) < 5.0
+    # and a faint piece of a projected line just past the place, along its line, is not W1
+    tracker, still, frames = at_rest_first({"W1": (1500.0, 800.0)}, ("W1",))
+    frames += [[*still, det(1500, 800, "white")] for _ in range(3)]
+    frames += [[*still, hand, det(1500.0 + 190.0, 800.0, "white", score=0.33,
+                                  streak_mm=190.0, streak_dir=(1.0, 0.0))] for _ in range(3)]
+    out = feed(tracker, frames) + tracker.flush()
+    assert math.dist(out[-1].balls["W1"][:2], (1500.0, 800.0)) < 40.0
+
+
 def test_one_misread_of_a_resting_whites_dots_repeated_frame_after_frame_is_one_look():
     # W1 at rest by the cushion: its one dot read as W2's pair by the cushion's shadow. The
     # detector gives the same detection while the picture there does not change; counted every
