@@ -114,6 +114,9 @@ CLASS_BRIGHTNESS = 1.25
 # A ring of foreground whose outline encloses no more than this many balls' area is one ball
 # with a middle like the cloth (see BallDetector._fill_ball_holes)
 HOLED_BALL = 1.6
+# A streak may be this deep (in radii) at its deepest: a bright ball's blur joined by its shadow
+# (video_9_0056_0101: the struck white, 1.44 radii) is wider than a ball, and no hand
+WIDE_STREAK = 1.6
 KMEANS_SEED = 7  # k-means is seeded on every call: the same video always gives the same balls
 # a see-through (blurred) ball is a mixture of a class and the cloth in brightness as well as in
 # colour: a mixture whose brightness is off by more than this factor is not what was seen
@@ -1396,7 +1399,7 @@ class BallDetector:
                 peaks.append((float(px), float(py)))
         wide = float(sub.max()) > 1.4 * r
         pieces = False
-        if len(peaks) >= 2 and not wide:
+        if len(peaks) >= 2 and float(sub.max()) <= WIDE_STREAK * r:
             # streak test: the ridge between consecutive peaks (along the main axis) stays high
             pts = np.array(peaks)
             c = pts.mean(0)

@@ -1104,3 +1104,23 @@ def test_a_blurred_white_over_a_projected_line_is_read_against_the_cloth_under_i
     found = det.detect(np.clip(acc, 0, 255).astype(np.uint8), update=False)
     streaks = [q for q in found if q.streak_mm > 0]
     assert len(streaks) == 1 and streaks[0].colour == "white"
+
+
+def test_a_streak_joined_to_its_shadow_is_one_ball_though_wider_than_a_ball():
+    """video_9_0056_0101 (real footage): the struck white's blur, its shadow joined to it, is
+    1.44 radii deep, deeper than a ball; taken for a hand, its round parts were looked for and
+    none was found, and the white was lost for the frame. Straight and as wide all along, it
+    is one streak; a blob twice a ball's depth (an arm) is not."""
+    from vision.detect import _distances
+
+    det = BallDetector(calibration())
+    r = 5.0
+    for width, shadow, streak in ((2.4 * r, 1.4 * r, True), (4.0 * r, 0.0, False)):
+        mask = np.zeros((60, 100), np.uint8)
+        cv2.line(mask, (30, 30), (30 + round(3 * r), 30), 1, round(width))
+        if shadow:  # the shadow widens it on one side, 1.5 radii deep there
+            cv2.circle(mask, (38, 32), round(shadow), 1, -1)
+        dist = _distances(mask.astype(bool))
+        assert dist.max() > 1.4 * r
+        blobs = det._split(dist, 100, 100, 1, r, int(mask.sum()))
+        assert [b.streak for b in blobs] == ([True] if streak else [False] * len(blobs))
