@@ -114,6 +114,11 @@ CLASS_BRIGHTNESS = 1.25
 # A ring of foreground whose outline encloses no more than this many balls' area is one ball
 # with a middle like the cloth (see BallDetector._fill_ball_holes)
 HOLED_BALL = 1.6
+# No point of one ball's blob (its rim, halo and shadow with it) lies further than this many
+# radii from the blob's edge: a deeper blob is a hand, an arm, the cue or balls in a cluster.
+# (At 1.5 the white with its two shadows by the red in null_grad_stoss_1_0130_0135, 1.41, was
+# found, but that clip's contact was lost, and 50 more phantom id-frames came on the footage.)
+BALL_DEPTH = 1.4
 # A streak may be this deep (in radii) at its deepest: a bright ball's blur joined by its shadow
 # (video_9_0056_0101: the struck white, 1.44 radii) is wider than a ball, and no hand
 WIDE_STREAK = 1.6
@@ -1271,17 +1276,17 @@ class BallDetector:
             if area < (LEAST_LIT_TOP if self._by_light else LEAST_BLOB) * ball_area:
                 continue
             key = (x, y, w, h, area, round(cx * 1000), round(cy * 1000))
-            # no point of a blob this narrow is more than 1.4 radii from its edge: one ball
-            if area <= 1.5 * ball_area and min(w, h) <= 2.8 * r - 1:
+            # no point of a blob this narrow is more than BALL_DEPTH radii from its edge: one ball
+            if area <= 1.5 * ball_area and min(w, h) <= 2 * BALL_DEPTH * r - 1:
                 blobs.append(_one_ball(labels[ly:ly + h, lx:lx + w] == i, cx, cy, label, key, r))
                 continue
             part = opened[ly:ly + h, lx:lx + w] & (labels[ly:ly + h, lx:lx + w] == i)
             sub = _distances(part)
-            if area <= 1.5 * ball_area and float(sub.max()) <= 1.4 * r:
+            if area <= 1.5 * ball_area and float(sub.max()) <= BALL_DEPTH * r:
                 blobs.append(_one_ball(labels[ly:ly + h, lx:lx + w] == i, cx, cy, label, key, r))
                 continue
             found = None
-            if float(sub.max()) > 1.4 * r:
+            if float(sub.max()) > BALL_DEPTH * r:
                 found = self._strong_parts(f[y:y + h, x:x + w], part, x, y, label, r)
                 if found is not None:
                     # a ball only a little above the threshold, joined to the cue and the
@@ -1339,12 +1344,13 @@ class BallDetector:
             if area < LEAST_BLOB * ball_area:
                 continue
             sub = _distances(labels[ly:ly + h, lx:lx + w] == i)
-            if level < STRONGER and float(sub.max()) <= 1.4 * r and area > 2.5 * ball_area:
+            deep = float(sub.max()) > BALL_DEPTH * r
+            if level < STRONGER and not deep and area > 2.5 * ball_area:
                 row = self._pale_row(f, sub, x, y, lx, ly, label, r, area)
                 if row is not None:
                     out.extend(row)
                     continue
-            if float(sub.max()) > 1.4 * r or area > 2.5 * ball_area:
+            if deep or area > 2.5 * ball_area:
                 # not one ball or two touching: a hand, the cue, a cluster; or a ball in the
                 # stronger junk a moving ball leaves in a compressed video (blocks at a few
                 # times the threshold), which it outshines many times over. That part alone
@@ -1388,7 +1394,7 @@ class BallDetector:
         radius high, at least 1.5 radii apart; a chain of peaks joined by a ridge as high as a
         radius is a motion-blur streak (one ball)."""
         dil = cv2.dilate(sub, np.ones((3, 3), np.uint8))
-        ys, xs = np.nonzero((sub >= dil) & (sub >= 0.55 * r) & (sub <= 1.4 * r))
+        ys, xs = np.nonzero((sub >= dil) & (sub >= 0.55 * r) & (sub <= BALL_DEPTH * r))
         if len(xs) == 0:
             return []
         order = np.argsort(-sub[ys, xs])
@@ -1397,7 +1403,7 @@ class BallDetector:
         for px, py in zip(xs[order].tolist(), ys[order].tolist(), strict=True):
             if all(math.hypot(px - qx, py - qy) >= apart for qx, qy in peaks):
                 peaks.append((float(px), float(py)))
-        wide = float(sub.max()) > 1.4 * r
+        wide = float(sub.max()) > BALL_DEPTH * r
         pieces = False
         if len(peaks) >= 2 and float(sub.max()) <= WIDE_STREAK * r:
             # streak test: the ridge between consecutive peaks (along the main axis) stays high
