@@ -509,7 +509,9 @@ class Tracker:
                             continue
                         # a faint thing of another colour (a piece of the cue over a ball
                         # hidden under it) is the ball only if it lies the way it was sent
-                        if (dist <= near and not self._faint_other(s, det)) or (dist <= reach and (
+                        if (dist <= near and not self._faint_other(s, det)
+                                and not self._sharp_leap(s, det, frame, dist)) or (
+                                dist <= reach and (
                                 self._ball_streak(s, det, frame) or self._ahead(s, det)
                                 or self._away_from_the_cue(s, det)
                                 or self._led_by_its_front(s, det)
@@ -805,6 +807,18 @@ class Tracker:
         cue = self._cue_behind(s)
         return cue is not None and _within_30(
             (det.x_mm - s.x, det.y_mm - s.y), (s.x - cue[0], s.y - cue[1]))
+
+    def _sharp_leap(self, s: BallState, det: Detection, frame: int, dist: float) -> bool:
+        """A ball seen whole at rest in the last picture is not a sharp, faint detection over a
+        diameter away now: to get there it rolled faster than a ball shows sharp (it would be
+        a streak), and a ball only seen in part is where it lay. It is the cue or the bridge
+        hand over its place (video_9_0056_0101: W2, struck, took the hand 1.9 diameters off,
+        and was held there while the white crossed the table)."""
+        took = s.took
+        return (self._resting(s) and s.visible and s.last_seen == frame - self._frames_on
+                and took is not None and took.score >= CLEAN_SCORE
+                and not (det.streak_mm or det.piece) and det.score < INIT_SCORE
+                and dist > self.d)
 
     def _faint_other(self, s: BallState, det: Detection) -> bool:
         """A sharp, not ball-like detection of another colour than this ball's: a piece of the
@@ -1275,26 +1289,28 @@ class Tracker:
 
     def _struck_away(self, active: list[BallState], dets: list[Detection], used: set[int],
                      frame: int) -> None:
-        """A ball at rest seen since its last clean look only faintly or not at all (the cue
-        and the bridge hand over its place: their pieces lie where it lay, and may hold its
-        id) is the one whose streak now leaves that place: an unclaimed streak of its colour,
-        ball-like as a streak (see :meth:`_ball_streak`), smeared along a line through the
-        place (within a diameter), all of it further from the place than the ball may be found
-        unseen on its way (:meth:`_stop_reach`: not a piece of a projected line by it, nor a
-        smear of the cue across it), and within the hardest shot's reach since that look. The
-        ball moves there; what it held is left (video_9_0056_0101: the struck white rolled the
-        table's length as a faint 15 fps streak while its id stayed on the bridge hand). Only
-        the cue ball: an object ball is struck by a ball, which is seen (carom_3_s257: Y, under
-        the player's arm, took a yellow smear 12 diameters off)."""
+        """A ball seen since its last clean look only faintly or not at all, and held about
+        that place (the cue and the bridge hand over it: their pieces lie where it lay, and
+        may hold its id, moving it a little) is the one whose streak now leaves the place: an
+        unclaimed streak of its colour, ball-like as a streak (see :meth:`_ball_streak`),
+        smeared along a line through the place (within a diameter), all of it further from
+        the place than the ball may be found unseen on its way (:meth:`_stop_reach`: not a
+        piece of a projected line by it, nor a smear of the cue across it), and within the
+        hardest shot's reach since that look. The ball moves there; what it held is left
+        (video_9_0056_0101: the struck white rolled the table's length as a faint 15 fps
+        streak while its id stayed on the bridge hand). Only the cue ball: an object ball is
+        struck by a ball, which is seen (carom_3_s257: Y, under the player's arm, took a
+        yellow smear 12 diameters off)."""
         for s in active:
-            if (s.clean_place is None or s.hidden_rolling or not self._still(s)
-                    or not self._may_be_the_cue_ball(s)
+            if (s.clean_place is None or s.hidden_rolling or not self._may_be_the_cue_ball(s)
                     or s.status not in ("table", "hidden")
                     or (s.status == "table" and not s.faint_looks)):
                 continue
             px, py = s.clean_place
             reach = HARDEST_SHOT_DIAMETERS * self.d * (frame - s.clean_seen)
             near = self._stop_reach(s)
+            if math.hypot(s.x - px, s.y - py) > near:
+                continue  # its faint sightings led it away: not held about its place
             best, best_dist = None, math.inf
             for j, det in enumerate(dets):
                 if (j in used or det.piece or det.colour != CLASS_OF[s.ball]
