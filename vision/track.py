@@ -695,7 +695,22 @@ class Tracker:
         if s.faint_looks and det.score >= CLEAN_SCORE and det.colour == CLASS_OF[s.ball]:
             return False
         return any(math.hypot(det.x_mm - u.x_mm, det.y_mm - u.y_mm) < 0.5 * self.d
-                   for u in self._left_over)
+                   and not self._its_front(s, u, det) for u in self._left_over)
+
+    def _its_front(self, s: BallState, u: Detection, det: Detection) -> bool:
+        """``u``, left unclaimed when the ball was last seen, lay just ahead of it on its way
+        (within a frame's roll, the way it rolled within 30 degrees) and was of its colour,
+        ball-like: the front of its own streak; ``det`` lies where it lay (within a quarter
+        ball): the ball, stopped there on a ball it hit (video_9_0056_0101: the struck white's
+        id took its streak's tail by the red, and the white, come to rest where the streak's
+        front had been, was barred for three frames as a thing left there). (Not one rolling
+        on, whose tail now lies by where its front was: its front lies further on.)"""
+        if (self._still(s) or u.colour != CLASS_OF[s.ball] or u.score < INIT_SCORE
+                or math.hypot(det.x_mm - u.x_mm, det.y_mm - u.y_mm) > 0.25 * self.d):
+            return False
+        dx, dy = u.x_mm - s.x, u.y_mm - s.y
+        return (math.hypot(dx, dy) <= math.hypot(s.vx, s.vy) * self._frames_on + self.d
+                and _within_30((dx, dy), (s.vx, s.vy)))
 
     def _ruled_out(self, s: BallState, det: Detection, dets: list[Detection], frame: int,
                    off: float | None = None) -> bool:

@@ -751,6 +751,26 @@ def test_a_ball_seen_whole_at_rest_does_not_leap_to_a_faint_sharp_thing_two_ball
     assert math.dist(out[-1].balls[ball][:2], (1500.0, 800.0)) < 1.0
 
 
+def test_a_rolling_ball_stopped_where_its_streaks_front_was_left_is_not_barred_there():
+    """video_9_0056_0101: a projected ring lies by the red. The struck white's last picture in
+    its roll is a streak in two pieces: its front, over the ring (so taken for the ring, a
+    thing that lay there), and its tail, which the id took. Then it stops where the front
+    was. A piece of its colour left just ahead on its way was its own front, not a thing
+    lying there: W1 is the ball at rest there."""
+    tracker, still, frames = at_rest_first({"W1": (1500.0, 800.0)}, ("W1",))
+    ring = det(1915.0, 800.0, "white", score=0.4)
+    frames = [[*f, ring] for f in frames]
+    frames += [[*still, ring, det(1500.0 + 100.0 * k, 800.0, "white", score=0.75)]
+               for k in range(4)]
+    frames.append([*still, det(1830.0, 800.0, "white", score=0.76),
+                   det(1912.0, 800.0, "white", score=0.66)])
+    frames += [[*still, det(1914.0, 801.0, "white", score=0.72)] for _ in range(3)]
+    out = feed(tracker, frames) + tracker.flush()
+    for r in out[-3:]:  # from the first frame it lies there
+        x, y, visible = r.balls["W1"]
+        assert visible and math.dist((x, y), (1914.0, 801.0)) < 1.0
+
+
 def test_one_misread_of_a_resting_whites_dots_repeated_frame_after_frame_is_one_look():
     # W1 at rest by the cushion: its one dot read as W2's pair by the cushion's shadow. The
     # detector gives the same detection while the picture there does not change; counted every
