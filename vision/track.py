@@ -1127,8 +1127,8 @@ class Tracker:
             s.faint_looks, s.clean_place, s.clean_seen = 0, (det.x_mm, det.y_mm), frame
         if prior is None and not jump and resting and (
                 ((doubtful or det.score < CLEAN_SCORE) and off < REST_JITTER_DIAMETERS * self.d)
-                or (det.piece and off < PIECE_OFF_DIAMETERS * self.d and self._alone(s))) and not (
-                self._creeping(s, det, frame)):
+                or (det.piece and off < PIECE_OFF_DIAMETERS * self.d and self._alone(s))
+                or self._inside_the_streak(s, det)) and not self._creeping(s, det, frame):
             # A ball at rest seen only in part (under the cue, the cue's shadow across it) is
             # where it was: following the part would make it jitter, and a jitter looks like a
             # strike. A ball that really starts to move soon shows clean or goes further. A
@@ -1174,6 +1174,19 @@ class Tracker:
             s.pair += self._is_pair(det)
             s.single += self._is_single(det)
             s.looked = det
+
+    def _inside_the_streak(self, s: BallState, det: Detection) -> bool:
+        """The resting ball's place lies well inside the streak ``det`` (on its line within
+        half a ball, a diameter or more from both its ends): the ball and a line on the cloth
+        through it, read as one streak (video_13_0030_0034: the resting white and a projected
+        line, a 410 mm "streak" whose middle lay 16-40 px off the ball). A ball struck from its
+        place smears from there: its place is at the streak's end."""
+        ux, uy = det.streak_dir
+        if not det.streak_mm or not (ux or uy):
+            return False
+        dx, dy = s.x - det.x_mm, s.y - det.y_mm
+        return (abs(dx * uy - dy * ux) <= 0.5 * self.d
+                and abs(dx * ux + dy * uy) <= 0.5 * det.streak_mm - self.d)
 
     def _predicted(self, s: BallState, gap: int) -> tuple[float, float, float, float]:
         """Where ``s`` will be ``gap`` frames on at its velocity, and its velocity then: a ball

@@ -771,6 +771,20 @@ def test_a_rolling_ball_stopped_where_its_streaks_front_was_left_is_not_barred_t
         assert visible and math.dist((x, y), (1914.0, 801.0)) < 1.0
 
 
+def test_a_resting_ball_read_with_a_line_through_it_as_one_streak_stays_in_its_place():
+    """video_13_0030_0034: a projected line runs through the resting white, and ball and line
+    are read as one 410 mm streak whose middle lies 30-40 mm off the ball. W1 stays where it
+    lies; and a ball struck from its place, its streak starting there, follows the streak."""
+    for start, moved in ((1500.0 - 40.0, False), (1500.0 + 205.0 - 30.0, True)):
+        tracker, still, frames = at_rest_first({"W1": (1500.0, 800.0)}, ("W1",))
+        frames += [[*still, det(1500.0, 800.0, "white")] for _ in range(3)]
+        frames.append([*still, det(start, 810.0, "white", score=0.72, streak_mm=410.0,
+                                   streak_dir=(1.0, 0.0))])
+        out = feed(tracker, frames) + tracker.flush()
+        x, y, visible = out[-1].balls["W1"]
+        assert visible and math.dist((x, y), (start, 810.0) if moved else (1500.0, 800.0)) < 1.0
+
+
 def test_one_misread_of_a_resting_whites_dots_repeated_frame_after_frame_is_one_look():
     # W1 at rest by the cushion: its one dot read as W2's pair by the cushion's shadow. The
     # detector gives the same detection while the picture there does not change; counted every
