@@ -1125,9 +1125,9 @@ class Tracker:
             s.faint_looks += 1
         else:
             s.faint_looks, s.clean_place, s.clean_seen = 0, (det.x_mm, det.y_mm), frame
-        if prior is None and not jump and resting and (
+        if prior is None and not jump and ((resting and (
                 ((doubtful or det.score < CLEAN_SCORE) and off < REST_JITTER_DIAMETERS * self.d)
-                or (det.piece and off < PIECE_OFF_DIAMETERS * self.d and self._alone(s))
+                or (det.piece and off < PIECE_OFF_DIAMETERS * self.d and self._alone(s))))
                 or self._inside_the_streak(s, det)) and not self._creeping(s, det, frame):
             # A ball at rest seen only in part (under the cue, the cue's shadow across it) is
             # where it was: following the part would make it jitter, and a jitter looks like a
@@ -1176,13 +1176,16 @@ class Tracker:
             s.looked = det
 
     def _inside_the_streak(self, s: BallState, det: Detection) -> bool:
-        """The resting ball's place lies well inside the streak ``det`` (on its line within
-        half a ball, a diameter or more from both its ends): the ball and a line on the cloth
-        through it, read as one streak (video_13_0030_0034: the resting white and a projected
-        line, a 410 mm "streak" whose middle lay 16-40 px off the ball). A ball struck from its
-        place smears from there: its place is at the streak's end."""
+        """The place of a ball at rest or nearly (slower than a struck ball) lies well inside
+        the streak ``det`` (on its line within half a ball, a diameter or more from both its
+        ends): the ball and a line on the cloth through it, read as one streak
+        (video_13_0030_0034: the resting white and a projected line, a 410 mm "streak" whose
+        middle lay 16-40 px off the ball; with the game state the white, nudged by a
+        sighting 9 px off, then took it). A ball struck from its place smears from there: its
+        place is at the streak's end."""
         ux, uy = det.streak_dir
-        if not det.streak_mm or not (ux or uy):
+        if (not det.streak_mm or not (ux or uy) or s.status != "table"
+                or math.hypot(s.vx, s.vy) >= STRUCK_DIAMETERS * self.d):
             return False
         dx, dy = s.x - det.x_mm, s.y - det.y_mm
         return (abs(dx * uy - dy * ux) <= 0.5 * self.d
