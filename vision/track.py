@@ -1773,6 +1773,7 @@ class _RepeatsFilled:
         self._flags: deque[bool] = deque()  # ... whether each decided one is a repeat
         self._repeats: deque[tuple[int, list[Detection]]] = deque()
         self._last: FrameTracks | None = None
+        self._last_but_one: FrameTracks | None = None  # (the answer before ``_last``)
 
     def update(self, frame: int, detections: list[Detection],
                change: float = math.inf) -> Iterator[FrameTracks]:
@@ -1817,7 +1818,7 @@ class _RepeatsFilled:
         for r in results:
             while self._repeats and self._repeats[0][0] < r.frame:
                 yield self._between(*self._repeats.popleft(), r)
-            self._last = r
+            self._last_but_one, self._last = self._last, r
             yield r
 
     def _between(self, frame: int, detections: list[Detection],
@@ -1833,12 +1834,31 @@ class _RepeatsFilled:
                         after.frame - before.frame):  # (not a ball put back by hand)
                     w = (frame - before.frame) / (after.frame - before.frame)
                     x, y = x + w * (nxt[0] - x), y + w * (nxt[1] - y)
-                elif after is not None and seen:
+                elif after is not None and seen and not self._shown_at_rest(
+                        ball, x, y, before, detections):
                     # gone by the next picture (into a pocket, off the table, under an arm):
                     # where it was meanwhile is not known, only that it had left this place
                     seen = False
                 balls[ball] = (x, y, seen)
         return FrameTracks(frame, frame / fps, balls, tuple(detections))
+
+
+    def _shown_at_rest(self, ball: str, x: float, y: float, before: FrameTracks,
+                       detections: list[Detection]) -> bool:
+        """A ball gone by the next picture that lay at rest in the last two (seen in both,
+        hardly moved) is seen in the repeated picture where it lay: a clean detection of its
+        colour there shows it, still in its place when that picture was taken
+        (video_9_0056_0101 27, video_1_0233_0240 9: the cue ball at rest just before it was
+        struck). One that was rolling may have left the place in between."""
+        prior = self._last_but_one
+        earlier = prior.balls.get(ball) if prior is not None else None
+        d = self.tracker.d
+        if earlier is None or not earlier[2] or math.dist(earlier[:2], (x, y)) > (
+                REST_SPEED_DIAMETERS * d * max(1, before.frame - prior.frame)):
+            return False
+        return any(q.colour == CLASS_OF[ball] and q.score >= CLEAN_SCORE
+                   and math.hypot(q.x_mm - x, q.y_mm - y) <= REST_JITTER_DIAMETERS * d
+                   for q in detections)
 
 
 def write_tracks_csv(path: str | Path, results: Iterable[FrameTracks]) -> int:

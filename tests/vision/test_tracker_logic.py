@@ -1295,6 +1295,23 @@ def test_a_ball_gone_from_the_picture_after_a_repeat_is_not_seen_in_the_repeat()
     assert not by_frame[22].balls["W1"][2]
 
 
+def test_a_ball_at_rest_gone_after_a_repeat_is_seen_in_its_place_in_the_repeat():
+    # video_9_0056_0101 27: W1 lies at rest on a padded camera, seen clean in the repeated
+    # picture too, and is gone from the next picture on (struck, its streak joined to the
+    # cue): the repeat shows it where it lay
+    frames, changes = _rolling(12, 0.0, False), [math.inf] + [20.0] * 11
+    for k in range(1, 13):
+        balls = [det(2000.0, 1200.0, "red"), det(2800.0, 400.0, "white")]
+        if 12 + k - k % 2 < 23:
+            balls.append(det(600.0, 900.0, "white"))
+        frames.append(balls)
+        changes.append(3.0 if k % 2 else 150.0)
+    left_out, out = _repeats_told(frames, changes)
+    assert 22 in left_out
+    x, y, seen = {r.frame: r for r in out}[22].balls["W1"]
+    assert seen and math.dist((x, y), (600.0, 900.0)) < 1.0
+
+
 def test_a_cue_ball_rolled_off_slowly_was_struck_and_the_next_shot_is_followed():
     # the first shot: W1 rolls off at 18 mm a frame (0.54 m/s, under the struck speed) to rest
     # 540 mm on; the next: W2 struck at 35 mm a frame. Before, W1 never counted as struck, and
