@@ -1300,6 +1300,11 @@ class BallDetector:
                                       for o in found)]
             if found is None:
                 found = self._split(sub, x, y, label, r, area)
+                if float(sub.max()) > BALL_DEPTH * r:
+                    found += [b for b in self._strong_cores(f[y:y + h, x:x + w], part, x, y,
+                                                            label, r)
+                              if all(math.hypot(b.x - o.x, b.y - o.y) >= 1.5 * r
+                                     for o in found)]
             blobs += found  # (no key: a piece is known by the picture around it, see _refine)
         return [b for b in blobs
                 if self._centre_ok[min(int(b.y), hh - 1), min(int(b.x), ww - 1)]]
@@ -1368,6 +1373,30 @@ class BallDetector:
                 out.append(_Blob(x + float(cents[i, 0]), y + float(cents[i, 1]), label))
             else:
                 out.extend(self._split(sub, x + lx, y + ly, label, r, area))
+        return out
+
+    def _strong_cores(self, f: F32, part: NDArray[Any], x: int, y: int, label: int,
+                      r: float) -> list[_Blob]:
+        """In a blob with a hand or the cue in it (see :meth:`_strong_parts`), its parts above
+        ``STRONG`` times the threshold that are one ball by their shape: no bigger than two
+        and a half balls, as deep as a ball's core with its rim (``ROUND_CORE`` to
+        ``BALL_DEPTH`` radii; the cue's and the fingers' round pieces are shallower). Each is a
+        ball at its middle (video_1_0233_0240 10: the white, nudged by the cue's tip, joined
+        to the cue and the bridge hand, its own part bright and whole, was dropped with the
+        hand's)."""
+        strong = cv2.morphologyEx(((f > STRONG * self.threshold) & (part > 0)).astype(
+            np.uint8), cv2.MORPH_OPEN, self._open_kernel)
+        n, labels, stats, cents = cv2.connectedComponentsWithStats(strong, connectivity=8,
+                                                                   ltype=cv2.CV_16U)
+        ball_area = math.pi * r * r
+        out = []
+        for i in range(1, n):
+            lx, ly, w, h, area = (int(v) for v in stats[i])
+            if not LEAST_BLOB * ball_area <= area <= 2.5 * ball_area:
+                continue
+            depth = float(_distances(labels[ly:ly + h, lx:lx + w] == i).max())
+            if ROUND_CORE * r <= depth <= BALL_DEPTH * r:
+                out.append(_Blob(x + float(cents[i, 0]), y + float(cents[i, 1]), label))
         return out
 
     def _pale_row(self, f: F32, sub: F32, x: int, y: int, lx: int, ly: int, label: int,

@@ -1018,6 +1018,38 @@ def test_a_faint_ball_joined_to_the_hand_by_the_cue_is_found_by_its_round_core()
     assert not any(math.hypot(b.x - tip[0], b.y - tip[1]) < r for b in blobs)
 
 
+def test_a_ball_joined_to_a_hand_too_wide_even_at_the_stronger_level_is_found_whole():
+    """As in video_1_0233_0240 frame 10 (real footage): the white, nudged by the cue's tip and
+    a little drawn out, is joined by the cue to the bridge hand, and the hand is too wide for
+    balls even at STRONGER, so the strong parts are given up. The white is a part of its own
+    at STRONG, two balls' area, a ball's core deep with its rim: a ball. A fingertip's part
+    there, shallower, is not one."""
+    _, _, det = on_empty_cloth()
+    det._parts = det._parts if det._parts is not None else {}
+    t = det.threshold
+    ww, hh = det.work_size
+    cx, cy = ww // 2, hh // 2
+    r = float(det.radius_work[cy, cx])
+    f = np.zeros((hh, ww), np.float32)
+    # the hand: too wide for balls at every level
+    cv2.rectangle(f, (round(cx - 4 * r), round(cy - 9 * r)), (round(cx + 4 * r), round(cy - 2 * r)),
+                  float(1.5 * STRONGER * t), -1)
+    half = round(1.4 * r)  # the cue, its shadow and the blur: faint, wider than a ball
+    f[round(cy - 2 * r):round(cy + 5 * r), cx - half:cx + half] = 1.5 * t
+    tip = (round(cx + 2.6 * r), round(cy - 0.5 * r))  # a fingertip: a ball's size, no halo
+    cv2.circle(f, tip, round(r), float(0.5 * (STRONG + STRONGER) * t), -1)
+    f[round(cy - 2 * r):round(cy - 0.5 * r), round(cx + 1.0 * r):round(cx + 2.6 * r)] = 1.5 * t
+    ball = (cx, round(cy + 3.5 * r))  # drawn out along the cue, with its rim
+    cv2.ellipse(f, ball, (round(1.2 * r), round(1.6 * r)), 0, 0, 360,
+                float(0.5 * (STRONG + STRONGER) * t), -1)
+    part = (f > t).astype(np.uint8)
+    assert det._strong_parts(f, part, 0, 0, 1, r) is None
+    blobs = det._blobs_in(f, (0, 0, ww, hh))
+    assert any(math.hypot(b.x - ball[0], b.y - ball[1]) < 1.5 for b in blobs)
+    cores = det._strong_cores(f, part, 0, 0, 1, r)
+    assert [math.hypot(b.x - ball[0], b.y - ball[1]) < 1.5 for b in cores] == [True]
+
+
 def test_a_pale_white_touching_a_bright_ball_is_two_balls_though_their_halos_make_it_big():
     """As in video_12_0205_0208 (real footage): the white touches the red it has just hit. With
     their rims and shadows the two make a part of 2.7 balls' area at STRONG times the threshold,
