@@ -1842,14 +1842,13 @@ class _RepeatsFilled:
                 balls[ball] = (x, y, seen)
         return FrameTracks(frame, frame / fps, balls, tuple(detections))
 
-
     def _shown_at_rest(self, ball: str, x: float, y: float, before: FrameTracks,
                        detections: list[Detection]) -> bool:
         """A ball gone by the next picture that lay at rest in the last two (seen in both,
         hardly moved) is seen in the repeated picture where it lay: a clean detection of its
         colour there shows it, still in its place when that picture was taken
-        (video_9_0056_0101 27, video_1_0233_0240 9: the cue ball at rest just before it was
-        struck). One that was rolling may have left the place in between."""
+        (video_9_0056_0101 27: the cue ball at rest just before it was struck). One that was
+        rolling may have left the place in between."""
         prior = self._last_but_one
         earlier = prior.balls.get(ball) if prior is not None else None
         d = self.tracker.d

@@ -987,19 +987,24 @@ def test_the_cloth_model_follows_the_light_as_it_changes():
     assert set(_under_a_light_turning_warmer(BallDetector(calibration()))) == {2}
 
 
+def work_map_by_the_middle() -> tuple[BallDetector, np.ndarray, tuple[int, int], float]:
+    """A detector on empty cloth, ready to search a foreground map of its own: the map (work
+    resolution, empty), its middle pixel, and a ball's radius there."""
+    _, _, det = on_empty_cloth()
+    det._parts = det._parts if det._parts is not None else {}
+    ww, hh = det.work_size
+    cx, cy = ww // 2, hh // 2
+    return det, np.zeros((hh, ww), np.float32), (cx, cy), float(det.radius_work[cy, cx])
+
+
 def test_a_faint_ball_joined_to_the_hand_by_the_cue_is_found_by_its_round_core():
     """As in video_13_0030_0034 (real footage), through a practice stroke: the cue's tip on a
     white ball joins it to the bridge hand in one blob too wide for balls, and the ball is so
     little above the threshold that at STRONG times it, it is gone, so the strong parts are the
     hand's alone. The blob's round piece with a core as deep as a ball's picture is a ball
     too; the cue's round pieces, shallower, are not."""
-    _, _, det = on_empty_cloth()
-    det._parts = det._parts if det._parts is not None else {}
-    t = det.threshold
-    ww, hh = det.work_size
-    cx, cy = ww // 2, hh // 2
-    r = float(det.radius_work[cy, cx])
-    f = np.zeros((hh, ww), np.float32)
+    det, f, (cx, cy), r = work_map_by_the_middle()
+    t, (ww, hh) = det.threshold, det.work_size
     hand = 0.5 * (STRONG + STRONGER) * t  # strong, much wider than a ball
     cv2.rectangle(f, (round(cx - 3 * r), round(cy - 8 * r)), (round(cx + 3 * r), round(cy - 2 * r)),
                   float(hand), -1)
@@ -1024,13 +1029,8 @@ def test_a_ball_joined_to_a_hand_too_wide_even_at_the_stronger_level_is_found_wh
     balls even at STRONGER, so the strong parts are given up. The white is a part of its own
     at STRONG, two balls' area, a ball's core deep with its rim: a ball. A fingertip's part
     there, shallower, is not one."""
-    _, _, det = on_empty_cloth()
-    det._parts = det._parts if det._parts is not None else {}
-    t = det.threshold
-    ww, hh = det.work_size
-    cx, cy = ww // 2, hh // 2
-    r = float(det.radius_work[cy, cx])
-    f = np.zeros((hh, ww), np.float32)
+    det, f, (cx, cy), r = work_map_by_the_middle()
+    t, (ww, hh) = det.threshold, det.work_size
     # the hand: too wide for balls at every level
     cv2.rectangle(f, (round(cx - 4 * r), round(cy - 9 * r)), (round(cx + 4 * r), round(cy - 2 * r)),
                   float(1.5 * STRONGER * t), -1)
