@@ -1378,12 +1378,12 @@ class BallDetector:
     def _strong_cores(self, f: F32, part: NDArray[Any], x: int, y: int, label: int,
                       r: float) -> list[_Blob]:
         """In a blob with a hand or the cue in it (see :meth:`_strong_parts`), its parts above
-        ``STRONG`` times the threshold that are one ball by their shape: no bigger than two
-        and a half balls, as deep as a ball's core with its rim (``ROUND_CORE`` to
-        ``BALL_DEPTH`` radii; the cue's and the fingers' round pieces are shallower). Each is a
-        ball at its middle (video_1_0233_0240 10: the white, nudged by the cue's tip, joined
-        to the cue and the bridge hand, its own part bright and whole, was dropped with the
-        hand's)."""
+        ``STRONG`` times the threshold that are one ball by their shape: no bigger than three
+        balls (a drawn-out ball with its halo: 2.51 at video_1_0233_0240 8 with the game
+        state), as deep as a ball's core with its rim (``ROUND_CORE`` to ``BALL_DEPTH`` radii;
+        the cue's and the fingers' round pieces are shallower). Each is a ball at its middle
+        (video_1_0233_0240 10: the white, nudged by the cue's tip, joined to the cue and the
+        bridge hand, its own part bright and whole, was dropped with the hand's)."""
         strong = cv2.morphologyEx(((f > STRONG * self.threshold) & (part > 0)).astype(
             np.uint8), cv2.MORPH_OPEN, self._open_kernel)
         n, labels, stats, cents = cv2.connectedComponentsWithStats(strong, connectivity=8,
@@ -1392,7 +1392,7 @@ class BallDetector:
         out = []
         for i in range(1, n):
             lx, ly, w, h, area = (int(v) for v in stats[i])
-            if not LEAST_BLOB * ball_area <= area <= 2.5 * ball_area:
+            if not LEAST_BLOB * ball_area <= area <= 3.0 * ball_area:
                 continue
             depth = float(_distances(labels[ly:ly + h, lx:lx + w] == i).max())
             if ROUND_CORE * r <= depth <= BALL_DEPTH * r:
