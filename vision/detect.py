@@ -1282,11 +1282,12 @@ class BallDetector:
                 continue
             part = opened[ly:ly + h, lx:lx + w] & (labels[ly:ly + h, lx:lx + w] == i)
             sub = _distances(part)
-            if area <= 1.5 * ball_area and float(sub.max()) <= BALL_DEPTH * r:
+            deep = float(sub.max()) > BALL_DEPTH * r
+            if area <= 1.5 * ball_area and not deep:
                 blobs.append(_one_ball(labels[ly:ly + h, lx:lx + w] == i, cx, cy, label, key, r))
                 continue
             found = None
-            if float(sub.max()) > BALL_DEPTH * r:
+            if deep:
                 found = self._strong_parts(f[y:y + h, x:x + w], part, x, y, label, r)
                 if found is not None:
                     # a ball only a little above the threshold, joined to the cue and the
@@ -1300,7 +1301,7 @@ class BallDetector:
                                       for o in found)]
             if found is None:
                 found = self._split(sub, x, y, label, r, area)
-                if float(sub.max()) > BALL_DEPTH * r:
+                if deep:
                     found += [b for b in self._strong_cores(f[y:y + h, x:x + w], part, x, y,
                                                             label, r)
                               if all(math.hypot(b.x - o.x, b.y - o.y) >= 1.5 * r
@@ -1338,10 +1339,7 @@ class BallDetector:
         the threshold, each part of them split as a blob of its own. A part still too wide at
         ``STRONG`` is searched again at ``STRONGER``; None when a part is not one ball or two
         touching even there: a hand, an arm or the cue (see :meth:`_split`), or a cluster."""
-        strong = cv2.morphologyEx(((f > level * self.threshold) & (part > 0)).astype(np.uint8),
-                                  cv2.MORPH_OPEN, self._open_kernel)
-        n, labels, stats, cents = cv2.connectedComponentsWithStats(strong, connectivity=8,
-                                                                   ltype=cv2.CV_16U)
+        n, labels, stats, cents = self._parts_above(f, part, level)
         ball_area = math.pi * r * r
         out: list[_Blob] = []
         for i in range(1, n):
@@ -1375,6 +1373,16 @@ class BallDetector:
                 out.extend(self._split(sub, x + lx, y + ly, label, r, area))
         return out
 
+    def _parts_above(self, f: F32, part: NDArray[Any], level: float
+                     ) -> tuple[int, NDArray[Any], NDArray[Any], NDArray[Any]]:
+        """The connected parts of a blob (``part``, in the window ``f`` of the foreground map)
+        above ``level`` times the threshold, opened: their count, labels, stats, centroids."""
+        strong = cv2.morphologyEx(((f > level * self.threshold) & (part > 0)).astype(np.uint8),
+                                  cv2.MORPH_OPEN, self._open_kernel)
+        n, labels, stats, cents = cv2.connectedComponentsWithStats(strong, connectivity=8,
+                                                                   ltype=cv2.CV_16U)
+        return n, labels, stats, cents
+
     def _strong_cores(self, f: F32, part: NDArray[Any], x: int, y: int, label: int,
                       r: float) -> list[_Blob]:
         """In a blob with a hand or the cue in it (see :meth:`_strong_parts`), its parts above
@@ -1384,10 +1392,7 @@ class BallDetector:
         the cue's and the fingers' round pieces are shallower). Each is a ball at its middle
         (video_1_0233_0240 10: the white, nudged by the cue's tip, joined to the cue and the
         bridge hand, its own part bright and whole, was dropped with the hand's)."""
-        strong = cv2.morphologyEx(((f > STRONG * self.threshold) & (part > 0)).astype(
-            np.uint8), cv2.MORPH_OPEN, self._open_kernel)
-        n, labels, stats, cents = cv2.connectedComponentsWithStats(strong, connectivity=8,
-                                                                   ltype=cv2.CV_16U)
+        n, labels, stats, cents = self._parts_above(f, part, STRONG)
         ball_area = math.pi * r * r
         out = []
         for i in range(1, n):
@@ -1432,9 +1437,10 @@ class BallDetector:
         for px, py in zip(xs[order].tolist(), ys[order].tolist(), strict=True):
             if all(math.hypot(px - qx, py - qy) >= apart for qx, qy in peaks):
                 peaks.append((float(px), float(py)))
-        wide = float(sub.max()) > BALL_DEPTH * r
+        depth = float(sub.max())
+        wide = depth > BALL_DEPTH * r
         pieces = False
-        if len(peaks) >= 2 and float(sub.max()) <= WIDE_STREAK * r:
+        if len(peaks) >= 2 and depth <= WIDE_STREAK * r:
             # streak test: the ridge between consecutive peaks (along the main axis) stays high
             pts = np.array(peaks)
             c = pts.mean(0)
@@ -1682,14 +1688,15 @@ class BallDetector:
             outside = np.count_nonzero(above & ring) / max(1, np.count_nonzero(ring))
             score = max(0.0, min(1.0, fill)) * max(0.0, 1.0 - outside)
             inner = disc & sel & (dd <= (0.6 * r) ** 2)
-            bgr = (_middle_colour(patch[inner]) if np.count_nonzero(inner) >= 3
+            cored = np.count_nonzero(inner) >= 3  # (enough of the core for a median)
+            bgr = (_middle_colour(patch[inner]) if cored
                    else patch[int(c[1]) - iy0, int(c[0]) - ix0].astype(np.float64))
             maybe_white = (self.colours is None
                            or self.colours.names[self.colours.nearest(bgr, sure=False)[0]]
                            == "white")
             dots, dark_px = ((0, 0.0) if b.streak or not maybe_white
                              else _count_dots(patch, dd, r, inner, si))
-            if b.streak and np.count_nonzero(inner) >= 3:
+            if b.streak and cored:
                 # a streak's colour is a mixture with the cloth under it: the cloth under the
                 # same pixels as the colour (a projected line through a streak's middle is the
                 # cloth at its middle pixel, not under most of it; video_9_0056_0101). (Not for

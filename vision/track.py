@@ -642,12 +642,12 @@ class Tracker:
         through its way since it was last seen (hit somewhere on it, it went straight on from
         there; video_12_0205_0208: the white, merged a moment with the red it had hit, gave its
         id to a smear of the cue 600 mm off whose line missed its way)."""
-        if det.streak_mm <= 0.5 * self.d or det.score < STREAK_SCORE:
+        if not self._ball_like_streak(det):
             return False
         ux, uy = det.streak_dir
         if not (ux or uy):
             return True
-        off = (det.x_mm - s.x) * uy - (det.y_mm - s.y) * ux
+        off = _along_across(det, s.x, s.y)[1]
         if s.status == "hidden" or self._resting(s):
             return abs(off) <= self.d
         # rolling: the streak's line is off the way's start by ``off`` and its end by
@@ -655,6 +655,11 @@ class Tracker:
         gap = max(1, frame - s.last_seen)
         off_there = off - (s.vx * gap) * uy + (s.vy * gap) * ux
         return min(abs(off), abs(off_there)) <= self.d or (off > 0) != (off_there > 0)
+
+    def _ball_like_streak(self, det: Detection) -> bool:
+        """A streak longer than half a ball and as ball-like as a fast ball's may be (see
+        :meth:`_ball_streak`)."""
+        return det.streak_mm > 0.5 * self.d and det.score >= STREAK_SCORE
 
     def _still(self, s: BallState) -> bool:
         return math.hypot(s.vx, s.vy) < REST_SPEED_DIAMETERS * self.d
@@ -1187,9 +1192,8 @@ class Tracker:
         if (not det.streak_mm or not (ux or uy) or s.status != "table"
                 or math.hypot(s.vx, s.vy) >= STRUCK_DIAMETERS * self.d):
             return False
-        dx, dy = s.x - det.x_mm, s.y - det.y_mm
-        return (abs(dx * uy - dy * ux) <= 0.5 * self.d
-                and abs(dx * ux + dy * uy) <= 0.5 * det.streak_mm - self.d)
+        along, across = _along_across(det, s.x, s.y)
+        return abs(across) <= 0.5 * self.d and abs(along) <= 0.5 * det.streak_mm - self.d
 
     def _predicted(self, s: BallState, gap: int) -> tuple[float, float, float, float]:
         """Where ``s`` will be ``gap`` frames on at its velocity, and its velocity then: a ball
@@ -1345,19 +1349,19 @@ class Tracker:
             best, best_dist = None, math.inf
             for j, det in enumerate(dets):
                 if (j in used or det.piece or det.colour != CLASS_OF[s.ball]
-                        or det.streak_mm <= 0.5 * self.d or det.score < STREAK_SCORE):
+                        or not self._ball_like_streak(det)):
                     continue
-                ux, uy = det.streak_dir
-                dx, dy = det.x_mm - px, det.y_mm - py
-                dist = math.hypot(dx, dy)
-                if (abs(dx * uy - dy * ux) <= self.d
-                        and abs(dx * ux + dy * uy) - 0.5 * det.streak_mm > near
+                along, across = _along_across(det, px, py)
+                dist = math.hypot(det.x_mm - px, det.y_mm - py)
+                if (abs(across) <= self.d and abs(along) - 0.5 * det.streak_mm > near
                         and dist <= reach and dist < best_dist):
                     best, best_dist = j, dist
             if best is None:
                 continue
             if s.last_seen == frame:  # what it held this frame is free again
                 used.difference_update(j for j, d in enumerate(dets) if d is s.took)
+            # (seen from its place, when it was last seen clean: the jump's velocity is the way
+            # from there)
             s.x, s.y, s.vx, s.vy = px, py, 0.0, 0.0
             s.status, s.last_seen = "table", s.clean_seen
             self._observe(s, dets[best], frame, jump=True)
@@ -1619,6 +1623,14 @@ def _each_at_one_of(a: Detection, b: Detection, places: Sequence[Sequence[float]
     """``a`` and ``b`` each lie within ``near`` of a different one of ``places`` (table mm)."""
     return any(math.dist(p, (a.x_mm, a.y_mm)) <= near and math.dist(q, (b.x_mm, b.y_mm)) <= near
                for p, q in itertools.permutations(places, 2))
+
+
+def _along_across(det: Detection, x: float, y: float) -> tuple[float, float]:
+    """Where the streak ``det`` lies from the point (``x``, ``y``), mm: along its direction
+    and across it (signed)."""
+    ux, uy = det.streak_dir
+    dx, dy = det.x_mm - x, det.y_mm - y
+    return dx * ux + dy * uy, dx * uy - dy * ux
 
 
 def _within_30(a: Sequence[float], b: Sequence[float]) -> bool:
