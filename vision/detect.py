@@ -1918,15 +1918,21 @@ def _unexplained_balls(sub: F32, peaks: Sequence[tuple[float, float]], r: float,
 
     The blob's area alone counts the halo around each ball (light thrown on the cloth, blur)
     as more balls, which then sit in the gaps between the real ones and pull their centres.
-    Each peak is a ball and explains the blob's pixels within one radius of it; another ball
-    is where a disc of one radius still holds over half a ball of unexplained pixels (a tight
-    cluster whose peaks merged into one summit), found one at a time."""
+    Each peak is a ball and explains the blob's pixels within one radius of it; of two or more
+    peaks, within its own depth, when that is more (a ball with its halo is that big: between
+    two such balls a little apart, their halos' rims were taken for a third ball that pulled
+    both centres; simulation_vs_reality_1_0049_0053, the red 12 px off with the white rolling
+    up to it. A lone peak keeps one radius: a small thing by a ball, as a mark the ball rolls
+    over, is no halo). Another ball is where a disc of one radius still holds over half a
+    ball of unexplained pixels (a tight cluster whose peaks merged into one summit), found one
+    at a time."""
     mask = sub > 0
     hh, ww = mask.shape
     yy, xx = np.mgrid[0:hh, 0:ww]
     left = mask.copy()
     for px, py in peaks:
-        left &= (xx - px) ** 2 + (yy - py) ** 2 > r * r
+        own = max(r, float(sub[round(py), round(px)])) if len(peaks) >= 2 else r
+        left &= (xx - px) ** 2 + (yy - py) ** 2 > own * own
     k = math.ceil(r)
     ky, kx = np.mgrid[-k:k + 1, -k:k + 1]
     disc = ((kx * kx + ky * ky) <= r * r).astype(np.float32)

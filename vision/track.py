@@ -443,7 +443,9 @@ class Tracker:
                     if (dist > gate and (i, j) not in prior) or self._against_hit(
                             s, hitter, det) or ((s.visible or self._far_from_last(s, det))
                                                 and self._was_something_else(s, det)
-                                                ) or self._ruled_out(s, det, dets, frame, dist):
+                                                ) or self._ruled_out(s, det, dets, frame, dist) or (
+                            hitter is None and (i, j) not in prior
+                            and self._behind_it(s, det, frame)):
                         # (of a ball unseen, its own detection may have been left, but not far
                         # from where it was seen last: bank_red_corner_s251, W1 rolling 470 mm
                         # a frame, unseen a frame, took the bridge hand 18 diameters away)
@@ -505,7 +507,9 @@ class Tracker:
                         # may have been the ball itself)
                         near = self._stop_reach(s)
                         if (self._was_something_else(s, det) and (s.visible or dist > near)) or (
-                                self._ruled_out(s, det, free_dets, frame)):
+                                self._ruled_out(s, det, free_dets, frame)) or (
+                                hitters[s.ball] is None and s.ball not in after
+                                and self._behind_it(s, det, frame)):
                             continue
                         # a faint thing of another colour (a piece of the cue over a ball
                         # hidden under it) is the ball only if it lies the way it was sent
@@ -515,6 +519,7 @@ class Tracker:
                                 self._ball_streak(s, det, frame) or self._ahead(s, det)
                                 or self._away_from_the_cue(s, det)
                                 or self._led_by_its_front(s, det)
+                                or self._left_along_its_streak(s, det)
                                 or self._in_a_row_from(s, det, free_dets)
                                 )) or self._sent_toward(
                                 s, det, frame):
@@ -656,6 +661,27 @@ class Tracker:
         off_there = off - (s.vx * gap) * uy + (s.vy * gap) * ux
         return min(abs(off), abs(off_there)) <= self.d or (off > 0) != (off_there > 0)
 
+    def _left_along_its_streak(self, s: BallState, det: Detection) -> bool:
+        """The ball was held in its place in its last frame on a ball-like streak of its own
+        colour (read as a part of it seen, see :meth:`_observe`): that was its smear as it was
+        struck, and a sighting further on along the streak's line (within a diameter of it, on
+        the streak's side of the place) is the ball gone on (chain_two, with the detector's
+        halo-aware split: R2, struck by the yellow, smeared from its place with the smear's
+        middle 12 mm off it, was held there, and lost for three frames as it ran into the
+        corner pocket)."""
+        took = s.took
+        if (s.held is None or took is None or s.held[0] != s.last_seen
+                or took.colour != CLASS_OF[s.ball] or not self._ball_like_streak(took)):
+            return False
+        ux, uy = took.streak_dir
+        if not (ux or uy):
+            return False
+        to_det = (det.x_mm - s.x, det.y_mm - s.y)
+        to_smear = (took.x_mm - s.x, took.y_mm - s.y)
+        across = _along_across(took, det.x_mm, det.y_mm)[1]
+        return (abs(across) <= self.d and to_det[0] * to_smear[0] + to_det[1] * to_smear[1] > 0
+                and math.hypot(*to_det) > math.hypot(*to_smear))
+
     def _ball_like_streak(self, det: Detection) -> bool:
         """A streak longer than half a ball and as ball-like as a fast ball's may be (see
         :meth:`_ball_streak`)."""
@@ -725,6 +751,29 @@ class Tracker:
         one of its colour lies the way it went (``dets``: the detections it may take)."""
         return (self._a_known_thing(s, det, frame, off) or self._against_sent(s, det, frame)
                 or self._sent_past(s, det, dets, frame))
+
+    def _behind_it(self, s: BallState, det: Detection, frame: int) -> bool:
+        """A faint sighting (less ball-like than INIT_SCORE, no streak) over a diameter from a
+        rolling ball's last place and over half a ball behind it, against the way it rolled:
+        not the ball, which slows but does not come back unless something hits it (the caller
+        asks that) or a cushion sends it back (so not within the reach of a cushion's nose at
+        twice its speed). video_12_0130_0140, without the game state: the white, rolling on
+        unseen over a projected ring, took a faint piece of a projected line 1.8 diameters
+        beside its way and half a ball behind its last place, and followed the lines for
+        twenty frames."""
+        if (s.status != "table" or det.score >= INIT_SCORE or det.streak_mm
+                or self._resting(s)):
+            return False
+        speed = math.hypot(s.vx, s.vy)
+        dx, dy = det.x_mm - s.x, det.y_mm - s.y
+        if speed <= 0.0 or math.hypot(dx, dy) <= self.d:
+            return False
+        t = self.table
+        r = t.ball_radius_mm
+        to_nose = min(s.x - r, t.length_mm - r - s.x, s.y - r, t.width_mm - r - s.y)
+        if to_nose <= 2.0 * speed * max(1, frame - s.last_seen) + self.d:
+            return False
+        return (dx * s.vx + dy * s.vy) / speed < -0.5 * self.d
 
     def _a_known_thing(self, s: BallState, det: Detection, frame: int,
                        off: float | None = None) -> bool:

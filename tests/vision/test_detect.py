@@ -1156,3 +1156,29 @@ def test_a_streak_joined_to_its_shadow_is_one_ball_though_wider_than_a_ball():
         assert dist.max() > 1.4 * r
         blobs = det._split(dist, 100, 100, 1, r, int(mask.sum()))
         assert [b.streak for b in blobs] == ([True] if streak else [False] * len(blobs))
+
+
+def test_two_balls_with_halos_a_little_apart_are_two_balls_not_three():
+    """simulation_vs_reality_1_0049_0053: the white rolling up to the resting red, a third of a
+    ball apart; each ball with its halo 1.3 radii deep, and the gap between them filled by the
+    halos and the white's blur. The halos' rims between them were taken for a third ball,
+    which pulled the red's centre 12 px toward the white. Each ball explains the pixels within
+    its own depth: no third ball; and three balls in a tight triangle, two of them found as
+    peaks, still hold a third."""
+    from vision.detect import _distances, _unexplained_balls
+
+    r = 5.0
+    yy, xx = np.mgrid[0:30, 0:40]
+
+    def discs(centres: list[tuple[float, float]], halo: float) -> np.ndarray:
+        m = np.zeros((30, 40), bool)
+        for cx, cy in centres:
+            m |= (xx - cx) ** 2 + (yy - cy) ** 2 <= (halo * r) ** 2
+        return m
+
+    pair = [(10.0, 15.0), (10.0 + 2.95 * r, 15.0)]
+    bridged = discs(pair, 1.32) | ((xx >= pair[0][0]) & (xx <= pair[1][0])
+                                   & (np.abs(yy - 15.0) <= 0.6 * r))
+    assert _unexplained_balls(_distances(bridged), pair, r, 2) == 0
+    triangle = [(12.0, 20.0), (12.0 + 2 * r, 20.0), (12.0 + r, 20.0 - math.sqrt(3) * r)]
+    assert _unexplained_balls(_distances(discs(triangle, 1.3)), triangle[:2], r, 2) == 1
