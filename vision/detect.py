@@ -1299,6 +1299,7 @@ class BallDetector:
                               >= ROUND_CORE * r
                               and all(math.hypot(b.x - o.x, b.y - o.y) >= 1.5 * r
                                       for o in found)]
+                    found += _as_deep_as_its_balls(sub, x, y, label, r, found)
             if found is None:
                 found = self._split(sub, x, y, label, r, area)
                 if deep:
@@ -1910,6 +1911,36 @@ def _distances(region: NDArray[Any]) -> F32:
     within one pixel of its bounding box, and no other blob is nearer than that."""
     framed = cv2.copyMakeBorder(region.astype(np.uint8), 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
     return np.asarray(cv2.distanceTransform(framed, cv2.DIST_L2, 3)[1:-1, 1:-1], np.float32)
+
+
+def _as_deep_as_its_balls(sub: F32, x: int, y: int, label: int, r: float,
+                          found: Sequence[_Blob]) -> list[_Blob]:
+    """Summits of a blob (its distance map ``sub``, window at work pixel (x, y)) deeper than
+    one ball (BALL_DEPTH radii) but no deeper than the balls already found in it (within 5 %,
+    and WIDE_STREAK at most), two radii from them and from each other: balls as big, with
+    their halos, as those beside them. A ball's halo (light thrown on the cloth, a projected
+    ring around it) makes it deeper than a ball alone, and its neighbour in the same picture
+    so too (video_12_0205_0208 30: the white touching the red, each 1.43 radii deep with its
+    halo, joined by a projected ring; the red was found among the strong parts, the white,
+    only a little above the threshold inside its bright rim, not at all)."""
+    k = math.ceil(r)
+    # each ball's own summit: the deepest point within a radius of its centre
+    depths = [float(sub[max(round(b.y) - y - k, 0):max(round(b.y) - y + k + 1, 0),
+                        max(round(b.x) - x - k, 0):max(round(b.x) - x + k + 1, 0)].max(initial=0.0))
+              for b in found if not b.streak]
+    most = min(1.05 * max(depths, default=0.0), WIDE_STREAK * r)
+    if most <= BALL_DEPTH * r:
+        return []
+    dil = cv2.dilate(sub, np.ones((3, 3), np.uint8))
+    ys, xs = np.nonzero((sub >= dil) & (sub > BALL_DEPTH * r) & (sub <= most))
+    kept: list[tuple[float, float]] = [(b.x - x, b.y - y) for b in found]
+    out: list[_Blob] = []
+    for i in np.argsort(-sub[ys, xs]):
+        px, py = float(xs[i]), float(ys[i])
+        if all(math.hypot(px - qx, py - qy) >= 2.0 * r for qx, qy in kept):
+            kept.append((px, py))
+            out.append(_Blob(x + px, y + py, label))
+    return out
 
 
 def _unexplained_balls(sub: F32, peaks: Sequence[tuple[float, float]], r: float,

@@ -1182,3 +1182,29 @@ def test_two_balls_with_halos_a_little_apart_are_two_balls_not_three():
     assert _unexplained_balls(_distances(bridged), pair, r, 2) == 0
     triangle = [(12.0, 20.0), (12.0 + 2 * r, 20.0), (12.0 + r, 20.0 - math.sqrt(3) * r)]
     assert _unexplained_balls(_distances(discs(triangle, 1.3)), triangle[:2], r, 2) == 1
+
+
+def test_a_ball_as_deep_with_its_halo_as_the_ball_found_beside_it_is_a_ball():
+    """video_12_0205_0208 30: the white touching the red, each 1.43 radii deep with its halo
+    (a projected ring around it), joined into one blob. The red is found among the blob's
+    strong parts; the white, only a little above the threshold inside its bright rim, is not,
+    and its summit is deeper than one ball alone. A summit as deep as the ball found beside
+    it is a ball; one much deeper (a hand) is not, nor is any beside a ball of one ball's
+    depth."""
+    from vision.detect import _as_deep_as_its_balls, _Blob, _distances
+
+    r = 5.0
+    yy, xx = np.mgrid[0:30, 0:50]
+    white, red = (14.0, 15.0), (14.0 + 3.2 * r, 15.0)
+
+    def disc(c: tuple[float, float], radius: float) -> np.ndarray:
+        return (xx - c[0]) ** 2 + (yy - c[1]) ** 2 <= radius ** 2
+
+    found = [_Blob(100.0 + red[0], 200.0 + red[1], 1)]
+    pair = _distances(disc(white, 1.43 * r) | disc(red, 1.43 * r))
+    (ball,) = _as_deep_as_its_balls(pair, 100, 200, 1, r, found)
+    assert math.dist((ball.x - 100.0, ball.y - 200.0), white) <= 1.0
+    hand = _distances(disc(white, 2.2 * r) | disc(red, 1.43 * r))
+    assert _as_deep_as_its_balls(hand, 100, 200, 1, r, found) == []
+    plain = _distances(disc(white, 1.43 * r) | disc(red, 1.1 * r))
+    assert _as_deep_as_its_balls(plain, 100, 200, 1, r, found) == []
