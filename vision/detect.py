@@ -1300,6 +1300,14 @@ class BallDetector:
                               and all(math.hypot(b.x - o.x, b.y - o.y) >= 1.5 * r
                                       for o in found)]
                     found += _as_deep_as_its_balls(sub, x, y, label, r, found)
+                    if not found and float(sub.max()) <= WIDE_STREAK * r:
+                        # nothing strong in it (no hand, no cue) and no round core: a faint
+                        # ball deeper than its picture alone with its halo, joined to faint
+                        # lines, no deeper than a streak joined to its shadow, at its summit
+                        # (video_12_0130_0140 32-34: the rolling white on projected lines,
+                        # 1.41 radii deep)
+                        sy, sx = np.unravel_index(int(np.argmax(sub)), sub.shape)
+                        found = [_Blob(x + float(sx), y + float(sy), label)]
             if found is None:
                 found = self._split(sub, x, y, label, r, area)
                 if deep:

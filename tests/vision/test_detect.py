@@ -10,7 +10,16 @@ import pytest
 
 from calibration import Calibration
 from rules.table import TableSpec
-from vision.detect import STRONG, STRONGER, BallDetector, ColourModel, VisionError, detect_frame
+from vision.detect import (
+    BALL_DEPTH,
+    STRONG,
+    STRONGER,
+    BallDetector,
+    ColourModel,
+    VisionError,
+    _distances,
+    detect_frame,
+)
 
 W, H = 1280, 720
 TABLE = TableSpec()
@@ -1208,3 +1217,24 @@ def test_a_ball_as_deep_with_its_halo_as_the_ball_found_beside_it_is_a_ball():
     assert _as_deep_as_its_balls(hand, 100, 200, 1, r, found) == []
     plain = _distances(disc(white, 1.43 * r) | disc(red, 1.1 * r))
     assert _as_deep_as_its_balls(plain, 100, 200, 1, r, found) == []
+
+
+def test_a_faint_ball_deeper_with_its_halo_joined_to_faint_lines_is_found_at_its_summit():
+    """As in video_12_0130_0140 32-34 (real footage): the rolling white, only a little above
+    the threshold inside its bright rim, is joined to projected lines as faint, and with its
+    halo it is 1.41 radii deep, more than one ball's picture alone. Nothing in the blob is
+    strong (no hand, no cue), and no round piece is a ball's core deep: its summit, no deeper
+    than a streak joined to its shadow, is the ball."""
+    det, f, (cx, cy), r = work_map_by_the_middle()
+    t, (ww, hh) = det.threshold, det.work_size
+    ball = (cx, cy)
+    cv2.circle(f, ball, round(1.45 * r), float(1.5 * t), -1)
+    half = max(1, round(0.3 * r))  # two projected lines through it, a third of a ball wide
+    f[cy - half:cy + half, round(cx - 8 * r):round(cx + 8 * r)] = 1.5 * t
+    f[round(cy - 6 * r):round(cy + 6 * r), cx + round(3 * r) - half:cx + round(3 * r) + half] = (
+        1.5 * t)
+    part = (f > t).astype(np.uint8)
+    assert det._strong_parts(f, part, 0, 0, 1, r) == []
+    assert _distances(part > 0).max() > BALL_DEPTH * r
+    blobs = det._blobs_in(f, (0, 0, ww, hh))
+    assert [math.hypot(b.x - ball[0], b.y - ball[1]) <= 1.0 for b in blobs] == [True]
