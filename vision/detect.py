@@ -1282,7 +1282,8 @@ class BallDetector:
                 continue
             part = opened[ly:ly + h, lx:lx + w] & (labels[ly:ly + h, lx:lx + w] == i)
             sub = _distances(part)
-            deep = float(sub.max()) > BALL_DEPTH * r
+            depth = float(sub.max())
+            deep = depth > BALL_DEPTH * r
             if area <= 1.5 * ball_area and not deep:
                 blobs.append(_one_ball(labels[ly:ly + h, lx:lx + w] == i, cx, cy, label, key, r))
                 continue
@@ -1300,7 +1301,7 @@ class BallDetector:
                               and all(math.hypot(b.x - o.x, b.y - o.y) >= 1.5 * r
                                       for o in found)]
                     found += _as_deep_as_its_balls(sub, x, y, label, r, found)
-                    if not found and float(sub.max()) <= WIDE_STREAK * r:
+                    if not found and depth <= WIDE_STREAK * r:
                         # nothing strong in it (no hand, no cue) and no round core: a faint
                         # ball deeper than its picture alone with its halo, joined to faint
                         # lines, no deeper than a streak joined to its shadow, at its summit
@@ -1436,16 +1437,9 @@ class BallDetector:
         """Ball centres inside a blob bigger than one ball: distance-transform peaks about one
         radius high, at least 1.5 radii apart; a chain of peaks joined by a ridge as high as a
         radius is a motion-blur streak (one ball)."""
-        dil = cv2.dilate(sub, np.ones((3, 3), np.uint8))
-        ys, xs = np.nonzero((sub >= dil) & (sub >= 0.55 * r) & (sub <= BALL_DEPTH * r))
-        if len(xs) == 0:
+        peaks = _summits(sub, (sub >= 0.55 * r) & (sub <= BALL_DEPTH * r), 1.5 * r)
+        if not peaks:
             return []
-        order = np.argsort(-sub[ys, xs])
-        peaks: list[tuple[float, float]] = []
-        apart = 1.5 * r
-        for px, py in zip(xs[order].tolist(), ys[order].tolist(), strict=True):
-            if all(math.hypot(px - qx, py - qy) >= apart for qx, qy in peaks):
-                peaks.append((float(px), float(py)))
         depth = float(sub.max())
         wide = depth > BALL_DEPTH * r
         pieces = False
@@ -1939,16 +1933,23 @@ def _as_deep_as_its_balls(sub: F32, x: int, y: int, label: int, r: float,
     most = min(1.05 * max(depths, default=0.0), WIDE_STREAK * r)
     if most <= BALL_DEPTH * r:
         return []
+    return [_Blob(x + px, y + py, label) for px, py in _summits(
+        sub, (sub > BALL_DEPTH * r) & (sub <= most), 2.0 * r,
+        taken=[(b.x - x, b.y - y) for b in found])]
+
+
+def _summits(sub: F32, within: NDArray[np.bool_], apart: float,
+             taken: Sequence[tuple[float, float]] = ()) -> list[tuple[float, float]]:
+    """The local maxima of the distance map ``sub`` where ``within`` holds, deepest first, each
+    at least ``apart`` from those kept before it and from the points ``taken`` (not returned)."""
     dil = cv2.dilate(sub, np.ones((3, 3), np.uint8))
-    ys, xs = np.nonzero((sub >= dil) & (sub > BALL_DEPTH * r) & (sub <= most))
-    kept: list[tuple[float, float]] = [(b.x - x, b.y - y) for b in found]
-    out: list[_Blob] = []
+    ys, xs = np.nonzero((sub >= dil) & within)
+    kept = list(taken)
     for i in np.argsort(-sub[ys, xs]):
         px, py = float(xs[i]), float(ys[i])
-        if all(math.hypot(px - qx, py - qy) >= 2.0 * r for qx, qy in kept):
+        if all(math.hypot(px - qx, py - qy) >= apart for qx, qy in kept):
             kept.append((px, py))
-            out.append(_Blob(x + px, y + py, label))
-    return out
+    return kept[len(taken):]
 
 
 def _unexplained_balls(sub: F32, peaks: Sequence[tuple[float, float]], r: float,

@@ -40,6 +40,7 @@ from vision.detect import BallDetector, Detection, Frame, VisionError
 from vision.shotfacts import (  # (a doubtful sighting this near: in place; balls this near touch)
     REST_JITTER_DIAMETERS,
     TOUCHING_DIAMETERS,
+    nearest_cushion,
     within_degrees,
 )
 
@@ -768,9 +769,7 @@ class Tracker:
         dx, dy = det.x_mm - s.x, det.y_mm - s.y
         if speed <= 0.0 or math.hypot(dx, dy) <= self.d:
             return False
-        t = self.table
-        r = t.ball_radius_mm
-        to_nose = min(s.x - r, t.length_mm - r - s.x, s.y - r, t.width_mm - r - s.y)
+        to_nose = nearest_cushion(self.table, (s.x, s.y))[1]
         if to_nose <= 2.0 * speed * max(1, frame - s.last_seen) + self.d:
             return False
         return (dx * s.vx + dy * s.vy) / speed < -0.5 * self.d
