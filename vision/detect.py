@@ -102,6 +102,9 @@ STRONGER = 4.0  # ... and then above this, when the junk is stronger (blocks bes
 # the cue's tip on it in video_13_0030_0034); the round pieces of the cue and the fingers there
 # reach 1.0-1.19, and at 0.85 the cue ball's id walked off on them at the strike.
 ROUND_CORE = 1.2
+# A strong part of a blob with a hand in it up to this many balls big may be balls touching
+# (see BallDetector._strong_cores)
+TOUCHING_CORES = 4.0
 # A blob of one ball's size drawn out along an axis (its pixels' spread along it this many times
 # that across; a disc's is 1.0-1.1, the faint streaks of a red on a red cloth 1.4-2.2) and longer
 # than this many diameters is a short streak (see _one_ball)
@@ -1401,16 +1404,30 @@ class BallDetector:
         state), as deep as a ball's core with its rim (``ROUND_CORE`` to ``BALL_DEPTH`` radii;
         the cue's and the fingers' round pieces are shallower). Each is a ball at its middle
         (video_1_0233_0240 10: the white, nudged by the cue's tip, joined to the cue and the
-        bridge hand, its own part bright and whole, was dropped with the hand's)."""
+        bridge hand, its own part bright and whole, was dropped with the hand's). A part of
+        that depth up to TOUCHING_CORES balls big that splits into balls touching (each
+        summit a radius deep, necked to its neighbour, none a streak) is those balls
+        (simulation_vs_reality_1_0104_0108 19: the struck white on the red at the contact,
+        3.2 balls with their rims, the cue in the same blob; read as one ball, the red)."""
         n, labels, stats, cents = self._parts_above(f, part, STRONG)
         ball_area = math.pi * r * r
         out = []
         for i in range(1, n):
             lx, ly, w, h, area = (int(v) for v in stats[i])
-            if not LEAST_BLOB * ball_area <= area <= 3.0 * ball_area:
+            if not LEAST_BLOB * ball_area <= area <= TOUCHING_CORES * ball_area:
                 continue
-            depth = float(_distances(labels[ly:ly + h, lx:lx + w] == i).max())
-            if ROUND_CORE * r <= depth <= BALL_DEPTH * r:
+            sub = _distances(labels[ly:ly + h, lx:lx + w] == i)
+            if not ROUND_CORE * r <= float(sub.max()) <= BALL_DEPTH * r:
+                continue
+            if area > 1.5 * ball_area:
+                row = self._split(sub, x + lx, y + ly, label, r, area)
+                at = [(b.x - x - lx, b.y - y - ly) for b in row]
+                if (len(row) >= 2 and not any(b.streak for b in row)
+                        and all(sub[round(py), round(px)] >= r for px, py in at)
+                        and _necked(sub, at)):
+                    out.extend(row)
+                    continue
+            if area <= 3.0 * ball_area:
                 out.append(_Blob(x + float(cents[i, 0]), y + float(cents[i, 1]), label))
         return out
 

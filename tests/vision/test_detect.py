@@ -1059,6 +1059,32 @@ def test_a_ball_joined_to_a_hand_too_wide_even_at_the_stronger_level_is_found_wh
     assert [math.hypot(b.x - ball[0], b.y - ball[1]) < 1.5 for b in cores] == [True]
 
 
+def test_two_touching_balls_in_a_blob_with_a_hand_too_wide_for_balls_are_both_found():
+    """As in simulation_vs_reality_1_0104_0108 frame 19 (real footage): the struck white
+    touches the red at the contact, the cue behind it joins both to the player's hand, and the
+    hand is too wide for balls even at STRONGER, so the strong parts are given up. The two
+    balls, with their rims, are one part at STRONG bigger than three balls: two discs necked
+    where they touch are two balls, not one (the red alone was found, the white lost)."""
+    det, f, (cx, cy), r = work_map_by_the_middle()
+    t, (ww, hh) = det.threshold, det.work_size
+    hand = ((round(cx - 4 * r), round(cy - 12 * r)), (round(cx + 4 * r), round(cy - 5 * r)))
+    cv2.rectangle(f, *hand, float(1.5 * STRONGER * t), -1)
+    half = round(0.6 * r)  # the cue: faint
+    f[round(cy - 5 * r):round(cy - r), cx - half:cx + half] = 1.5 * t
+    white, red = (cx, round(cy + 0.2 * r)), (cx, round(cy + 2.6 * r))
+    for ball in (white, red):
+        cv2.circle(f, ball, round(1.4 * r), float(0.5 * (STRONG + STRONGER) * t), -1)
+    part = (f > t).astype(np.uint8)
+    assert det._strong_parts(f, part, 0, 0, 1, r) is None
+    cores = det._strong_cores(f, part, 0, 0, 1, r)
+    assert len(cores) == 2
+    for ball in (white, red):
+        assert any(math.hypot(b.x - ball[0], b.y - ball[1]) < 0.5 * r for b in cores)
+    blobs = det._blobs_in(f, (0, 0, ww, hh))
+    for ball in (white, red):
+        assert any(math.hypot(b.x - ball[0], b.y - ball[1]) < 0.5 * r for b in blobs)
+
+
 def test_a_pale_white_touching_a_bright_ball_is_two_balls_though_their_halos_make_it_big():
     """As in video_12_0205_0208 (real footage): the white touches the red it has just hit. With
     their rims and shadows the two make a part of 2.7 balls' area at STRONG times the threshold,
