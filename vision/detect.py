@@ -105,6 +105,9 @@ ROUND_CORE = 1.2
 # A strong part of a blob with a hand in it up to this many balls big may be balls touching
 # (see BallDetector._strong_cores)
 TOUCHING_CORES = 4.0
+# A round piece of a blob with less than this share of a ring just outside it covered by the
+# blob is alone: a ball, not a knuckle of a hand or an arm (see _ring_share)
+ALONE_SHARE = 0.5
 # A blob of one ball's size drawn out along an axis (its pixels' spread along it this many times
 # that across; a disc's is 1.0-1.1, the faint streaks of a red on a red cloth 1.4-2.2) and longer
 # than this many diameters is a short streak (see _one_ball)
@@ -1304,6 +1307,7 @@ class BallDetector:
                               and all(math.hypot(b.x - o.x, b.y - o.y) >= 1.5 * r
                                       for o in found)]
                     found += _as_deep_as_its_balls(sub, x, y, label, r, found)
+                    found += _deep_and_alone(sub, x, y, label, r, found)
                     if not found and depth <= WIDE_STREAK * r:
                         # nothing strong in it (no hand, no cue) and no round core: a faint
                         # ball deeper than its picture alone with its halo, joined to faint
@@ -1501,15 +1505,8 @@ class BallDetector:
         if wide:
             # a hand or an arm: keep only round parts with little of the blob around them
             mask = sub > 0
-            hh, ww = mask.shape
-            yy, xx = np.mgrid[0:hh, 0:ww]
-            kept = []
-            for px, py in peaks:
-                d2 = (xx - px) ** 2 + (yy - py) ** 2
-                ring = (d2 > (1.3 * r) ** 2) & (d2 <= (1.8 * r) ** 2)
-                if ring.any() and float(mask[ring].mean()) < 0.5:
-                    kept.append((px, py))
-            peaks = kept
+            peaks = [(px, py) for px, py in peaks
+                     if _ring_share(mask, px, py, 1.3 * r, 1.8 * r) < ALONE_SHARE]
         return [_Blob(x + px, y + py, label, piece=pieces and len(peaks) >= 2)
                 for px, py in peaks]
 
@@ -1953,6 +1950,39 @@ def _as_deep_as_its_balls(sub: F32, x: int, y: int, label: int, r: float,
     return [_Blob(x + px, y + py, label) for px, py in _summits(
         sub, (sub > BALL_DEPTH * r) & (sub <= most), 2.0 * r,
         taken=[(b.x - x, b.y - y) for b in found])]
+
+
+def _deep_and_alone(sub: F32, x: int, y: int, label: int, r: float,
+                    found: Sequence[_Blob]) -> list[_Blob]:
+    """Summits of a blob (its distance map ``sub``, window at work pixel (x, y)) deeper than one
+    ball (BALL_DEPTH radii) but no deeper than a streak joined to its shadow (WIDE_STREAK), two
+    radii from the balls already found in it and from each other, with little of the blob
+    around them (see :func:`_ring_share`; the ring taken just outside the summit's own depth,
+    as its halo reaches that far): a ball with its halo, deeper than those found beside it
+    (null_grad_stoss_1_0130_0135 25: the white, 1.41 radii deep with its glow, nearly touching
+    the red it has just hit, 0.96 deep; only the red was a strong part)."""
+    mask = sub > 0
+    out = []
+    for px, py in _summits(sub, (sub > BALL_DEPTH * r) & (sub <= WIDE_STREAK * r), 2.0 * r,
+                           taken=[(b.x - x, b.y - y) for b in found]):
+        depth = float(sub[round(py), round(px)])
+        if _ring_share(mask, px, py, depth + 0.2 * r, depth + 0.7 * r) < ALONE_SHARE:
+            out.append(_Blob(x + px, y + py, label))
+    return out
+
+
+def _ring_share(mask: NDArray[np.bool_], px: float, py: float, inner: float,
+                outer: float) -> float:
+    """The share of the ring between ``inner`` and ``outer`` (pixels) around (px, py) that
+    ``mask`` covers (1.0 when the ring lies wholly outside the mask's window): a ball's
+    round piece has little of its blob around it, a hand's or an arm's much."""
+    hh, ww = mask.shape
+    x0, x1 = max(0, math.floor(px - outer)), min(ww, math.ceil(px + outer) + 1)
+    y0, y1 = max(0, math.floor(py - outer)), min(hh, math.ceil(py + outer) + 1)
+    yy, xx = np.mgrid[y0:y1, x0:x1]
+    d2 = (xx - px) ** 2 + (yy - py) ** 2
+    ring = (d2 > inner * inner) & (d2 <= outer * outer)
+    return float(mask[y0:y1, x0:x1][ring].mean()) if ring.any() else 1.0
 
 
 def _summits(sub: F32, within: NDArray[np.bool_], apart: float,

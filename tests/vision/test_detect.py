@@ -1085,6 +1085,25 @@ def test_two_touching_balls_in_a_blob_with_a_hand_too_wide_for_balls_are_both_fo
         assert any(math.hypot(b.x - ball[0], b.y - ball[1]) < 0.5 * r for b in blobs)
 
 
+def test_a_faint_ball_deeper_than_a_ball_with_its_glow_beside_a_strong_one_is_found():
+    """As in null_grad_stoss_1_0130_0135 frame 25 (real footage): the white, just after
+    hitting the red, nearly touches it; with its glow on the cloth it is 1.41 radii deep,
+    deeper than one ball's picture may be, and only a little above the threshold, so the
+    blob's one strong part is the red. Its summit, with little of the blob around it, is a
+    ball too; without it only the red was found."""
+    det, f, (cx, cy), r = work_map_by_the_middle()
+    t, (ww, hh) = det.threshold, det.work_size
+    red, white = (cx, cy), (round(cx + 2.7 * r), cy)
+    cv2.circle(f, red, round(1.1 * r), float(1.5 * STRONGER * t), -1)
+    cv2.circle(f, white, round(1.6 * r), float(1.5 * t), -1)  # faint, with its glow
+    part = (f > t).astype(np.uint8)
+    assert float(_distances(part > 0).max()) > BALL_DEPTH * r
+    blobs = det._blobs_in(f, (0, 0, ww, hh))
+    assert len(blobs) == 2
+    for ball in (red, white):
+        assert any(math.hypot(b.x - ball[0], b.y - ball[1]) < 0.5 * r for b in blobs)
+
+
 def test_a_pale_white_touching_a_bright_ball_is_two_balls_though_their_halos_make_it_big():
     """As in video_12_0205_0208 (real footage): the white touches the red it has just hit. With
     their rims and shadows the two make a part of 2.7 balls' area at STRONG times the threshold,
