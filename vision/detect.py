@@ -108,6 +108,9 @@ TOUCHING_CORES = 4.0
 # A round piece of a blob with less than this share of a ring just outside it covered by the
 # blob is alone: a ball, not a knuckle of a hand or an arm (see _ring_share)
 ALONE_SHARE = 0.5
+# A strip one ball wide (a streak) spreads its pixels this many radii across its axis at most
+# (a uniform strip two radii wide: 0.58; see BallDetector._a_lone_streak)
+STREAK_SPREAD = 0.65
 # A blob of one ball's size drawn out along an axis (its pixels' spread along it this many times
 # that across; a disc's is 1.0-1.1, the faint streaks of a red on a red cloth 1.4-2.2) and longer
 # than this many diameters is a short streak (see _one_ball)
@@ -1370,6 +1373,11 @@ class BallDetector:
                 if row is not None:
                     out.extend(row)
                     continue
+            if level >= STRONGER and not deep and area > 2.5 * ball_area:
+                streak = self._a_lone_streak(sub, x + lx, y + ly, label, r, area)
+                if streak is not None:
+                    out.append(streak)
+                    continue
             if deep or area > 2.5 * ball_area:
                 # not one ball or two touching: a hand, the cue, a cluster; or a ball in the
                 # stronger junk a moving ball leaves in a compressed video (blocks at a few
@@ -1389,6 +1397,29 @@ class BallDetector:
             else:
                 out.extend(self._split(sub, x + lx, y + ly, label, r, area))
         return out
+
+    def _a_lone_streak(self, sub: F32, x: int, y: int, label: int, r: float,
+                       area: int) -> _Blob | None:
+        """A part too big for two balls (``sub``, its distance map, window at work pixel
+        (x, y)) that is one ball's motion-blur streak: it splits as one streak (see
+        :meth:`_split`), a ball wide and no wider (from one radius to ROUND_CORE radii deep,
+        its pixels spread across its axis no more than STREAK_SPREAD radii, as a strip a
+        ball wide; the hands' strips of this shape reach 1.27-1.39 radii and 0.69-0.79). A
+        fast ball's long streak stays a part of its own at the stronger level though the
+        faint projected lines by a pocket join it to the red (video_9_0056_0101 48: the
+        struck white, 3.1 balls' area at 1.06 radii deep, spread 0.54 radii across, lost
+        with the blob)."""
+        depth = float(sub.max())
+        if not r <= depth <= ROUND_CORE * r:
+            return None
+        m = cv2.moments((sub > 0).view(np.uint8), binaryImage=True)
+        n = max(m["m00"], 1.0)
+        a, b, c = m["mu20"] / n, m["mu11"] / n, m["mu02"] / n
+        across = 0.5 * (a + c) - math.sqrt(0.25 * (a - c) ** 2 + b * b)  # the lesser variance
+        if across > (STREAK_SPREAD * r) ** 2:
+            return None
+        row = self._split(sub, x, y, label, r, area)
+        return row[0] if len(row) == 1 and row[0].streak else None
 
     def _parts_above(self, f: F32, part: NDArray[Any], level: float
                      ) -> tuple[int, NDArray[Any], NDArray[Any], NDArray[Any]]:

@@ -1104,6 +1104,30 @@ def test_a_faint_ball_deeper_than_a_ball_with_its_glow_beside_a_strong_one_is_fo
         assert any(math.hypot(b.x - ball[0], b.y - ball[1]) < 0.5 * r for b in blobs)
 
 
+def test_a_long_streak_too_big_for_two_balls_even_at_the_stronger_level_is_one_ball():
+    """As in video_9_0056_0101 frame 48 (real footage): the struck white's streak, three
+    balls long, lies in a faint glow joined to projected lines, so the blob is deeper than a
+    ball; the streak's own pixels, well above STRONGER times the threshold, are a part of
+    three balls' area and more, a ball wide: one ball's streak, at its middle (it was given
+    up with the blob, as a hand or the cue would be)."""
+    det, f, (cx, cy), r = work_map_by_the_middle()
+    t, (ww, hh) = det.threshold, det.work_size
+    glow = (round(cx - 3.6 * r), round(cy - 1.45 * r)), (round(cx + 3.6 * r), round(cy + 1.45 * r))
+    cv2.rectangle(f, *glow, float(1.5 * t), -1)
+    half = round(0.95 * r)  # the streak: a ball wide, from end to end three balls long
+    cv2.rectangle(f, (round(cx - 2 * r), cy - half), (round(cx + 2 * r), cy + half),
+                  float(1.5 * STRONGER * t), -1)
+    for end in (round(cx - 2 * r), round(cx + 2 * r)):
+        cv2.circle(f, (end, cy), half, float(1.5 * STRONGER * t), -1)
+    blobs = det._blobs_in(f, (0, 0, ww, hh))
+    assert [b.streak for b in blobs] == [True]
+    assert math.hypot(blobs[0].x - cx, blobs[0].y - cy) < 0.5 * r
+    # a strip as long but wider than a ball (the back of a hand, a forearm) is no streak
+    wide = round(1.3 * r)
+    f[cy - wide:cy + wide + 1, round(cx - 2 * r):round(cx + 2 * r) + 1] = 1.5 * STRONGER * t
+    assert det._strong_parts(f, (f > t).astype(np.uint8), 0, 0, 1, r) is None
+
+
 def test_a_pale_white_touching_a_bright_ball_is_two_balls_though_their_halos_make_it_big():
     """As in video_12_0205_0208 (real footage): the white touches the red it has just hit. With
     their rims and shadows the two make a part of 2.7 balls' area at STRONG times the threshold,
