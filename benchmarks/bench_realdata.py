@@ -284,7 +284,7 @@ def _print_everyframe(doc: dict[str, Any], runs: dict[str, dict[str, Any]] | Non
     seen = all_["found"] + all_["missed"]
     print(f"every frame, judged by eye on the ids of {doc['code']} "
           f"(benchmarks/realdata_everyframe.json): {all_['found']} of {seen} ball-frames in view "
-          f"found ({100 * all_['found'] / max(seen, 1):.1f} %), {all_['missed']} missed, "
+          f"found ({100 * all_['found'] / max(seen, 1):.2f} %), {all_['missed']} missed, "
           f"{all_['covered']} covered, {all_['gone']} in a pocket or gone")
     for clip, c in totals.items():
         if c["missed"]:
@@ -309,7 +309,7 @@ def _print_everyframe(doc: dict[str, Any], runs: dict[str, dict[str, Any]] | Non
           f"code of record missed (at places judged on other runs), {now['lost']} lost, "
           f"{now['missed']} still missed, {to_look} to look at again; found for sure "
           f"{now['found'] + now['gained']} of {seen} "
-          f"({100 * (now['found'] + now['gained']) / max(seen, 1):.1f} %)")
+          f"({100 * (now['found'] + now['gained']) / max(seen, 1):.2f} %)")
     for line in lines:
         print(f"  {line}")
 
