@@ -1414,8 +1414,7 @@ class BallDetector:
             return None
         m = cv2.moments((sub > 0).view(np.uint8), binaryImage=True)
         n = max(m["m00"], 1.0)
-        a, b, c = m["mu20"] / n, m["mu11"] / n, m["mu02"] / n
-        across = 0.5 * (a + c) - math.sqrt(0.25 * (a - c) ** 2 + b * b)  # the lesser variance
+        across, _ = _variances(m["mu20"] / n, m["mu11"] / n, m["mu02"] / n)
         if across > (STREAK_SPREAD * r) ** 2:
             return None
         row = self._split(sub, x, y, label, r, area)
@@ -1456,10 +1455,7 @@ class BallDetector:
                 continue
             if area > 1.5 * ball_area:
                 row = self._split(sub, x + lx, y + ly, label, r, area)
-                at = [(b.x - x - lx, b.y - y - ly) for b in row]
-                if (len(row) >= 2 and not any(b.streak for b in row)
-                        and all(sub[round(py), round(px)] >= r for px, py in at)
-                        and _necked(sub, at)):
+                if _touching(sub, row, x + lx, y + ly, deep=r):
                     out.extend(row)
                     continue
             if area <= 3.0 * ball_area:
@@ -1476,8 +1472,7 @@ class BallDetector:
         cue's strip is one), each necked to its neighbour (see :func:`_necked`). None otherwise
         (then the stronger level finds them all, or it is one big ball)."""
         row = self._split(sub, x + lx, y + ly, label, r, area)
-        if len(row) < 2 or any(b.streak for b in row) or not _necked(
-                sub, [(b.x - x - lx, b.y - y - ly) for b in row]):
+        if not _touching(sub, row, x + lx, y + ly):
             return None
         hh, ww = f.shape
         if all(f[min(round(b.y) - y, hh - 1), min(round(b.x) - x, ww - 1)]
@@ -1888,6 +1883,17 @@ def _core_against_cloth(bgr: Sequence[float], cloth_bgr: Sequence[float]) -> tup
             sc / sm)
 
 
+def _touching(sub: F32, row: Sequence[_Blob], x: int, y: int, deep: float = 0.0) -> bool:
+    """``row`` (balls split from a part whose distance map ``sub`` has its window at work
+    pixel (x, y)) is balls touching: two or more, none a streak (an arm's or the cue's strip
+    is one), each summit at least ``deep`` pixels deep, each necked to its neighbour (see
+    :func:`_necked`)."""
+    at = [(b.x - x, b.y - y) for b in row]
+    return (len(row) >= 2 and not any(b.streak for b in row)
+            and all(sub[round(py), round(px)] >= deep for px, py in at)
+            and _necked(sub, at))
+
+
 def _necked(dist: F32, centres: Sequence[tuple[float, float]]) -> bool:
     """Every centre (pixels of the distance map ``dist``) is a ball touching another: halfway
     to its nearest neighbour the shape narrows to a neck (under 0.7 of the lower centre's
@@ -1904,6 +1910,13 @@ def _necked(dist: F32, centres: Sequence[tuple[float, float]]) -> bool:
         if at(0.5 * (ax + bx), 0.5 * (ay + by)) >= 0.7 * min(at(ax, ay), at(bx, by)):
             return False
     return True
+
+
+def _variances(a: float, b: float, c: float) -> tuple[float, float]:
+    """The variances of a blob's pixels across and along its main axis (the lesser and the
+    greater eigenvalue of the covariance [[a, b], [b, c]]), in closed form."""
+    half = math.sqrt(0.25 * (a - c) ** 2 + b * b)
+    return 0.5 * (a + c) - half, 0.5 * (a + c) + half
 
 
 def _one_ball(part: NDArray[np.bool_], cx: float, cy: float, label: int,
@@ -1923,8 +1936,7 @@ def _one_ball(part: NDArray[np.bool_], cx: float, cy: float, label: int,
     # the spreads in closed form first: far from both limits (a disc), the answer needs no
     # eigh (its overhead is most of this function's); near them, eigh decides as ever (its
     # values are within far less than ``tol`` of these)
-    half = math.sqrt(0.25 * (a - c) ** 2 + b * b)
-    lo, hi = 0.5 * (a + c) - half, 0.5 * (a + c) + half
+    lo, hi = _variances(a, b, c)
     tol = 1e-9 * (abs(a) + abs(b) + abs(c)) + 1e-12
     if (hi < SHORT_STREAK_SPREAD ** 2 * max(lo, 1e-9) - 3 * tol
             or lo < (SHORT_STREAK_WIDTH * r) ** 2 - 2 * tol):
