@@ -494,7 +494,6 @@ class BallDetector:
         self.cloth_update_rate = cloth_update_rate
         self._frames_seen = 0
         self._noise_of_next: Frame | None = None  # (see learn_cloth)
-        self._prepared = 0  # frames made ready by prepare (in a reader thread)
         # the ball threshold and the cloth's brightness once learned (see ClothWork)
         self._learned: tuple[float, float] | None = None
         w, h = calibration.image_size
@@ -649,15 +648,15 @@ class BallDetector:
         return np.asarray(cv2.resize(frame[y0:y1, x0:x1], self.work_size, interpolation=mode),
                           np.uint8)
 
-    def prepare(self, frame: Frame) -> tuple[Frame, ClothWork | None]:
-        """What :meth:`detect` needs of ``frame`` that a reader thread can make ahead of time:
-        the work image (:meth:`shrink`) and, for the frames that will make the cloth model (the
-        first, learned from, and every ``cloth_update_every``-th, which update it: counted by the
-        calls of this method, one per frame in order), the costly steps of that (the same
-        whichever thread makes them, see :class:`ClothWork`); None for the other frames."""
+    def prepare(self, frame: Frame, index: int) -> tuple[Frame, ClothWork | None]:
+        """What :meth:`detect` needs of ``frame`` (the video's ``index``-th, from 0) that a
+        reader thread can make ahead of time: the work image (:meth:`shrink`) and, for the
+        frames that will make the cloth model (the first, learned from, and every
+        ``cloth_update_every``-th, which update it), the costly steps of that (the same
+        whichever thread makes them, see :class:`ClothWork`); None for the other frames.
+        Frames may be prepared in any order, by any thread."""
         small = self.shrink(frame)
-        self._prepared += 1
-        n, every = self._prepared, self.cloth_update_every
+        n, every = index + 1, self.cloth_update_every
         if not (n == 1 or (every and n % every == 0)):
             return small, None
         smooth = self._cloth_from(small)
