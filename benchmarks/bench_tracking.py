@@ -6,13 +6,14 @@ rest and in motion (mm), white swap frames. The reds are alike, so the score is 
 R1/R2 exchanged for the whole clip when that matches the labels better ("reds aligned"). Speed:
 the tracker's wall time against merely decoding the same video, in the same run.
 
-    python benchmarks/bench_tracking.py [CLIPS_DIR_OR_MP4 ...] [--fresh DIR --scenario NAME ...]
+    python benchmarks/bench_tracking.py [CLIPS_DIR_OR_MP4 ...] [--skip NAME ...] [--repeat N]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -44,25 +45,38 @@ def swap_reds(track: Track) -> Track:
     return {(f, other.get(b, b)): v for (f, b), v in track.items()}
 
 
-def run_clip(video: Path, use_shooter: bool = True) -> dict[str, object]:
+def run_clip(video: Path, use_shooter: bool = True, repeat: int = 1) -> dict[str, object]:
+    """Scores and times of one clip. With ``repeat`` > 1 the decoding and the tracking are
+    timed that many times in turn (decode, track, decode, track, ...), and each time is the
+    median of its runs: the shared machine's speed swings by a third within a minute, and a
+    lone decoding run next to a tracking run taken at another moment makes a noisy ratio."""
     labels = json.loads(video.with_suffix(".labels.json").read_text())
     cal = Calibration.from_dict(labels["calibration"])
     table = TableSpec.from_value(labels["table"])
     truth = read_tracks(video.with_suffix(".tracks.csv"))
-    dec_s, dec_cpu, n = decode_seconds(video)
-    t0, c0, m0 = time.perf_counter(), time.process_time(), time.thread_time()
-    found: Track = {}
     # the shooter's white is game state (not positions): it names the whites when dots cannot
     shooter = labels.get("start", {}).get("shooter")
     cue_ball = {1: "W1", 2: "W2"}.get(shooter) if use_shooter else None
     # so are the start positions: where the balls were left names them (the reds too)
     start = labels.get("start", {}).get("positions") if use_shooter else None
-    for r in track_video(video, cal, table, cue_ball=cue_ball, start_positions=start):
-        for b, (x, y, vis) in r.balls.items():
-            found[(r.frame, b)] = (x, y, vis)
-    trk_s = time.perf_counter() - t0
-    trk_cpu = time.process_time() - c0
-    main_cpu = time.thread_time() - m0  # (this thread: detection and tracking, not decoding)
+    runs: list[tuple[float, float, float, float, float]] = []
+    found: Track = {}
+    n = 0
+    for _ in range(max(1, repeat)):
+        dec_s, dec_cpu, n = decode_seconds(video)
+        t0, c0, m0 = time.perf_counter(), time.process_time(), time.thread_time()
+        found = {}
+        for r in track_video(video, cal, table, cue_ball=cue_ball, start_positions=start):
+            for b, (x, y, vis) in r.balls.items():
+                found[(r.frame, b)] = (x, y, vis)
+        # (main: this thread's CPU, detection and tracking; the rest is reading and decoding)
+        runs.append((dec_s, dec_cpu, time.perf_counter() - t0, time.process_time() - c0,
+                     time.thread_time() - m0))
+    dec_s, dec_cpu, trk_s, trk_cpu, main_cpu = (statistics.median(v)
+                                                for v in zip(*runs, strict=True))
+    if len(runs) > 1:
+        print(f"  {video.stem}: track / decode wall time in each run "
+              + " ".join(f"{t / d:.2f}" for d, _, t, _, _ in runs), flush=True)
     raw = score_tracks(truth, found)
     alt = score_tracks(truth, swap_reds(found))
     aligned = alt if alt.found > raw.found else raw
@@ -86,6 +100,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-shooter", action="store_true",
                     help="do not tell the tracker the game state (whose white is struck first, "
                          "where the balls were left)")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="time each clip's decoding and tracking this many times in turn and "
+                         "take the medians (the shared machine's speed swings)")
     args = ap.parse_args(argv)
     videos: list[Path] = []
     for p in args.inputs:
@@ -97,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     dec_total = trk_total = dec_cpu = trk_cpu = main_cpu = 0.0
     frames = 0
     for v in videos:
-        r = run_clip(v, not args.no_shooter)
+        r = run_clip(v, not args.no_shooter, args.repeat)
         raw_total.add(r["raw"])  # type: ignore[arg-type]
         aligned_total.add(r["aligned"])  # type: ignore[arg-type]
         dec_total += r["decode_s"]  # type: ignore[operator]
