@@ -156,3 +156,43 @@ def test_a_clip_recorded_at_15_frames_padded_to_30_is_refereed_as_the_clip(tmp_p
     contacts = next(c for t, c in total.events.items() if t.value == "contact")
     assert (contacts.tp, contacts.fp, contacts.fn) == (3, 0, 0), total.lines
     assert total.verdicts_equal == 1, total.lines
+
+
+def _numbered_clip(path: Path, frames: int) -> None:
+    """A small video whose frame k is grey level 8 k all over (k below 32; the codec moves
+    it by less than 4)."""
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"mp4v"), 30, (64, 48))
+    for k in range(frames):
+        writer.write(np.full((48, 64, 3), 8 * k, np.uint8))
+    writer.release()
+
+
+@pytest.mark.parametrize("consumer_s", [0.0, 0.01])
+def test_read_ahead_prepares_every_frame_once_in_either_thread(tmp_path, consumer_s):
+    """Each frame is prepared once, with its own index, whichever thread does it: the reader
+    when the consumer is behind (a slow consumer: some frames), the consumer otherwise."""
+    import threading
+    import time
+
+    from vision.track import read_ahead_frames
+
+    video = tmp_path / "numbered.mp4"
+    _numbered_clip(video, 30)
+    calls: list[tuple[int, str]] = []
+
+    def prepare(frame: np.ndarray, index: int) -> tuple[int, float]:
+        calls.append((index, threading.current_thread().name))
+        return index, float(frame.mean())
+
+    seen = []
+    for index, frame, ready in read_ahead_frames(video, prepare):
+        seen.append(index)
+        assert ready is not None and ready[0] == index
+        assert ready[1] == pytest.approx(float(frame.mean()))  # made of this very frame
+        assert abs(ready[1] - 8 * index) < 4  # ... which is the index-th
+        time.sleep(consumer_s)
+    assert seen == list(range(30))
+    assert sorted(i for i, _ in calls) == list(range(30))  # each once
+    in_reader = sum(1 for _, name in calls if name != threading.main_thread().name)
+    if consumer_s:
+        assert in_reader > 0  # the consumer fell behind: the reader prepared some
