@@ -460,10 +460,11 @@ class _Made:
 
 @dataclass(frozen=True)
 class ClothWork:
-    """A frame's share of the cloth model's making, done ahead of time by a reader thread (see
-    :meth:`BallDetector.prepare`): the frame's wide median (``_cloth_from``) and, once the
-    cloth was learned, the pixels that are cloth against it (``_cloth_like``), made with the
-    ``learned`` ball threshold and cloth brightness (used only while they are the detector's)."""
+    """A frame's share of the cloth model's making, done ahead of time, perhaps by a reader
+    thread (see :meth:`BallDetector.prepare`): the frame's wide median (``_cloth_from``) and,
+    once the cloth was learned, the pixels that are cloth against it (``_cloth_like``), made
+    with the ``learned`` ball threshold and cloth brightness (used only while they are the
+    detector's)."""
 
     smooth: F32
     cloth_like: NDArray[np.bool_] | None = None
