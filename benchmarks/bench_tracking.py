@@ -134,12 +134,14 @@ def main(argv: list[str] | None = None) -> int:
           f"{trk_total / max(dec_total, 1e-9):.2f}")
     print(f"cpu: track {trk_cpu:.2f} s, decode only {dec_cpu:.2f} s, ratio "
           f"{trk_cpu / max(dec_cpu, 1e-9):.2f} (both cores; wall times suffer from other load)")
-    # The split of the work: the main thread (detection and tracking) against the rest (the
-    # reader thread and the decoder's own threads). On 2 cores the wall time is at least half
-    # the CPU, and at least the main thread's: that bounds the ratio to decoding alone.
+    # The split of the work: the main thread (detection and tracking, and the frames it
+    # prepared itself) against the rest (the reader thread: decoding, and the frames it
+    # prepared). On 2 cores the wall time is at least half the CPU, and at least the main
+    # thread's: that bounds the ratio to decoding alone.
     per = 1000 / max(frames, 1)
-    print(f"threads: main (detect + track) {main_cpu * per:.2f} ms of CPU a frame, reading and "
-          f"decoding {(trk_cpu - main_cpu) * per:.2f} ms, decoding alone {dec_cpu * per:.2f} ms; "
+    print(f"threads: main (detect + track, some preparing) {main_cpu * per:.2f} ms of CPU a "
+          f"frame, reading and decoding (some preparing) {(trk_cpu - main_cpu) * per:.2f} ms, "
+          f"decoding alone {dec_cpu * per:.2f} ms; "
           f"on 2 cores at best {max(trk_cpu / 2, main_cpu) / max(dec_total, 1e-9):.2f}x decode")
     return 0
 
