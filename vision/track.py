@@ -111,7 +111,9 @@ FIXTURE_LOOKS = 8
 FIXTURE_CELL_DIAMETERS = 0.25
 # the reader thread prepares a frame (see read_ahead_frames) when this many wait in its queue:
 # the consumer is behind. Simulated on the demo's own per-frame costs, 1 to 5 give the same
-# wall time within 1 %, 7 % less than the reader always preparing; measured, 1, 2 and 4 (and
+# wall time within 1 %, 7 % less than the reader always preparing (the consumer always
+# preparing: 6 % more than the reader always, as the consumer is the busier thread in a
+# shot); measured, 1, 2 and 4 (and
 # the consumer always preparing) are the same within the shared machine's noise, 8 % less than
 # the reader always preparing (medians of six alternating pairs)
 PREPARED_WHEN_BEHIND = 2

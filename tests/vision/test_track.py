@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import math
+import threading
+import time
 from pathlib import Path
 
 import cv2
@@ -13,7 +15,7 @@ import pytest
 from calibration import Calibration
 from referee.evaluate import read_tracks, score_tracks
 from tests.vision.test_detect import calibration, cloth, draw_ball
-from vision.track import track_video, write_tracks_csv
+from vision.track import read_ahead_frames, track_video, write_tracks_csv
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_videos"
@@ -171,11 +173,6 @@ def _numbered_clip(path: Path, frames: int) -> None:
 def test_read_ahead_prepares_every_frame_once_in_either_thread(tmp_path, consumer_s):
     """Each frame is prepared once, with its own index, whichever thread does it: the reader
     when the consumer is behind (a slow consumer: some frames), the consumer otherwise."""
-    import threading
-    import time
-
-    from vision.track import read_ahead_frames
-
     video = tmp_path / "numbered.mp4"
     _numbered_clip(video, 30)
     calls: list[tuple[int, str]] = []
