@@ -2,6 +2,7 @@
 
     python benchmarks/bench_realdata.py [--clips NAME ...] [--frames DIR] [--every N]
                                         [--at CLIP:F,F,...] [--ball-mm MM] [--game-state]
+                                        [--shift N]
 
 Reads ../shared/realdata/club-overhead (beside the project; skipped with a message when it is
 absent). For each clip: calibrate as ``kaisa calibrate`` does (the median of 9 frames; the
@@ -20,7 +21,9 @@ benchmarks/realdata_handlabels.json (40 frames chosen for their hard moments, an
 apart, those of benchmarks/realdata_randomlabels.json (30 frames drawn at random); and the
 every-frame check by eye, benchmarks/realdata_everyframe.json: its totals, and this run
 re-scored against the places it judged (found again, lost, still missed, and the frames whose
-ids moved, listed to be looked at again).
+ids moved, listed to be looked at again). ``--shift N`` adds N grey levels (negative: takes them
+away) to every channel of every frame the tracker is given: how much the results hang on the
+decoder's last level (another FFmpeg build, another colour conversion, differ by about one).
 
 There are no labels for this footage: these numbers say what the tracker *reports*, not whether
 it is right. ``--frames DIR`` writes overlay pictures for checking by eye (every ``--every``
@@ -357,7 +360,8 @@ def run_clip(path: Path, frames_dir: Path | None, every: int, at: set[int],
              ball_mm: float | str | None = None,
              hand: dict[str, Any] | None = None,
              random_hand: dict[str, Any] | None = None,
-             state: dict[str, Any] | None = None) -> dict[str, Any]:
+             state: dict[str, Any] | None = None, shift: int = 0) -> dict[str, Any]:
+    import cv2
     import numpy as np
 
     from calibration import detect_table_in_video
@@ -385,8 +389,13 @@ def run_clip(path: Path, frames_dir: Path | None, every: int, at: set[int],
         xy = calibration.image_to_table(np.array(list(places.values()), np.float64))
         start = {b: (float(x), float(y)) for b, (x, y) in zip(places, xy, strict=True)}
         cue_ball = state["cue_ball"]
+    level = np.full(3, abs(shift), np.float64)
+
+    def shifted(frame: Any) -> Any:
+        return cv2.add(frame, level) if shift > 0 else cv2.subtract(frame, level)
+
     results = list(track_video(path, calibration, table, cue_ball=cue_ball,
-                               start_positions=start))
+                               start_positions=start, adjust=shifted if shift else None))
     t2 = time.perf_counter()
     rows = [(r.frame, b, x, y, v) for r in results for b, (x, y, v) in r.balls.items()]
     shots = shots_from_tracks(table, tracks_from_rows(rows, fps), fps)
@@ -483,6 +492,9 @@ def main() -> int:
                         help="a ball this big (mm in the russian-12ft frame) instead of the "
                              "preset's 68; 'auto' (default): as the balls measure in each clip "
                              "(vision.ballsize, about 100 mm here); 'preset': the preset's")
+    parser.add_argument("--shift", type=int, default=0, metavar="N",
+                        help="add N grey levels to every channel of every frame tracked "
+                             "(negative: take them away); default 0")
     args = parser.parse_args()
     if not CLIPS.is_dir():
         print(f"bench_realdata: {CLIPS} not found (the real footage lives beside the project in "
@@ -500,12 +512,13 @@ def main() -> int:
     random_hand = json.loads(RANDOMLABELS.read_text()) if RANDOMLABELS.is_file() else None
     state = json.loads(STARTSTATE.read_text()) if args.game_state else None
     print(f"real club footage: {len(paths)} clips from {CLIPS}; ball {args.ball_mm}; "
-          + ("from the game state at each clip's start" if state else "no game state"))
+          + ("from the game state at each clip's start" if state else "no game state")
+          + (f"; every frame shifted by {args.shift:+d} grey levels" if args.shift else ""))
     summary = []
     for path in paths:
         summary.append((path.stem, run_clip(path, args.frames, args.every,
                                             at.get(path.stem, set()), ball_mm, hand,
-                                            random_hand, state)))
+                                            random_hand, state, args.shift)))
     print("\nsummary")
     print(f"{'clip':36} {'frames':>6} {'shots':>5} {'pots':>4} {'s':>5}  visible share per id")
     total = 0.0

@@ -1696,9 +1696,11 @@ def _within_30(a: Sequence[float], b: Sequence[float]) -> bool:
 
 # --- video --------------------------------------------------------------------------------------
 def read_ahead_frames(path: str | Path, prepare: Callable[[Frame, int], T] | None = None,
-                      queue_size: int = 8) -> Iterator[tuple[int, Frame, T | None]]:
+                      queue_size: int = 8, adjust: Callable[[Frame], Frame] | None = None,
+                      ) -> Iterator[tuple[int, Frame, T | None]]:
     """Decoded frames, read ahead by a thread (decoding overlaps with detection), each with
     ``prepare(frame, index)`` (None without ``prepare``). An error in the thread is raised here.
+    ``adjust``: applied to each frame as it is decoded, in the reader thread.
 
     ``prepare`` runs in whichever thread has time for it: in the reader when the consumer is
     behind (``PREPARED_WHEN_BEHIND`` frames or more wait in the queue), else in the consumer
@@ -1726,6 +1728,8 @@ def read_ahead_frames(path: str | Path, prepare: Callable[[Frame, int], T] | Non
                 ok, frame = cap.read()
                 if not ok:
                     break
+                if adjust is not None:
+                    frame = adjust(frame)
                 if prepare is not None and q.qsize() >= PREPARED_WHEN_BEHIND:
                     q.put((frame, True, prepare(frame, index)))
                 else:
@@ -1773,7 +1777,8 @@ def track_video(video_path: str | Path, calibration: Calibration,
                 table: TableSpec | None = None, *, colour_frames: int = 10,
                 cue_ball: str | None = None,
                 start_positions: Mapping[str, tuple[float, float]] | None = None,
-                drift: DriftMonitor | None = None) -> Iterator[FrameTracks]:
+                drift: DriftMonitor | None = None,
+                adjust: Callable[[Frame], Frame] | None = None) -> Iterator[FrameTracks]:
     """Ball positions in every frame of a video, as :class:`FrameTracks` in frame order.
 
     The cloth is learned from the first frame, the colour classes from the detections of the
@@ -1784,6 +1789,8 @@ def track_video(video_path: str | Path, calibration: Calibration,
     every few seconds that the table is still where the calibration says; when the camera was
     moved and the monitor recalibrated, detection goes on with the new calibration (the balls'
     table positions, and so their tracks, are unaffected) and the event is in ``drift.events``.
+    ``adjust``: applied to every decoded frame first (a benchmark's stand-in for the slightly
+    different pictures of another decoder, see benchmarks/bench_realdata.py ``--shift``).
     """
     p = Path(video_path)
     if not p.is_file():
@@ -1795,7 +1802,7 @@ def track_video(video_path: str | Path, calibration: Calibration,
                                      start_positions=start_positions))
     held: list[tuple[int, Frame, list[Detection], float]] = []
     recalibrated = False  # the reader thread prepares frames for the first calibration's detector
-    for index, frame, ready in read_ahead_frames(p, detector.prepare):
+    for index, frame, ready in read_ahead_frames(p, detector.prepare, adjust=adjust):
         event = drift.check(index, index / fps, frame) if drift is not None else None
         if event is not None and event.changed:
             colours, detector = detector.colours, BallDetector(event.calibration)

@@ -193,3 +193,20 @@ def test_read_ahead_prepares_every_frame_once_in_either_thread(tmp_path, consume
     in_reader = sum(1 for _, name in calls if name != threading.main_thread().name)
     if consumer_s:
         assert in_reader > 0  # the consumer fell behind: the reader prepared some
+
+
+def test_read_ahead_adjusts_each_frame_before_it_is_prepared(tmp_path):
+    """``adjust`` (a benchmark's stand-in for another decoder's pictures) changes every frame
+    before ``prepare`` and the consumer see it."""
+    video = tmp_path / "numbered.mp4"
+    _numbered_clip(video, 12)
+
+    def adjust(frame: np.ndarray) -> np.ndarray:
+        return cv2.add(frame, np.full(3, 100.0))
+
+    means = [float(frame.mean()) for _, frame, _ in read_ahead_frames(video)]
+    for (_, frame, ready), plain in zip(
+            read_ahead_frames(video, lambda f, i: float(f.mean()), adjust=adjust), means,
+            strict=True):
+        assert float(frame.mean()) == pytest.approx(plain + 100, abs=0.5)
+        assert ready == pytest.approx(float(frame.mean()))
