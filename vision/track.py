@@ -222,6 +222,7 @@ class Tracker:
                                     and w not in self.start_positions}
                                    if self.start_positions is not None and cue_ball else set())
         self._cue_ball_struck = False
+        self._first_shot_over = False  # ... and every ball at rest after it
         self.unresolved = False
         # the whites were named by the game state and have not come near each other since: who
         # is who is known by continuity, and the dots (which misread now and then, frame after
@@ -591,6 +592,8 @@ class Tracker:
             self._strike_resolves(frame)
         if self._in_hand_this_shot:
             self._end_of_first_shot(frame)
+        if self._cue_ball_struck and not self._first_shot_over and self._all_at_rest():
+            self._first_shot_over = True  # (see _pick_up)
         balls = {b: (s.x, s.y, s.visible) for b, s in self.states.items()
                  if s.status in ("table", "hidden")}
         return FrameTracks(frame, frame / self.fps, dict(sorted(balls.items())), tuple(dets))
@@ -1485,13 +1488,23 @@ class Tracker:
         taken, one of them hidden, it is that hidden ball, which went there unseen (a pot missed
         under the arm, then respotted): taken after three times as long, since a hand may hide a
         ball and look like another."""
+        # while the game state's first shot runs (the cue ball struck, not every ball at rest
+        # again) no ball is put on the table: respotting waits for the shot's end (RULES.md 6).
+        # Only a ball seen this shot and lost from view comes back (simulation_vs_reality_1_0049
+        # with every level one brighter: a red thing by the player's hand, 0.61, took R2 for
+        # 56 frames of the shot)
+        rolling = (self.start_positions is not None and self._cue_ball_struck
+                   and not self._first_shot_over)
         for det in free:
             if (det.colour not in ("white", "red", "yellow") or det.score < PICK_UP_SCORE
                     or det.piece or det.streak_mm):
                 continue
             ids = [b for b in BALLS if CLASS_OF[b] == det.colour
                    and (b not in self.states or self.states[b].status in ("pocketed", "lost"))
-                   and b not in self._in_hand_this_shot]
+                   and b not in self._in_hand_this_shot
+                   and not (rolling and (b not in self.states
+                                         or self.states[b].status != "lost"))
+                   and (self.table.in_house((det.x_mm, det.y_mm)) or not self._in_hand(b))]
             frames_needed = PICK_UP_FRAMES
             if not ids:
                 ids = [b for b in BALLS if CLASS_OF[b] == det.colour
@@ -1522,6 +1535,17 @@ class Tracker:
                 self.whites_known = False  # both whites were off the table: the dots name it
             self.states[ball] = BallState(ball, det.x_mm, det.y_mm, last_seen=frame,
                                           clean_place=(det.x_mm, det.y_mm), clean_seen=frame)
+
+    def _in_hand(self, ball: str) -> bool:
+        """``ball`` is a white in its owner's hand: pocketed, or off the table in the game
+        state. He places it in the house (RULES.md 6.4), so it is picked up only there
+        (simulation_vs_reality_1_0028 one grey level brighter: a white thing by the player,
+        past mid-table, stayed put for 5 frames after the shot and took W2, which the state
+        had in hand)."""
+        if CLASS_OF[ball] != "white":
+            return False
+        s = self.states.get(ball)
+        return s.status == "pocketed" if s is not None else self.start_positions is not None
 
     def _back_from(self, ball: str) -> int:
         """The last frame before which ``ball`` cannot be seen put back on the table: when it
@@ -1604,9 +1628,13 @@ class Tracker:
         over before Y moved, and W1 seen again was named W2)."""
         if not self._cue_ball_struck:
             self._cue_ball_struck = self._struck(self.cue_ball, frame)
-        elif all(self._still(s) and not (s.status == "hidden" and s.hidden_rolling)
-                 for s in self.states.values() if s.status in ("table", "hidden")):
+        elif self._all_at_rest():
             self._in_hand_this_shot = set()
+
+    def _all_at_rest(self) -> bool:
+        """Every ball on the table is still (one hidden while it rolled is not known to be)."""
+        return all(self._still(s) and not (s.status == "hidden" and s.hidden_rolling)
+                   for s in self.states.values() if s.status in ("table", "hidden"))
 
     def _cue_ball_unstruck(self, frame: int) -> bool:
         """The shooter's cue ball (known) was never seen struck, and is seen at rest now (a

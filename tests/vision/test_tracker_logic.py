@@ -1769,3 +1769,42 @@ def test_a_resting_ball_held_on_its_own_smear_as_it_is_struck_follows_it_on():
         x, y, visible = r.balls["R1"]
         assert visible and math.dist(
             (x, y), (2000.0 + (12.0 + 145.0 * k) * ux, 900.0 + (12.0 + 145.0 * k) * uy)) < 1.0
+
+
+def test_no_ball_is_put_on_the_table_while_the_first_shot_rolls():
+    """simulation_vs_reality_1_0049 one grey level brighter: the state has W1 (the cue ball) and
+    R1 on the table; while W1 rolls after its strike, a red thing by the player's hand, ball-
+    like enough for a pick-up, stays put for 20 frames: no ball is respotted during a shot, so
+    it is no R2. Once every ball rests again, a red put there is picked up."""
+    layout = {"W1": (800.0, 900.0), "R1": (2000.0, 1200.0)}
+    tracker = Tracker(TABLE, cue_ball="W1", start_positions=layout)
+    r1 = det(2000, 1200, "red")
+    frames = [[det(800, 900, "white"), r1]] * 12
+    thing = det(3000, 300, "red", score=0.65)
+    for k in range(1, 21):  # W1 struck, rolling at 40 mm a frame
+        frames.append([det(800 + 40.0 * k, 900, "white"), r1, thing])
+    out = feed(tracker, frames)
+    assert all("R2" not in r.balls or not r.balls["R2"][2] for r in out)
+    rest = det(1600, 900, "white")
+    out += feed(tracker, [[rest, r1]] * 12 + [[rest, r1, det(900, 300, "red")]] * 8, first=32)
+    out += tracker.flush()
+    assert math.dist(out[-1].balls["R2"][:2], (900, 300)) < 1.0 and out[-1].balls["R2"][2]
+
+
+def test_a_white_in_hand_is_picked_up_only_in_the_house():
+    """The state has W2 in hand (RULES.md 6.4: placed in the house by its owner): a white thing
+    that stays put past mid-table after the shot is no W2 (simulation_vs_reality_1_0028 one grey
+    level brighter); one put in the house is."""
+    layout = {"W1": (2500.0, 900.0), "R1": (2000.0, 1200.0)}
+    tracker = Tracker(TABLE, cue_ball="W1", start_positions=layout)
+    r1 = det(2000, 1200, "red")
+    frames = [[det(2500, 900, "white"), r1]] * 12
+    frames += [[det(2500 + 40.0 * k, 900, "white"), r1] for k in range(1, 11)]  # struck
+    rest = det(2900, 900, "white")
+    frames += [[rest, r1]] * 12  # at rest: the shot is over
+    frames += [[rest, r1, det(1700, 875, "white")]] * 10  # a white thing past mid-table
+    out = feed(tracker, frames)
+    assert all("W2" not in r.balls or not r.balls["W2"][2] for r in out)
+    out += feed(tracker, [[rest, r1, det(500, 700, "white")]] * 8, first=len(frames))
+    out += tracker.flush()
+    assert math.dist(out[-1].balls["W2"][:2], (500, 700)) < 1.0 and out[-1].balls["W2"][2]
