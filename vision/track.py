@@ -445,6 +445,8 @@ class Tracker:
                     elif s.status == "table" and self._still(s):
                         gate = UNHIT_GATE_DIAMETERS * self.d
                 for j, det in enumerate(dets):
+                    if before_strike and self._beside_the_cue_ball_unseen(s, det):
+                        continue
                     dist = math.hypot(det.x_mm - px, det.y_mm - py)
                     for p in after.get(s.ball, ()):  # or where a collision sends it
                         d_after = math.hypot(det.x_mm - p.x, det.y_mm - p.y)
@@ -508,7 +510,8 @@ class Tracker:
                         if det.colour != CLASS_OF[s.ball] and not self._may_be_of_another_colour(
                                 s, det, any_other=False):
                             continue
-                        if self._against_hit(s, hitters[s.ball], det):
+                        if self._against_hit(s, hitters[s.ball], det) or (
+                                before_strike and self._beside_the_cue_ball_unseen(s, det)):
                             continue
                         dist = math.hypot(det.x_mm - s.x, det.y_mm - s.y)
                         # beyond two diameters only a blurred (fast) ball can be the struck one,
@@ -1535,6 +1538,21 @@ class Tracker:
                 self.whites_known = False  # both whites were off the table: the dots name it
             self.states[ball] = BallState(ball, det.x_mm, det.y_mm, last_seen=frame,
                                           clean_place=(det.x_mm, det.y_mm), clean_seen=frame)
+
+    def _beside_the_cue_ball_unseen(self, s: BallState, det: Detection) -> bool:
+        """``s`` is the cue ball, not yet seen in the video (named from the game state and the
+        first frames' picture of its place), and ``det`` a faint thing (no streak, less
+        ball-like than CLEAN_SCORE) beyond jitter from that place: before the strike, the cue's
+        tip or ferrule beside it, not the ball (null_grad_stoss_1_0130_0135: the white unseen
+        for its first 4 frames, its outline joined to the cue's tip; the ferrule, 0.44 ball-like
+        and 0.9 diameters off, took W1, which went off with the cue; one grey level brighter,
+        the ball seen again in its place was then picked up for the white in hand). A cue ball
+        seen before keeps the usual rules: a struck white leaving its place is often faint
+        (video_12_0205_0208, video_13_0030_0034, video_1_0233_0240)."""
+        return (s.ball == self.cue_ball and s.took is None and s.first_place is not None
+                and det.score < CLEAN_SCORE and not det.streak_mm
+                and math.dist((det.x_mm, det.y_mm), s.first_place)
+                > REST_JITTER_DIAMETERS * self.d)
 
     def _in_hand(self, ball: str) -> bool:
         """``ball`` is a white in its owner's hand: pocketed, or off the table in the game

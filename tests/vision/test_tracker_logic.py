@@ -1808,3 +1808,22 @@ def test_a_white_in_hand_is_picked_up_only_in_the_house():
     out += feed(tracker, [[rest, r1, det(500, 700, "white")]] * 8, first=len(frames))
     out += tracker.flush()
     assert math.dist(out[-1].balls["W2"][:2], (500, 700)) < 1.0 and out[-1].balls["W2"][2]
+
+
+def test_the_cue_ball_not_yet_seen_does_not_take_the_cue_beside_it():
+    """As null_grad_stoss_1_0130_0135: the state has the cue ball W1 at rest; in the first
+    frames its picture is joined to the cue's tip and not found, while the ferrule beside it
+    (0.9 diameters off, 0.44 ball-like) is; then the ball shows whole in its place. W1 stays in
+    its place: it never went off with the cue."""
+    place = (2930.0, 940.0)
+    layout = {"W1": place, "R1": (2500.0, 950.0)}
+    tracker = Tracker(TABLE, cue_ball="W1", start_positions=layout)
+    r1 = det(2500, 950, "red")
+    ferrule = [det(place[0] + 0.9 * D + 3.0 * k, place[1], "white", score=0.44) for k in range(8)]
+    frames = [[r1, f] for f in ferrule[:4]]
+    frames += [[r1, det(*place, "white", score=0.72), f] for f in ferrule[4:]]
+    frames += [[r1, det(*place, "white", score=0.72)]] * 8
+    out = feed(tracker, frames) + tracker.flush()
+    for r in out:
+        assert math.dist(r.balls["W1"][:2], place) < 1.0, r.frame
+    assert "W2" not in out[-1].balls
