@@ -113,9 +113,9 @@ FIXTURE_CELL_DIAMETERS = 0.25
 # the consumer is behind. Simulated on the demo's own per-frame costs, 1 to 5 give the same
 # wall time within 1 %, 7 % less than the reader always preparing (the consumer always
 # preparing: 6 % more than the reader always, as the consumer is the busier thread in a
-# shot); measured, 1, 2 and 4 (and
-# the consumer always preparing) are the same within the shared machine's noise, 8 % less than
-# the reader always preparing (medians of six alternating pairs)
+# shot); measured, 1, 2 and 4 (and the consumer always preparing) are the same within the
+# shared machine's noise, 8 % less than the reader always preparing (medians of six
+# alternating pairs)
 PREPARED_WHEN_BEHIND = 2
 
 
@@ -222,7 +222,7 @@ class Tracker:
                                     and w not in self.start_positions}
                                    if self.start_positions is not None and cue_ball else set())
         self._cue_ball_struck = False
-        self._first_shot_over = False  # ... and every ball at rest after it
+        self._first_shot_over = False  # ... and every ball at rest after it (_watch_first_shot)
         self.unresolved = False
         # the whites were named by the game state and have not come near each other since: who
         # is who is known by continuity, and the dots (which misread now and then, frame after
@@ -593,10 +593,8 @@ class Tracker:
         self._check_whites()
         if self.unresolved:
             self._strike_resolves(frame)
-        if self._in_hand_this_shot:
-            self._end_of_first_shot(frame)
-        if self._cue_ball_struck and not self._first_shot_over and self._all_at_rest():
-            self._first_shot_over = True  # (see _pick_up)
+        if not self._first_shot_over:
+            self._watch_first_shot(frame)
         balls = {b: (s.x, s.y, s.visible) for b, s in self.states.items()
                  if s.status in ("table", "hidden")}
         return FrameTracks(frame, frame / self.fps, dict(sorted(balls.items())), tuple(dets))
@@ -1638,21 +1636,22 @@ class Tracker:
         w1.ball, w2.ball = "W2", "W1"
         self.states["W1"], self.states["W2"] = w2, w1
 
-    def _end_of_first_shot(self, frame: int) -> None:
-        """After the shooter's cue ball was struck, every ball at rest: his shot is over, and
-        the other white may be placed from hand. A ball lost from view while rolling is not
-        known to rest until it is seen again or given up as lost (opening_yellow_first_s211:
-        W1, lost on a pale cloth just before it hit Y, counted as at rest, so the shot was
-        over before Y moved, and W1 seen again was named W2)."""
-        if not self._cue_ball_struck:
+    def _watch_first_shot(self, frame: int) -> None:
+        """After the shooter's cue ball was struck, every ball at rest: his shot is over, the
+        other white may be placed from hand, and balls respotted (see :meth:`_pick_up`). A
+        ball lost from view while rolling is not known to rest until it is seen again or given
+        up as lost (opening_yellow_first_s211: W1, lost on a pale cloth just before it hit Y,
+        counted as at rest, so the shot was over before Y moved, and W1 seen again was named
+        W2)."""
+        if self._in_hand_this_shot and not self._cue_ball_struck:
+            # (only while a white waits in hand: otherwise the strike is seen by
+            # _cue_ball_unstruck)
             self._cue_ball_struck = self._struck(self.cue_ball, frame)
-        elif self._all_at_rest():
+        elif self._cue_ball_struck and all(
+                self._still(s) and not (s.status == "hidden" and s.hidden_rolling)
+                for s in self.states.values() if s.status in ("table", "hidden")):
             self._in_hand_this_shot = set()
-
-    def _all_at_rest(self) -> bool:
-        """Every ball on the table is still (one hidden while it rolled is not known to be)."""
-        return all(self._still(s) and not (s.status == "hidden" and s.hidden_rolling)
-                   for s in self.states.values() if s.status in ("table", "hidden"))
+            self._first_shot_over = True
 
     def _cue_ball_unstruck(self, frame: int) -> bool:
         """The shooter's cue ball (known) was never seen struck, and is seen at rest now (a
