@@ -1827,3 +1827,40 @@ def test_the_cue_ball_not_yet_seen_does_not_take_the_cue_beside_it():
     for r in out:
         assert math.dist(r.balls["W1"][:2], place) < 1.0, r.frame
     assert "W2" not in out[-1].balls
+
+
+def test_the_trackers_memory_does_not_grow_with_the_videos_length():
+    # issue 5: memory does not grow with the video's length. A ball rolling to and fro along
+    # the table, the others at rest, a hand-like thing coming and going by a cushion and a ball
+    # hidden now and then: what the tracker keeps after 3000 frames is what it kept after 1000
+    # (tracemalloc: every Python object and array it holds); the rows are dropped as they come,
+    # as `kaisa track` writes them out.
+    import tracemalloc
+
+    tracker = _RepeatsFilled(Tracker(TABLE, start_positions=LAYOUT))
+    others = [d for d in layout_dets() if d.colour != "yellow"]
+    span = TABLE.length_mm - 2 * D
+
+    def frame_dets(k: int) -> list[Detection]:
+        u = (12.0 * k) % (2 * span)  # to and fro at 12 mm a frame
+        x = D + (u if u < span else 2 * span - u)
+        dets = [d for i, d in enumerate(others) if not (k % 97 < 5 and i == 0)]
+        dets.append(det(x, 600.0, "yellow"))
+        if k % 61 < 8:
+            dets.append(det(200.0 + 3 * (k % 61), 60.0, "other", score=0.3))
+        return dets
+
+    def run(first: int, last: int) -> None:
+        for k in range(first, last):
+            for _ in tracker.update(k, frame_dets(k)):
+                pass
+
+    tracemalloc.start()
+    try:
+        run(0, 1000)
+        after_1000 = tracemalloc.get_traced_memory()[0]
+        run(1000, 3000)
+        after_3000 = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert after_3000 - after_1000 < 32 * 1024, (after_1000, after_3000)

@@ -1,0 +1,142 @@
+"""Memory of detection and tracking against the video's length (issue 5: it must not grow).
+
+Makes a video ``--times`` times as long as the given one by writing its compressed packets that
+many times in a row (PyAV, no re-encoding: the same pictures, which jump back to the first one at
+each seam, as if the balls were put back), tracks it with ``vision.track.track_video`` with each
+row dropped as it comes (as ``kaisa track`` writes it out), and samples, every ``--every``
+frames and at the end of each pass: the Python heap that ``tracemalloc`` traces (numpy's and
+OpenCV's arrays included) and the process's resident memory. Prints the samples, each pass's
+largest, and the growth from the first pass's largest to the last's, per thousand frames.
+Bounded memory: every pass the same, give or take a few frames' arrays.
+
+    python benchmarks/bench_memory.py [VIDEO] [--times K] [--every N] [--no-trace]
+
+VIDEO defaults to the demo match (its labels give the calibration); another video needs its
+``.labels.json`` beside it. Needs PyAV (the ``test`` or ``synth`` extra). ``--no-trace``: the
+resident memory only (tracemalloc slows Python down by about half).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+import tracemalloc
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from calibration import Calibration  # noqa: E402
+from rules.table import TableSpec  # noqa: E402
+from vision.track import track_video  # noqa: E402
+
+MIB = 1024 * 1024
+
+
+def repeat_video(src: Path, dst: Path, times: int) -> int:
+    """Write ``src``'s video packets ``times`` times in a row into ``dst`` (each pass's time
+    stamps after the last one's). Returns the frames (packets) written."""
+    import av  # (an extra: only this benchmark needs it)
+
+    with av.open(str(src)) as probe:
+        stream = probe.streams.video[0]
+        stamps = [(p.pts, p.dts, p.duration or 0) for p in probe.demux(stream)
+                  if p.dts is not None]
+    lo = min(min(p, d) for p, d, _ in stamps)
+    span = max(max(p, d) for p, d, _ in stamps) - lo + max(d for _, _, d in stamps)
+    written = 0
+    with av.open(str(dst), "w") as out:
+        with av.open(str(src)) as first:
+            template = first.streams.video[0]
+            ostream = out.add_stream_from_template(template)
+        for k in range(times):
+            with av.open(str(src)) as inp:
+                istream = inp.streams.video[0]
+                for packet in inp.demux(istream):
+                    if packet.dts is None:
+                        continue  # (the demuxer's empty packet at the end)
+                    packet.pts = packet.pts + k * span
+                    packet.dts = packet.dts + k * span
+                    packet.stream = ostream
+                    out.mux(packet)
+                    written += 1
+    return written
+
+
+def resident_mib() -> float:
+    """The process's resident memory now (Linux: /proc/self/statm), 0 where unknown."""
+    try:
+        pages = int(Path("/proc/self/statm").read_text().split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0.0
+    import os
+
+    return pages * os.sysconf("SC_PAGE_SIZE") / MIB
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("video", nargs="?", type=Path,
+                        default=ROOT / "sample_videos" / "demo_match.mp4")
+    parser.add_argument("--times", type=int, default=3, help="passes over the video (>= 2)")
+    parser.add_argument("--every", type=int, default=500, help="sample every N frames")
+    parser.add_argument("--no-trace", action="store_true", help="resident memory only")
+    args = parser.parse_args(argv)
+    labels_path = args.video.with_suffix(".labels.json")
+    if not args.video.is_file() or not labels_path.is_file():
+        print(f"error: expected a video with its .labels.json beside it, got {args.video}",
+              file=sys.stderr)
+        return 2
+    if args.times < 2:
+        print("error: expected --times of 2 or more (growth is measured between passes)",
+              file=sys.stderr)
+        return 2
+    labels = json.loads(labels_path.read_text())
+    cal = Calibration.from_dict(labels["calibration"])
+    table = TableSpec.from_value(labels["table"])
+    with tempfile.TemporaryDirectory() as tmp:
+        long_video = Path(tmp) / f"{args.video.stem}_x{args.times}.mp4"
+        n = repeat_video(args.video, long_video, args.times)
+        per_pass = n // args.times
+        print(f"{args.video.name} x{args.times}: {n} frames ({per_pass} a pass)", flush=True)
+        if not args.no_trace:
+            tracemalloc.start()
+        samples: list[tuple[int, float, float]] = []  # (frames done, traced MiB, resident MiB)
+
+        def sample(done: int) -> None:
+            traced = tracemalloc.get_traced_memory()[0] / MIB if not args.no_trace else 0.0
+            samples.append((done, traced, resident_mib()))
+            print(f"  frame {done:6d}: traced {traced:7.1f} MiB, resident "
+                  f"{samples[-1][2]:7.1f} MiB", flush=True)
+
+        t0 = time.perf_counter()
+        done = 0
+        for _ in track_video(long_video, cal, table):
+            done += 1
+            if done % args.every == 0 or done % per_pass == 0:
+                sample(done)
+        seconds = time.perf_counter() - t0
+    peak = tracemalloc.get_traced_memory()[1] / MIB if not args.no_trace else 0.0
+    if done != n:
+        print(f"error: tracked {done} frames of {n}", file=sys.stderr)
+        return 1
+    # each pass's largest sample (at its end the read-ahead queue is full or, after the last
+    # pass, empty: the largest of a pass is the fair thing to compare)
+    passes = [[s for s in samples if k * per_pass < s[0] <= (k + 1) * per_pass]
+              for k in range(args.times)]
+    tops = [(max(s[1] for s in p), max(s[2] for s in p)) for p in passes]
+    for k, (traced, resident) in enumerate(tops, 1):
+        print(f"pass {k}: largest traced {traced:.1f} MiB, resident {resident:.1f} MiB")
+    per_k = 1000.0 / ((args.times - 1) * per_pass)
+    (t1, r1), (tk, rk) = tops[0], tops[-1]
+    print(f"{done} frames in {seconds:.0f} s; pass 1 to pass {args.times}: traced "
+          f"{(tk - t1) * per_k:+.3f} MiB a thousand frames, resident {(rk - r1) * per_k:+.3f} "
+          f"MiB a thousand frames; traced peak {peak:.1f} MiB")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
