@@ -44,7 +44,7 @@ def repeat_video(src: Path, dst: Path, times: int) -> int:
     with av.open(str(src)) as probe:
         stream = probe.streams.video[0]
         stamps = [(p.pts, p.dts, p.duration or 0) for p in probe.demux(stream)
-                  if p.dts is not None]
+                  if p.pts is not None and p.dts is not None]
     lo = min(min(p, d) for p, d, _ in stamps)
     span = max(max(p, d) for p, d, _ in stamps) - lo + max(d for _, _, d in stamps)
     written = 0
@@ -56,7 +56,7 @@ def repeat_video(src: Path, dst: Path, times: int) -> int:
             with av.open(str(src)) as inp:
                 istream = inp.streams.video[0]
                 for packet in inp.demux(istream):
-                    if packet.dts is None:
+                    if packet.pts is None or packet.dts is None:
                         continue  # (the demuxer's empty packet at the end)
                     packet.pts = packet.pts + k * span
                     packet.dts = packet.dts + k * span
