@@ -766,25 +766,33 @@ class Tracker:
                 or self._sent_past(s, det, dets, frame))
 
     def _behind_it(self, s: BallState, det: Detection, frame: int) -> bool:
-        """A faint sighting (less ball-like than INIT_SCORE, no streak) over a diameter from a
-        rolling ball's last place and over half a ball behind it, against the way it rolled:
-        not the ball, which slows but does not come back unless something hits it (the caller
-        asks that) or a cushion sends it back (so not within the reach of a cushion's nose at
-        twice its speed). video_12_0130_0140, without the game state: the white, rolling on
-        unseen over a projected ring, took a faint piece of a projected line 1.8 diameters
-        beside its way and half a ball behind its last place, and followed the lines for
-        twenty frames."""
+        """A faint sighting (less ball-like than INIT_SCORE, no streak) behind a rolling ball's
+        last place, against the way it rolled: not the ball, which slows but does not come
+        back unless something hits it (the caller asks that) or a cushion sends it back (so not
+        within the reach of a cushion's nose at twice its speed). Behind by over its jitter
+        (REST_JITTER_DIAMETERS) for a ball rolling at least SLOWEST_ROLL_DIAMETERS a frame;
+        for a slower one (creeping under a hand, its sightings wandering: video_9_0056_0101)
+        only over half a ball behind and a diameter away. video_12_0130_0140, without the game
+        state: the white, rolling on unseen over a projected ring, took a faint piece of a
+        projected line 1.8 diameters beside its way and half a ball behind its last place, and
+        followed the lines for twenty frames. null_grad_stoss_1_0130_0135 one grey level
+        brighter or darker, with the game state: the struck white, rolling at 0.2 diameters a
+        frame, took the cue following through 0.4-0.65 diameters behind it, and then the cue's
+        pieces for fifteen to thirty frames."""
         if (s.status != "table" or det.score >= INIT_SCORE or det.streak_mm
                 or self._resting(s)):
             return False
         speed = math.hypot(s.vx, s.vy)
-        dx, dy = det.x_mm - s.x, det.y_mm - s.y
-        if speed <= 0.0 or math.hypot(dx, dy) <= self.d:
+        if speed <= 0.0:
             return False
         to_nose = nearest_cushion(self.table, (s.x, s.y))[1]
         if to_nose <= 2.0 * speed * max(1, frame - s.last_seen) + self.d:
             return False
-        return (dx * s.vx + dy * s.vy) / speed < -0.5 * self.d
+        dx, dy = det.x_mm - s.x, det.y_mm - s.y
+        behind = -(dx * s.vx + dy * s.vy) / speed
+        if speed >= SLOWEST_ROLL_DIAMETERS * self.d:
+            return behind > REST_JITTER_DIAMETERS * self.d
+        return behind > 0.5 * self.d and math.hypot(dx, dy) > self.d
 
     def _a_known_thing(self, s: BallState, det: Detection, frame: int,
                        off: float | None = None) -> bool:
@@ -1214,7 +1222,10 @@ class Tracker:
         if prior is not None:  # the velocity out of the collision, corrected toward the sighting
             s.vx = prior.vx + BETA * (det.x_mm - prior.x) / gap
             s.vy = prior.vy + BETA * (det.y_mm - prior.y) / gap
-        elif jump:
+        elif jump or (s.status == "hidden" and off >= REST_JITTER_DIAMETERS * self.d
+                      and self._sent_toward(s, det, frame)):
+            # (a hidden ball sent from its place while unseen, seen off it the way it was
+            # sent: it rolls that way, as fast as it went; not at rest where it is seen)
             s.vx, s.vy = (det.x_mm - s.x) / gap, (det.y_mm - s.y) / gap
         elif s.status == "table":
             px, py, vx, vy = self._predicted(s, gap)

@@ -1864,3 +1864,43 @@ def test_the_trackers_memory_does_not_grow_with_the_videos_length():
     finally:
         tracemalloc.stop()
     assert after_3000 - after_1000 < 32 * 1024, (after_1000, after_3000)
+
+
+# (null_grad_stoss_1_0130_0135 frames 18 and 19 one grey level brighter, then darker: the
+# ball's first sighting off its place and its ball-likeness; the things beside it then and in
+# the next frame, in diameters from that sighting, with theirs)
+STRUCK_UNSEEN = [
+    (0.52, ((1.1, 0.32), (2.6, 0.32)), ((0.64, 0.19), (1.8, 0.43), (3.3, 0.48))),
+    (0.47, ((1.1, 0.33), (2.5, 0.32)), ((0.39, 0.24), (1.5, 0.36), (2.7, 0.36))),
+]
+
+
+@pytest.mark.parametrize(("score", "beside", "behind"), STRUCK_UNSEEN)
+def test_a_ball_struck_while_unseen_and_seen_on_its_way_does_not_come_back_to_faint_things(
+        score: float, beside: tuple[tuple[float, float], ...],
+        behind: tuple[tuple[float, float], ...]):
+    """The cue ball rests with the cue's tip at address 1.8 diameters behind it; struck, it is
+    unseen for two frames, then seen half a ball off its place the way the cue sent it, the
+    cue following through behind it (``beside``). In the next frame it is unseen and faint
+    white things lie behind it (``behind``): it rolls on, it does not come back to them, and
+    it takes itself when it shows clean further on (null_grad_stoss_1_0130_0135 one grey
+    level brighter and darker, with the game state: W1, seen off its place but taken to be
+    at rest there, took the cue's pieces for fifteen and thirty frames)."""
+    place = (1500.0, 700.0)
+    tracker = Tracker(TABLE, cue_ball="W1", start_positions={"W1": place, "R1": (2500.0, 300.0)})
+    red = det(2500, 300, "red")
+    tip = det(place[0] + 1.8 * D, place[1], "white", score=0.33)
+    seen = (place[0] - 0.57 * D, place[1] - 0.1 * D)
+
+    def cue(things: tuple[tuple[float, float], ...]) -> list[Detection]:
+        return [det(seen[0] + back * D, place[1], "white", score=sc) for back, sc in things]
+
+    on = (seen[0] - 0.8 * D, place[1])
+    frames = [[det(*place, "white"), tip, red]] * 12 + [[tip, red]] * 2
+    frames += [[det(*seen, "white", score=score), *cue(beside), red], [*cue(behind), red],
+               [det(*on, "white", score=0.75), red]]
+    out = feed(tracker, frames) + tracker.flush()
+    x, y, visible = out[15].balls["W1"]
+    assert not visible or x <= seen[0] + 1.0, "came back to the cue following through"
+    x, y, visible = out[16].balls["W1"]
+    assert visible and math.dist((x, y), on) < 1.0
