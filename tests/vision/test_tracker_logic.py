@@ -1904,3 +1904,32 @@ def test_a_ball_struck_while_unseen_and_seen_on_its_way_does_not_come_back_to_fa
     assert not visible or x <= seen[0] + 1.0, "came back to the cue following through"
     x, y, visible = out[16].balls["W1"]
     assert visible and math.dist((x, y), on) < 1.0
+
+
+def test_a_ball_read_merged_with_a_faint_thing_takes_itself_again_not_the_thing():
+    """carom_2_s313 (held out): W2 rolls slowly (6 mm a frame) away from a faint white thing
+    that stays put (the ghost of its own shadow in the first frame, learned into the cloth
+    model), is read merged with it as one faint streak for four frames, centred nearer the
+    thing, and then shows clean again 80 mm from where the streak was, the thing 35 mm from
+    there: W2 is the clean ball from then on, not the faint thing."""
+    places = {**OTHERS, "W1": (800.0, 900.0), "W2": (2009.6, 848.6)}
+    tracker = Tracker(TABLE, start_positions=places)
+    still = layout_dets({b: xy for b, xy in places.items() if b != "W2"})
+    ghost = (2040.0, 790.0)
+
+    def ball(k: int) -> tuple[float, float]:
+        return (2009.6 - 2.7 * k, 848.6 + 5.3 * k)
+
+    frames = [[*still, det(*ball(0), "white")] for _ in range(12)]
+    for k in range(1, 40):
+        if 4 <= k < 8:  # one faint streak over the ball and the ghost
+            frames.append([*still, det(ghost[0] - 15.0, ghost[1] + 31.0, "white", score=0.22,
+                                       streak_mm=135.0, streak_dir=(-0.45, 0.89),
+                                       colour_sure=False)])
+        else:
+            frames.append([*still, det(*ball(k), "white", score=0.82)]
+                          + ([det(*ghost, "white", score=0.37)] if k >= 4 else []))
+    out = feed(tracker, frames) + tracker.flush()
+    for r in out[12 + 10:]:
+        x, y, visible = r.balls["W2"]
+        assert visible and math.dist((x, y), ball(r.frame - 11)) < 5.0, r.frame
