@@ -361,14 +361,13 @@ def run_clip(path: Path, frames_dir: Path | None, every: int, at: set[int],
              hand: dict[str, Any] | None = None,
              random_hand: dict[str, Any] | None = None,
              state: dict[str, Any] | None = None, shift: int = 0) -> dict[str, Any]:
-    import cv2
     import numpy as np
 
     from calibration import detect_table_in_video
     from calibration.video import sample_frames
     from vision.ballsize import calibrate_for_the_balls
     from vision.shotfacts import shots_from_tracks, tracks_from_rows
-    from vision.track import track_video, video_fps
+    from vision.track import grey_shift, track_video, video_fps
 
     t0 = time.perf_counter()
     measured = None
@@ -389,13 +388,8 @@ def run_clip(path: Path, frames_dir: Path | None, every: int, at: set[int],
         xy = calibration.image_to_table(np.array(list(places.values()), np.float64))
         start = {b: (float(x), float(y)) for b, (x, y) in zip(places, xy, strict=True)}
         cue_ball = state["cue_ball"]
-    level = np.full(3, abs(shift), np.float64)
-
-    def shifted(frame: Any) -> Any:
-        return cv2.add(frame, level) if shift > 0 else cv2.subtract(frame, level)
-
     results = list(track_video(path, calibration, table, cue_ball=cue_ball,
-                               start_positions=start, adjust=shifted if shift else None))
+                               start_positions=start, adjust=grey_shift(shift)))
     t2 = time.perf_counter()
     rows = [(r.frame, b, x, y, v) for r in results for b, (x, y, v) in r.balls.items()]
     shots = shots_from_tracks(table, tracks_from_rows(rows, fps), fps)

@@ -7,6 +7,7 @@ R1/R2 exchanged for the whole clip when that matches the labels better ("reds al
 the tracker's wall time against merely decoding the same video, in the same run.
 
     python benchmarks/bench_tracking.py [CLIPS_DIR_OR_MP4 ...] [--skip NAME ...] [--repeat N]
+                                        [--shift N]
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 from calibration import Calibration  # noqa: E402
 from referee.evaluate import Track, TrackScores, read_tracks, score_tracks  # noqa: E402
 from rules.table import TableSpec  # noqa: E402
-from vision.track import track_video  # noqa: E402
+from vision.track import grey_shift, track_video  # noqa: E402
 
 
 def decode_seconds(video: Path) -> tuple[float, float, int]:
@@ -45,7 +46,8 @@ def swap_reds(track: Track) -> Track:
     return {(f, other.get(b, b)): v for (f, b), v in track.items()}
 
 
-def run_clip(video: Path, use_shooter: bool = True, repeat: int = 1) -> dict[str, object]:
+def run_clip(video: Path, use_shooter: bool = True, repeat: int = 1,
+             shift: int = 0) -> dict[str, object]:
     """Scores and times of one clip. With ``repeat`` > 1 the decoding and the tracking are
     timed that many times in turn (decode, track, decode, track, ...), and each time is the
     median of its runs: the shared machine's speed swings by a third within a minute, and a
@@ -66,7 +68,8 @@ def run_clip(video: Path, use_shooter: bool = True, repeat: int = 1) -> dict[str
         dec_s, dec_cpu, n = decode_seconds(video)
         t0, c0, m0 = time.perf_counter(), time.process_time(), time.thread_time()
         found = {}
-        for r in track_video(video, cal, table, cue_ball=cue_ball, start_positions=start):
+        for r in track_video(video, cal, table, cue_ball=cue_ball, start_positions=start,
+                             adjust=grey_shift(shift)):
             for b, (x, y, vis) in r.balls.items():
                 found[(r.frame, b)] = (x, y, vis)
         # (main: this thread's CPU, detection and tracking; the rest is reading and decoding)
@@ -103,6 +106,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=1,
                     help="time each clip's decoding and tracking this many times in turn and "
                          "take the medians (the shared machine's speed swings)")
+    ap.add_argument("--shift", type=int, default=0, metavar="N",
+                    help="every frame N grey levels brighter (negative: darker), as another "
+                         "decoder may give: how much the scores hang on the last level")
     args = ap.parse_args(argv)
     videos: list[Path] = []
     for p in args.inputs:
@@ -114,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     dec_total = trk_total = dec_cpu = trk_cpu = main_cpu = 0.0
     frames = 0
     for v in videos:
-        r = run_clip(v, not args.no_shooter, args.repeat)
+        r = run_clip(v, not args.no_shooter, args.repeat, args.shift)
         raw_total.add(r["raw"])  # type: ignore[arg-type]
         aligned_total.add(r["aligned"])  # type: ignore[arg-type]
         dec_total += r["decode_s"]  # type: ignore[operator]

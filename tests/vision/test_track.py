@@ -15,7 +15,7 @@ import pytest
 from calibration import Calibration
 from referee.evaluate import read_tracks, score_tracks
 from tests.vision.test_detect import calibration, cloth, draw_ball
-from vision.track import read_ahead_frames, track_video, write_tracks_csv
+from vision.track import grey_shift, read_ahead_frames, track_video, write_tracks_csv
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_videos"
@@ -210,3 +210,13 @@ def test_read_ahead_adjusts_each_frame_before_it_is_prepared(tmp_path):
             strict=True):
         assert float(frame.mean()) == pytest.approx(plain + 100, abs=0.5)
         assert ready == pytest.approx(float(frame.mean()))
+
+
+def test_grey_shift_moves_every_channel_and_saturates():
+    frame = np.array([[[0, 1, 254], [255, 128, 7]]], np.uint8)
+    assert grey_shift(0) is None
+    up, down = grey_shift(1), grey_shift(-2)
+    assert up is not None and down is not None
+    assert up(frame).tolist() == [[[1, 2, 255], [255, 129, 8]]]
+    assert down(frame).tolist() == [[[0, 0, 252], [253, 126, 5]]]
+    assert frame.tolist() == [[[0, 1, 254], [255, 128, 7]]]  # (the frame itself untouched)
