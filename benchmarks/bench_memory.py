@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 import time
@@ -41,17 +42,14 @@ def repeat_video(src: Path, dst: Path, times: int) -> int:
     stamps after the last one's). Returns the frames (packets) written."""
     import av  # (an extra: only this benchmark needs it)
 
-    with av.open(str(src)) as probe:
+    written = 0
+    with av.open(str(src)) as probe, av.open(str(dst), "w") as out:
         stream = probe.streams.video[0]
+        ostream = out.add_stream_from_template(stream)
         stamps = [(p.pts, p.dts, p.duration or 0) for p in probe.demux(stream)
                   if p.pts is not None and p.dts is not None]
-    lo = min(min(p, d) for p, d, _ in stamps)
-    span = max(max(p, d) for p, d, _ in stamps) - lo + max(d for _, _, d in stamps)
-    written = 0
-    with av.open(str(dst), "w") as out:
-        with av.open(str(src)) as first:
-            template = first.streams.video[0]
-            ostream = out.add_stream_from_template(template)
+        lo = min(min(p, d) for p, d, _ in stamps)
+        span = max(max(p, d) for p, d, _ in stamps) - lo + max(d for _, _, d in stamps)
         for k in range(times):
             with av.open(str(src)) as inp:
                 istream = inp.streams.video[0]
@@ -72,8 +70,6 @@ def resident_mib() -> float:
         pages = int(Path("/proc/self/statm").read_text().split()[1])
     except (OSError, ValueError, IndexError):
         return 0.0
-    import os
-
     return pages * os.sysconf("SC_PAGE_SIZE") / MIB
 
 

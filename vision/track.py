@@ -1597,16 +1597,15 @@ class Tracker:
         there; a faint white thing once the ball left), was read as one streak with it for four
         frames and then took the ghost, 0.3-0.5 ball-like, for eighty frames while the ball
         itself, 0.73-0.90 and 80 mm away, had no id."""
+        def gap(d: Detection, b: BallState) -> float:
+            return math.hypot(d.x_mm - b.x, d.y_mm - b.y)
+
         used = set(taken.values())
         for i, j in list(taken.items()):
             s, det = active[i], dets[j]
             if s.status != "table" or not s.faint_looks or det.score >= INIT_SCORE:
                 continue
             colour = CLASS_OF[s.ball]
-
-            def gap(d: Detection, b: BallState) -> float:
-                return math.hypot(d.x_mm - b.x, d.y_mm - b.y)
-
             clean = [k for k, d in enumerate(dets) if k not in used and d.colour == colour
                      and not d.streak_mm and not d.piece and d.score >= CLEAN_SCORE
                      and gap(d, s) <= self._stop_reach(s)
