@@ -996,6 +996,38 @@ def test_the_cloth_model_follows_the_light_as_it_changes():
     assert set(_under_a_light_turning_warmer(BallDetector(calibration()))) == {2}
 
 
+def test_the_model_updates_tell_the_cloth_from_the_balls_by_a_coarse_median():
+    # An update's wide median is taken on every COARSE_STEP-th pixel and row (a tenth of the
+    # cost): on the cloth, balls and all, it is the full median within the noise, and what
+    # stands out against it (the balls, a ball's shadow and light around them) is what stands
+    # out against the full one; learning, once, takes the full median even when handed an
+    # update's work.
+    cal = calibration()
+    img = cloth()
+    for i, at in enumerate([(900.0, 700.0), (950.0, 760.0), (2500.0, 1100.0), (1800.0, 300.0)]):
+        draw_ball(img, cal, at, ("white", "red", "yellow", "white")[i])
+    det = BallDetector(cal)
+    det.learn_cloth(cloth(1))
+    small = det.shrink(img)
+    full, coarse = det._cloth_from(small), det._cloth_from(small, coarse=True)
+    inside = det._on_cloth
+    assert float(np.abs(coarse - full)[inside].max()) <= 4.0  # (noise sigma 2, a lit gradient)
+    like_full, like_coarse = det._cloth_like(small, full), det._cloth_like(small, coarse)
+    assert np.count_nonzero(~like_full & inside) > 4 * 60  # four balls and their surroundings
+    assert np.count_nonzero((like_full != like_coarse) & inside) <= 0.01 * np.count_nonzero(
+        ~like_full & inside)
+    _, update = det.prepare(img, 29)
+    assert update is not None and update.coarse and update.cloth_like is not None
+    assert np.array_equal(update.smooth, coarse)
+    # handed an update's coarse work, learning makes the full median itself
+    fresh, asked = BallDetector(cal), []
+    made = fresh._cloth_from
+    fresh._cloth_from = (  # type: ignore[method-assign]
+        lambda s, coarse=False: asked.append(coarse) or made(s, coarse))
+    fresh.learn_cloth(img, small=small, ahead=update)
+    assert asked == [False]
+
+
 def work_map_by_the_middle() -> tuple[BallDetector, np.ndarray, tuple[int, int], float]:
     """A detector on empty cloth, ready to search a foreground map of its own: the map (work
     resolution, empty), its middle pixel, and a ball's radius there."""
