@@ -990,8 +990,14 @@ class BallDetector:
         fresh = np.add(small, _ONE, dtype=np.float32)  # integers: exact
         fresh *= a
         blended += fresh
+        before = self.cloth
         self.cloth = np.asarray(cv2.copyTo(self.cloth, np.logical_not(keep).view(np.uint8),
                                            blended), np.float32)
+        if self._f_model is before:
+            # The map stands for the new model until the picture changes (see _foreground_now):
+            # the model moved only at cloth pixels (below the threshold, away from everything
+            # found), toward this picture, by a quarter of a difference within the noise
+            self._f_model = self.cloth
 
     # --- detection -----------------------------------------------------------------------------
     def detect(self, frame: Frame, *, update: bool = True, small: Frame | None = None,
