@@ -4,22 +4,18 @@ found. Needs no footage."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
 
+from tests.benchmark_import import benchmark
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def _bench():
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        import bench_realdata
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
-    return bench_realdata
+    return benchmark("bench_realdata")
 
 
 class _SameCoordinates:

@@ -4,9 +4,9 @@ back afterwards (the detector and the tracker work as before)."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
+from tests.benchmark_import import benchmark
 from vision.detect import BallDetector
 from vision.track import Tracker
 
@@ -14,12 +14,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _bench():
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        import bench_stages
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
-    return bench_stages
+    return benchmark("bench_stages")
 
 
 def test_the_stages_are_timed_and_put_back():
