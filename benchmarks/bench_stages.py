@@ -9,7 +9,9 @@ stage is counted whichever thread does it. Per frame, median of the runs:
 - work image and cloth work (``BallDetector.prepare``: the shrink, and every 30th frame the
   cloth model's update work made ahead);
 - detection (``BallDetector.detect``), and within it the foreground map, the candidates, the
-  full-resolution centres with colours, and the cloth model's update;
+  full-resolution centres with colours, and the cloth model's update (a search of all the
+  candidates counts in both candidate lines when the search where the picture changed hands
+  over to it, and learning the cloth's own search counts there too);
 - the tracker (``Tracker._step``);
 - the rest of the process's CPU: decoding (and the glue between stages).
 
@@ -23,7 +25,6 @@ calibration).
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 import threading
@@ -36,8 +37,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from calibration import Calibration  # noqa: E402
-from rules.table import TableSpec  # noqa: E402
+from bench_tracking import clip_inputs  # noqa: E402
+
 from vision.detect import BallDetector  # noqa: E402
 from vision.track import Tracker, track_video  # noqa: E402
 
@@ -69,11 +70,7 @@ def _timed(acc: Counter[str], lock: threading.Lock, name: str,
 
 def run(video: Path) -> tuple[int, dict[str, float]]:
     """One tracking run: frames, and CPU seconds per stage ("process": all of it)."""
-    labels = json.loads(video.with_suffix(".labels.json").read_text())
-    cal = Calibration.from_dict(labels["calibration"])
-    table = TableSpec.from_value(labels["table"])
-    start = labels.get("start", {})
-    cue_ball = {1: "W1", 2: "W2"}.get(start.get("shooter"))
+    cal, table, cue_ball, start, _ = clip_inputs(video)
     acc: Counter[str] = Counter()
     lock = threading.Lock()
     originals = [(cls, name, getattr(cls, name)) for cls, name, _, _ in STAGES]
@@ -82,7 +79,7 @@ def run(video: Path) -> tuple[int, dict[str, float]]:
     try:
         c0 = time.process_time()
         n = sum(1 for _ in track_video(video, cal, table, cue_ball=cue_ball,
-                                       start_positions=start.get("positions")))
+                                       start_positions=start))
         process = time.process_time() - c0
     finally:
         for cls, name, method in originals:

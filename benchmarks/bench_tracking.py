@@ -18,6 +18,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import cv2
 
@@ -41,6 +42,20 @@ def decode_seconds(video: Path) -> tuple[float, float, int]:
     return time.perf_counter() - t0, time.process_time() - c0, n
 
 
+def clip_inputs(video: Path, use_shooter: bool = True
+                ) -> tuple[Calibration, TableSpec, str | None, dict[str, Any] | None, float]:
+    """What the tracker is told of a labelled clip (its ``.labels.json``): the true calibration
+    and table, and with ``use_shooter`` the game state's shooter's white (it names the whites
+    when dots cannot) and where the balls were left (it names them, the reds too); and the
+    clip's frame rate."""
+    labels = json.loads(video.with_suffix(".labels.json").read_text())
+    cal = Calibration.from_dict(labels["calibration"])
+    table = TableSpec.from_value(labels["table"])
+    start = labels.get("start", {}) if use_shooter else {}
+    return (cal, table, {1: "W1", 2: "W2"}.get(start.get("shooter")), start.get("positions"),
+            float(labels.get("fps", 30)))
+
+
 def swap_reds(track: Track) -> Track:
     other = {"R1": "R2", "R2": "R1"}
     return {(f, other.get(b, b)): v for (f, b), v in track.items()}
@@ -52,15 +67,8 @@ def run_clip(video: Path, use_shooter: bool = True, repeat: int = 1,
     timed that many times in turn (decode, track, decode, track, ...), and each time is the
     median of its runs: the shared machine's speed swings by a third within a minute, and a
     lone decoding run next to a tracking run taken at another moment makes a noisy ratio."""
-    labels = json.loads(video.with_suffix(".labels.json").read_text())
-    cal = Calibration.from_dict(labels["calibration"])
-    table = TableSpec.from_value(labels["table"])
+    cal, table, cue_ball, start, fps = clip_inputs(video, use_shooter)
     truth = read_tracks(video.with_suffix(".tracks.csv"))
-    # the shooter's white is game state (not positions): it names the whites when dots cannot
-    shooter = labels.get("start", {}).get("shooter")
-    cue_ball = {1: "W1", 2: "W2"}.get(shooter) if use_shooter else None
-    # so are the start positions: where the balls were left names them (the reds too)
-    start = labels.get("start", {}).get("positions") if use_shooter else None
     runs: list[tuple[float, float, float, float, float]] = []
     found: Track = {}
     n = 0
@@ -83,7 +91,6 @@ def run_clip(video: Path, use_shooter: bool = True, repeat: int = 1,
     raw = score_tracks(truth, found)
     alt = score_tracks(truth, swap_reds(found))
     aligned = alt if alt.found > raw.found else raw
-    fps = float(labels.get("fps", 30))
     return {"clip": video.stem, "frames": n, "raw": raw, "aligned": aligned,
             "reds_swapped": aligned is alt, "decode_s": dec_s, "track_s": trk_s,
             "decode_cpu": dec_cpu, "track_cpu": trk_cpu, "main_cpu": main_cpu,

@@ -137,9 +137,10 @@ KMEANS_SEED = 7  # k-means is seeded on every call: the same video always gives 
 MIXTURE_BRIGHTNESS = 1.5
 
 
-# The cloth model's updates take the wide median of every COARSE_STEP-th pixel of every
-# COARSE_STEP-th row only (see BallDetector._cloth_from)
-COARSE_STEP = 4
+# The cloth model's updates take the wide median on a grid this many ball diameters apart
+# only (see BallDetector._cloth_from): every 4th work pixel and row at the work resolution's 10
+# pixels a ball (9.5-11.5 on every clip measured, all 4)
+COARSE_STEP_DIAMETERS = 0.375
 
 
 class VisionError(KaisaError):
@@ -570,9 +571,9 @@ class BallDetector:
                                                       (_odd(0.4 * d_work),) * 2)
         self._close_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
         self._median_k = _odd(2.5 * d_work, 5)
-        # the same reach on every COARSE_STEP-th pixel and row: for the model's updates (see
-        # _cloth_from)
-        self._coarse_median_k = _odd(2.5 * d_work / COARSE_STEP, 3)
+        # the same reach on a coarse grid: for the model's updates (see _cloth_from)
+        self._coarse_step = max(1, round(COARSE_STEP_DIAMETERS * d_work))
+        self._coarse_median_k = _odd(2.5 * d_work / self._coarse_step, 3)
         # how far from a pixel of the raw mask the closing and then the opening can reach
         self._morph_reach = (self._close_kernel.shape[0] // 2 * 2
                              + self._open_kernel.shape[0] // 2 * 2 + 1)
@@ -824,16 +825,16 @@ class BallDetector:
 
     def _cloth_from(self, small: Frame, coarse: bool = False) -> F32:
         """The cloth as a median 2.5 ball diameters wide (plus one: the model counts from 1).
-        ``coarse``: the median of every ``COARSE_STEP``-th pixel of every such row over the same
-        reach, spread back to every pixel: for the model's updates, which need it only to tell
-        what stands out from the cloth around it (:meth:`_cloth_like`), at about a tenth of the
+        ``coarse``: the median on a grid ``COARSE_STEP_DIAMETERS`` ball diameters apart, the
+        same reach, spread back to every pixel: for the model's updates, which need it only to
+        tell what stands out from the cloth around it (:meth:`_cloth_like`), at about a tenth of the
         cost (the full median was half of an update's cost, 7-12 ms a time, a quarter of a ms
         a frame). Learning, once, uses the full one: there it is the model where balls were."""
         if not coarse:
             med = cv2.medianBlur(small, self._median_k)
         else:
             hh, ww = small.shape[:2]
-            step = COARSE_STEP
+            step = self._coarse_step
             med = cv2.resize(cv2.medianBlur(np.ascontiguousarray(small[::step, ::step]),
                                             self._coarse_median_k),
                              (ww, hh), interpolation=cv2.INTER_LINEAR)

@@ -997,7 +997,7 @@ def test_the_cloth_model_follows_the_light_as_it_changes():
 
 
 def test_the_model_updates_tell_the_cloth_from_the_balls_by_a_coarse_median():
-    # An update's wide median is taken on every COARSE_STEP-th pixel and row (a tenth of the
+    # An update's wide median is taken on a grid COARSE_STEP_DIAMETERS apart (a tenth of the
     # cost): on the cloth, balls and all, it is the full median within the noise, and what
     # stands out against it (the balls, a ball's shadow and light around them) is what stands
     # out against the full one; learning, once, takes the full median even when handed an
