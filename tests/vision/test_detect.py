@@ -10,6 +10,8 @@ import pytest
 
 from calibration import Calibration
 from rules.table import TableSpec
+from synth.camera import random_pose
+from synth.render import BallPose, Look, Renderer
 from vision.detect import (
     BALL_DEPTH,
     STRONG,
@@ -1360,3 +1362,50 @@ def test_a_faint_ball_deeper_with_its_halo_joined_to_faint_lines_is_found_at_its
     assert _distances(part > 0).max() > BALL_DEPTH * r
     blobs = det._blobs_in(f, (0, 0, ww, hh))
     assert [math.hypot(b.x - ball[0], b.y - ball[1]) <= 1.0 for b in blobs] == [True]
+
+
+
+
+
+def lamp_lit_balls(seed: int) -> list[tuple[str, float]]:
+    """Each ball of a rendered frame (synth.render: lamps above the table, the cloth's bounce
+    light) with how far (px) the detector's centre is from its true one: the whites near
+    cushions, far from the lamps, where their far side is shaded and tinted by the cloth."""
+    rng = np.random.default_rng(seed)
+    camera = random_pose(rng, TABLE, (W, H))
+    renderer = Renderer(TABLE, camera, Look.from_seed(seed, TABLE), seed=seed)
+    cal = Calibration.from_dict(camera.calibration_dict(TABLE, source="manual"))
+    length, width = TABLE.length_mm, TABLE.width_mm
+    at = {"W1": (length - 200, width - 180), "W2": (220.0, 200.0), "R1": (length / 2, width / 2),
+          "R2": (length - 250, 200.0), "Y": (300.0, width - 220)}
+    img, _ = renderer.render_frame([{b: BallPose(x, y) for b, (x, y) in at.items()}])
+    first = BallDetector(cal)
+    first.learn_cloth(renderer.background)
+    colours = first.fit_colours(first.detect(img, update=False))
+    det = BallDetector(cal)  # (as a video's detector is once it knows the colours)
+    det.colours = colours
+    det.learn_cloth(renderer.background)
+    found = det.detect(img, update=False)
+    out = []
+    for ball, xy in at.items():
+        px, py = renderer.project_ball(*xy)
+        d = min(found, key=lambda q: math.hypot(q.x_px - px, q.y_px - py))
+        assert d.colour == {"W": "white", "R": "red", "Y": "yellow"}[ball[0]], ball
+        out.append((ball, math.hypot(d.x_px - px, d.y_px - py)))
+    return out
+
+
+@pytest.mark.parametrize("seed", [2, 3])
+def test_lamp_lit_red_and_yellow_balls_are_found_centred(seed):
+    assert all(off < 0.65 for ball, off in lamp_lit_balls(seed) if ball[0] != "W")
+
+
+@pytest.mark.xfail(strict=True, reason="known: a lamp-lit white is found off toward the lamps "
+                   "(rendered, 0.8-1.4 px; the committed clips' whites at rest 3.9 and 4.1 mm "
+                   "against 0.8-1.5 mm for the reds and the yellow). Its outline taken at 0.15 "
+                   "of its core's level mended the renders (whites 1.8 and 1.6 mm) but not the "
+                   "club footage: the cue's tip and the projected aiming line on the cue ball "
+                   "joined its faint outline there (14 judged frames lost, 2 phantom pots)")
+@pytest.mark.parametrize("seed", [2, 3])
+def test_lamp_lit_whites_by_the_cushions_are_found_centred(seed):
+    assert all(off < 0.65 for ball, off in lamp_lit_balls(seed) if ball[0] == "W")
