@@ -1812,6 +1812,10 @@ class BallDetector:
         if not good:
             good = [d.bgr for d in kept]
         self.colours = ColourModel.fit(np.array(good))
+        if self._last is not None:
+            # a next picture that does not change hands back the last answers (see detect):
+            # named by the colours now, as new ones are
+            self._last = self.classify(self._last)
         return self.colours
 
     def classify(self, detections: Sequence[Detection]) -> list[Detection]:

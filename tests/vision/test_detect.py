@@ -1409,3 +1409,14 @@ def test_lamp_lit_red_and_yellow_balls_are_found_centred(seed):
 @pytest.mark.parametrize("seed", [2, 3])
 def test_lamp_lit_whites_by_the_cushions_are_found_centred(seed):
     assert all(off < 0.65 for ball, off in lamp_lit_balls(seed) if ball[0] == "W")
+
+
+def test_the_balls_of_a_picture_unchanged_since_the_colours_were_fitted_are_named():
+    """A picture that does not change is handed the last answers again: those made before the
+    colour classes were fitted are named by them too (they came back as "other")."""
+    cal, img, det = on_empty_cloth()
+    for xy, colour in (((600.0, 400.0), "white"), ((1500.0, 900.0), "red"),
+                       ((2400.0, 1300.0), "yellow")):
+        draw_ball(img, cal, xy, colour)
+    det.fit_colours(det.detect(img, update=False))
+    assert sorted(d.colour for d in det.detect(img, update=False)) == ["red", "white", "yellow"]
