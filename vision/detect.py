@@ -47,13 +47,12 @@ from calibration import Calibration
 from calibration.model import apply_homography
 from rules.errors import KaisaError
 from rules.table import Pocket
+from vision.ballfit import fit_ball
 
 Frame = NDArray[np.uint8]
 F32 = NDArray[np.float32]
 
 COLOURS = ("white", "red", "yellow", "other")
-_SQUARE3 = np.ones((3, 3), np.uint8)
-_SQUARE5 = np.ones((5, 5), np.uint8)
 _SUM_BGR = np.ones((1, 3), np.float32)
 _ONE = np.float32(1.0)
 # Reference hues (degrees) of the named ball colours; a cluster takes the nearest name.
@@ -1666,6 +1665,9 @@ class BallDetector:
 
     def _refine_new(self, frame: Frame, blobs: list[_Blob],
                     neighbours: list[_Blob]) -> list[tuple[_Blob, Detection]]:
+        """Full-resolution answers for ``blobs`` (``neighbours``: all of this frame's candidates):
+        each centre, score and colour from a patch of the frame around it
+        (:func:`vision.ballfit.fit_ball`), the dots of a ball that may be white, the table mm."""
         labels = self._labels
         x0, y0, _, _ = self.roi
         sx, sy = self._sx, self._sy
@@ -1690,81 +1692,17 @@ class BallDetector:
             if ix1 - ix0 < 3 or iy1 - iy0 < 3:
                 continue
             patch = frame[iy0:iy1, ix0:ix1]
-            # cloth model and component labels for the patch, from the work resolution: the
-            # work pixels under it, gathered from the small window that holds them
-            gy, gx = self._work_row[iy0:iy1, None], self._work_col[None, ix0:ix1]
-            wy, wx = gy[:, 0] - gy[0, 0], gx[0] - gx[0, 0]
-            win = (slice(int(gy[0, 0]), int(gy[-1, 0]) + 1),
-                   slice(int(gx[0, 0]), int(gx[0, -1]) + 1))
-            # (take: the same gather as fancy indexing, with less overhead)
-            at = planes[win].take(wy, 0).take(wx, 1)  # the cloth model's planes under the patch
-            d, si, ratio = _chroma_distance(patch, (at[..., 0], at[..., 1], at[..., 2],
-                                                    at[..., 3]))
-            # as _foreground(patch, weighted=False), with the brightness kept for _count_dots
-            ratio -= _ONE
-            np.maximum(ratio, 0, out=ratio)
-            ratio *= np.float32(0.5)
-            fp = np.add(d, ratio, out=d)
-            # (the label compared in the work window, then gathered: fewer pixels to compare)
-            own = cv2.dilate((labels[win] == b.label).view(np.uint8).take(wy, 0).take(wx, 1),
-                             _SQUARE5) > 0
-            yy = np.arange(iy0, iy1, dtype=np.float32)[:, None]
-            xx = np.arange(ix0, ix1, dtype=np.float32)[None, :]
-            yy64, xx64 = yy.astype(np.float64), xx.astype(np.float64)
-
-            def d2(p: NDArray[np.float64], xx: NDArray[np.float64] = xx64,
-                   yy: NDArray[np.float64] = yy64,
-                   shape: tuple[int, int] = (iy1 - iy0, ix1 - ix0)) -> F32:
-                # squared in float64, summed, rounded once to float32 (the coordinates are
-                # float32 values: p is float64, so the differences were float64 anyway)
-                ax = xx - p[0]
-                ax *= ax
-                ay = yy - p[1]
-                ay *= ay
-                return np.add(ax, ay, out=np.empty(shape, np.float32))  # (float64 sums, rounded)
-
-            # Voronoi cell among the other candidates close by
-            cell = np.ones_like(own)
-            d_o = np.hypot(others[:, 0] - c[0], others[:, 1] - c[1])
-            dd = d2(c)
-            for o in others[(d_o > 1e-6) & (d_o < 4 * r)]:
-                cell &= dd <= d2(o)
-            core = (dd <= (0.5 * r) ** 2) & own
-            level = _middle(fp[core]) if core.any() else self.threshold
-            t = max(self.threshold, 0.5 * level)
-            above = fp > t
-            if self._by_light:
-                # a white ball on a neutral cloth: its shaded side is much less bright than its
-                # lit side, but still brighter than the cloth (a centre from the lit side alone
-                # is off toward the light). (``ratio`` holds half the brightening by now: this
-                # is a pixel more than 1 + that margin times as bright as the cloth.)
-                above |= ratio > np.float32(0.5 * self._brighter)
-            sel = above & own & cell
-            region, around = sel, c  # (the centre the region was made around)
-            for it in range(3 if not b.streak else 1):
-                if not b.streak:  # (the first time round, dd is the map of this centre)
-                    region, around = sel & ((dd if it == 0 else d2(c)) <= (1.3 * r) ** 2), c
-                n_px = float(np.count_nonzero(region))
-                if n_px < 3:
-                    break
-                c = np.array([float(np.dot(region.sum(0), xx[0])) / n_px,
-                              float(np.dot(region.sum(1), yy[:, 0])) / n_px])
-                if not b.streak and c[0] == around[0] and c[1] == around[1]:
-                    break  # settled: the same region again, and the same centre
-            if not b.streak:
-                if c[0] != around[0] or c[1] != around[1]:
-                    region = sel & (d2(c) <= (1.3 * r) ** 2)
-                c = _fit_outline(region, c, r, ix0, iy0)
-            dd = d2(c)
-            disc = dd <= r * r
-            fill = np.count_nonzero(sel & disc) / max(1, np.count_nonzero(disc))
-            ring = (dd <= (1.5 * r) ** 2) & ~disc & cell
-            outside = np.count_nonzero(above & ring) / max(1, np.count_nonzero(ring))
-            score = max(0.0, min(1.0, fill)) * max(0.0, 1.0 - outside)
-            inner = disc & sel & (dd <= (0.6 * r) ** 2)
-            cored = np.count_nonzero(inner) >= 3  # (enough of the core for a median)
-            bgr = (_middle_colour(patch[inner]) if cored
-                   else patch[int(c[1]) - iy0, int(c[0]) - ix0].astype(np.float64))
+            # the work pixels under the patch: its rows and columns in the small window that
+            # holds them (the cloth model and the candidates' labels are read there)
+            gy, gx = self._work_row[iy0:iy1], self._work_col[ix0:ix1]
+            win = (slice(int(gy[0]), int(gy[-1]) + 1), slice(int(gx[0]), int(gx[-1]) + 1))
+            wy, wx = gy - gy[0], gx - gx[0]
+            cx, cy, score, cb_, cg_, cr_, cored, inner, dd, si = fit_ball(
+                patch, planes[win], labels[win], wy, wx, b.label, others, float(c[0]),
+                float(c[1]), r, ix0, iy0, float(self.threshold), bool(self._by_light),
+                float(self._brighter), bool(b.streak))
+            c = np.array([cx, cy])
+            bgr = np.array([cb_, cg_, cr_])
             maybe_white = (self.colours is None
                            or self.colours.names[self.colours.nearest(bgr, sure=False)[0]]
                            == "white")
@@ -1777,8 +1715,8 @@ class BallDetector:
                 # a short drawn-out blob: by a pocket the hole's rim would darken its cloth.)
                 cb = _middle_colour(self.cloth[win].take(wy, 0).take(wx, 1)[inner]) - 1
             else:
-                cb = self.cloth[gy[min(max(int(c[1]) - iy0, 0), len(gy) - 1), 0],
-                                gx[0, min(max(int(c[0]) - ix0, 0), gx.shape[1] - 1)]] - 1
+                cb = self.cloth[gy[min(max(int(c[1]) - iy0, 0), len(gy) - 1)],
+                                gx[min(max(int(c[0]) - ix0, 0), len(gx) - 1)]] - 1
             found.append((b, c, r, score, (float(bgr[0]), float(bgr[1]), float(bgr[2])), dots,
                           dark_px, (float(cb[0]), float(cb[1]), float(cb[2]))))
         if not found:
@@ -2146,39 +2084,6 @@ def _cloth_coloured(d: Detection) -> bool:
     # in plain floats: the same double arithmetic as on arrays, without their overhead
     return max(abs((b + 1) / (m + 1) - 1)
                for b, m in zip(d.bgr, d.cloth_bgr, strict=True)) < CLOTH_LIKE
-
-
-def _fit_outline(region: NDArray[np.bool_], c: NDArray[np.float64], r: float, ix0: int,
-                 iy0: int) -> NDArray[np.float64]:
-    """The centre of a circle of the known radius through the region's outline, ignoring the
-    outline points well inside it (the ball's own shaded side, cut off by the threshold) and
-    well outside it (a cue or a neighbour touching it)."""
-    u8 = region.view(np.uint8)
-    edge = cv2.subtract(u8, cv2.erode(u8, _SQUARE3))  # the region less its inside
-    ys, xs = np.nonzero(edge)
-    if len(xs) < 8:
-        return c
-    # outline pixels' outer edges are half a pixel further out than their centres
-    px, py = (xs + ix0).astype(np.float64), (ys + iy0).astype(np.float64)
-    cx, cy = float(c[0]), float(c[1])
-    near = 0.25 * r
-    for _ in range(6):
-        vx, vy = px - cx, py - cy
-        d = np.hypot(vx, vy)
-        e = d + 0.5
-        e -= r
-        keep = np.abs(e) < near
-        keep &= d > 1e-6
-        n = np.count_nonzero(keep)
-        if n < 8:
-            return np.array([cx, cy])
-        # mean of e * v / d over kept points
-        w = np.divide(e, d, out=np.zeros_like(e), where=keep)
-        sx, sy = float(w.dot(vx)) / n, float(w.dot(vy)) / n  # (the same BLAS dot as @)
-        cx, cy = cx + sx, cy + sy
-        if float(np.hypot(sx, sy)) < 0.01:
-            break
-    return np.array([cx, cy])
 
 
 def _chroma_distance(small: Frame, planes: tuple[F32, F32, F32, F32]) -> tuple[F32, F32, F32]:

@@ -1,0 +1,291 @@
+"""One ball's full-resolution centre, colour and shape scores, compiled (numba).
+
+The detection finds each ball at the working resolution and then refines it in a patch of the
+full-resolution frame around it (see :meth:`vision.detect.BallDetector._refine_new`). Done with
+numpy, that refinement was some forty small array operations per ball, each a few microseconds of
+call overhead on a patch of a few thousand pixels: the largest single cost of tracking a rolling
+ball (0.3 ms a ball a frame). Here it is one compiled pass over the patch's pixels, with the same
+arithmetic: float32 where numpy worked in float32 (the chromaticity, the squared distances; a
+Python float compared with a float32 array was rounded to float32 first, as numpy 2 does), float64
+elsewhere, sums of whole numbers (exact in any order) where numpy summed them. The one difference
+is the order of the outline fit's float64 sums (numpy's dot product adds in blocks), a few units
+in the last place of a centre.
+
+``nogil``: the reader thread decodes the next frames meanwhile.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+_F1 = np.float32(1.0)
+_HALF = np.float32(0.5)
+
+
+@njit(cache=True, nogil=True)
+def _squared_distances(xs: np.ndarray, ys: np.ndarray, px: float, py: float) -> np.ndarray:
+    """(x - px)^2 + (y - py)^2 over the patch's pixel grid, summed in float64, rounded once to
+    float32 (``xs``/``ys``: the patch's column and row coordinates, float64)."""
+    out = np.empty((len(ys), len(xs)), np.float32)
+    for i in range(len(ys)):
+        ay = ys[i] - py
+        ay = ay * ay
+        for j in range(len(xs)):
+            ax = xs[j] - px
+            out[i, j] = np.float32(ax * ax + ay)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _upper_middle(values: np.ndarray) -> float:
+    """The median of a 1-D array, the upper middle for an even count (see detect._middle)."""
+    k = len(values) // 2
+    return float(np.partition(values, k)[k])
+
+
+@njit(cache=True, nogil=True)
+def _fit_outline(region: np.ndarray, cx: float, cy: float, r: float, ix0: int,
+                 iy0: int) -> tuple[float, float]:
+    """The centre of a circle of radius ``r`` through the region's outline (its pixels with a
+    neighbour outside it, 8-connected; the patch's border counts as inside), ignoring outline
+    points more than a quarter radius off the circle: the ball's shaded side cut off by the
+    threshold, a cue or a neighbour touching it. Outline pixels' outer edges are half a pixel
+    further out than their centres."""
+    h, w = region.shape
+    n_edge = 0
+    ex = np.empty(h * w, np.float64)
+    ey = np.empty(h * w, np.float64)
+    for i in range(h):
+        for j in range(w):
+            if not region[i, j]:
+                continue
+            inside = True
+            for di in range(-1, 2):
+                ii = i + di
+                if ii < 0 or ii >= h:
+                    continue
+                for dj in range(-1, 2):
+                    jj = j + dj
+                    if 0 <= jj < w and not region[ii, jj]:
+                        inside = False
+            if not inside:
+                ex[n_edge] = j + ix0
+                ey[n_edge] = i + iy0
+                n_edge += 1
+    if n_edge < 8:
+        return cx, cy
+    near = 0.25 * r
+    for _ in range(6):
+        n = 0
+        sx = 0.0
+        sy = 0.0
+        for k in range(n_edge):
+            vx = ex[k] - cx
+            vy = ey[k] - cy
+            d = math.sqrt(vx * vx + vy * vy)
+            e = d + 0.5
+            e -= r
+            if abs(e) < near and d > 1e-6:
+                n += 1
+                q = e / d
+                sx += q * vx
+                sy += q * vy
+        if n < 8:
+            return cx, cy
+        sx /= n
+        sy /= n
+        cx, cy = cx + sx, cy + sy
+        if math.hypot(sx, sy) < 0.01:
+            break
+    return cx, cy
+
+
+@njit(cache=True, nogil=True)
+def fit_ball(patch: np.ndarray, cloth: np.ndarray, labels: np.ndarray, rows: np.ndarray,
+             cols: np.ndarray, label: int, others: np.ndarray, cx: float, cy: float, r: float,
+             ix0: int, iy0: int, threshold: float, by_light: bool, brighter: float,
+             streak: bool) -> tuple[float, float, float, float, float, float, bool, np.ndarray,
+                                    np.ndarray, np.ndarray]:
+    """One ball refined in ``patch`` (full-resolution BGR, its top left pixel at ``ix0, iy0``),
+    from its place ``cx, cy`` at the working resolution and its radius ``r`` (full pixels).
+
+    ``cloth``: the cloth model's chromaticity planes and inverse brightness (see
+    detect._chroma_planes) in the work window under the patch, ``labels`` the candidates' labels
+    there, ``rows``/``cols`` the work pixel (in the window) of each patch row and column;
+    ``label`` this candidate's; ``others``: the other candidates' centres (full pixels, N x 2).
+    ``threshold``: the ball threshold of the foreground; ``by_light``: a neutral cloth, where
+    brightening beyond ``brighter`` counts too; ``streak``: a motion-blurred ball (its centroid,
+    no outline fit).
+
+    Returns the centre (x, y), the ball-likeness score, the core's median B, G, R, whether the
+    core had pixels enough for that median, the core mask, the squared distances from the centre
+    (float32) and the pixels' B + G + R + 3 (float32; for the dots).
+
+    The steps (the numpy version's, see detect.BallDetector._refine_new): the foreground of the
+    patch against the cloth (chromaticity distance plus half the relative brightening); the
+    candidate's own pixels (its label, grown by 2 full pixels) inside its Voronoi cell among the
+    other candidates within 4 radii; pixels above half the core's level (the core: within half a
+    radius); three rounds of the centroid of those within 1.3 radii; the outline fit; the share
+    of the disc filled and of the ring around it (to 1.5 radii) that is not.
+    """
+    h, w = patch.shape[0], patch.shape[1]
+    xs = np.empty(w, np.float64)
+    for j in range(w):
+        xs[j] = np.float64(np.float32(ix0 + j))
+    ys = np.empty(h, np.float64)
+    for i in range(h):
+        ys[i] = np.float64(np.float32(iy0 + i))
+    # the foreground (d + half the brightening), the brightness sum and the halved brightening
+    fp = np.empty((h, w), np.float32)
+    si = np.empty((h, w), np.float32)
+    ratio = np.empty((h, w), np.float32)
+    for i in range(h):
+        wi = rows[i]
+        for j in range(w):
+            wj = cols[j]
+            bp = np.float32(patch[i, j, 0]) + _F1
+            gp = np.float32(patch[i, j, 1]) + _F1
+            rp = np.float32(patch[i, j, 2]) + _F1
+            s = bp + gp
+            s = s + rp
+            inv = _F1 / s
+            d = abs(bp * inv - cloth[wi, wj, 0])
+            d = d + abs(gp * inv - cloth[wi, wj, 1])
+            d = d + abs(rp * inv - cloth[wi, wj, 2])
+            q = max(s * cloth[wi, wj, 3] - _F1, np.float32(0.0)) * _HALF
+            si[i, j] = s
+            ratio[i, j] = q
+            fp[i, j] = d + q
+    # its own pixels: the label, gathered, grown by a 5 x 5 square (along the rows, then the
+    # columns), and their bounding box (nothing outside it is selected)
+    wide = np.zeros((h, w), np.bool_)
+    for i in range(h):
+        wi = rows[i]
+        for j in range(w):
+            if labels[wi, cols[j]] == label:
+                for jj in range(max(0, j - 2), min(w, j + 3)):
+                    wide[i, jj] = True
+    own = np.zeros((h, w), np.bool_)
+    oy0, oy1, ox0, ox1 = h, 0, w, 0
+    for i in range(h):
+        for j in range(w):
+            if wide[i, j]:
+                for ii in range(max(0, i - 2), min(h, i + 3)):
+                    own[ii, j] = True
+                oy0, oy1 = min(oy0, max(0, i - 2)), max(oy1, min(h, i + 3))
+                ox0, ox1 = min(ox0, j), max(ox1, j + 1)
+    dd = _squared_distances(xs, ys, cx, cy)
+    # the Voronoi cell among the other candidates close by
+    cell = np.ones((h, w), np.bool_)
+    for k in range(others.shape[0]):
+        d_o = math.hypot(others[k, 0] - cx, others[k, 1] - cy)
+        if d_o > 1e-6 and d_o < 4 * r:
+            do = _squared_distances(xs, ys, others[k, 0], others[k, 1])
+            for i in range(h):
+                for j in range(w):
+                    if dd[i, j] > do[i, j]:
+                        cell[i, j] = False
+    # above half the core's own level
+    core_r2 = np.float32((0.5 * r) ** 2)
+    core = np.empty(h * w, np.float32)
+    n_core = 0
+    for i in range(oy0, oy1):
+        for j in range(ox0, ox1):
+            if dd[i, j] <= core_r2 and own[i, j]:
+                core[n_core] = fp[i, j]
+                n_core += 1
+    level = _upper_middle(core[:n_core]) if n_core else threshold
+    t = np.float32(max(threshold, 0.5 * level))
+    light = np.float32(0.5 * brighter)
+    above = np.empty((h, w), np.bool_)
+    sel = np.zeros((h, w), np.bool_)
+    for i in range(h):
+        for j in range(w):
+            above[i, j] = fp[i, j] > t or (by_light and ratio[i, j] > light)
+    for i in range(oy0, oy1):
+        for j in range(ox0, ox1):
+            sel[i, j] = above[i, j] and own[i, j] and cell[i, j]
+    # the centroid within 1.3 radii, three rounds (a streak: its whole region, once)
+    reach = np.float32((1.3 * r) ** 2)
+    region = sel.copy()
+    ax, ay = cx, cy  # (the centre the region was made around)
+    for it in range(1 if streak else 3):
+        if not streak:
+            near = dd if it == 0 else _squared_distances(xs, ys, cx, cy)
+            for i in range(oy0, oy1):
+                for j in range(ox0, ox1):
+                    region[i, j] = sel[i, j] and near[i, j] <= reach
+            ax, ay = cx, cy
+        n_px = 0
+        sum_x = 0.0
+        sum_y = 0.0
+        for i in range(oy0, oy1):
+            for j in range(ox0, ox1):
+                if region[i, j]:
+                    n_px += 1
+                    sum_x += xs[j]
+                    sum_y += ys[i]
+        if n_px < 3:
+            break
+        cx, cy = sum_x / n_px, sum_y / n_px
+        if not streak and cx == ax and cy == ay:
+            break  # settled: the same region again, and the same centre
+    if not streak:
+        if cx != ax or cy != ay:
+            near = _squared_distances(xs, ys, cx, cy)
+            for i in range(oy0, oy1):
+                for j in range(ox0, ox1):
+                    region[i, j] = sel[i, j] and near[i, j] <= reach
+        # (the region is inside the box: the fit sees it and one pixel of nothing around it)
+        fy0, fy1, fx0, fx1 = max(0, oy0 - 1), min(h, oy1 + 1), max(0, ox0 - 1), min(w, ox1 + 1)
+        cx, cy = _fit_outline(region[fy0:fy1, fx0:fx1], cx, cy, r, ix0 + fx0, iy0 + fy0)
+    dd = _squared_distances(xs, ys, cx, cy)
+    disc_r2 = np.float32(r * r)
+    ring_r2 = np.float32((1.5 * r) ** 2)
+    inner_r2 = np.float32((0.6 * r) ** 2)
+    n_disc = n_filled = n_ring = n_out = n_inner = 0
+    inner = np.zeros((h, w), np.bool_)
+    # (only the box around the ring holds pixels within 1.5 radii)
+    reach_ring = 1.5 * r + 2
+    for i in range(max(0, int(cy - reach_ring) - iy0), min(h, int(cy + reach_ring) + 1 - iy0)):
+        for j in range(max(0, int(cx - reach_ring) - ix0), min(w, int(cx + reach_ring) + 1 - ix0)):
+            q = dd[i, j]
+            if q <= disc_r2:
+                n_disc += 1
+                if sel[i, j]:
+                    n_filled += 1
+                    if q <= inner_r2:
+                        inner[i, j] = True
+                        n_inner += 1
+            elif q <= ring_r2 and cell[i, j]:
+                n_ring += 1
+                if above[i, j]:
+                    n_out += 1
+    fill = n_filled / max(1, n_disc)
+    outside = n_out / max(1, n_ring)
+    score = max(0.0, min(1.0, fill)) * max(0.0, 1.0 - outside)
+    cored = n_inner >= 3  # (enough of the core for a median)
+    if cored:
+        # each channel's upper middle, counted (whole numbers 0..255)
+        counts = np.zeros((3, 256), np.int64)
+        for i in range(h):
+            for j in range(w):
+                if inner[i, j]:
+                    for k in range(3):
+                        counts[k, patch[i, j, k]] += 1
+        bgr = np.empty(3, np.float64)
+        for k in range(3):
+            seen = 0
+            for v in range(256):
+                seen += counts[k, v]
+                if seen > n_inner // 2:
+                    bgr[k] = v
+                    break
+    else:
+        i = min(max(int(cy) - iy0, 0), h - 1)
+        j = min(max(int(cx) - ix0, 0), w - 1)
+        bgr = np.array([float(patch[i, j, 0]), float(patch[i, j, 1]), float(patch[i, j, 2])])
+    return cx, cy, score, bgr[0], bgr[1], bgr[2], cored, inner, dd, si
