@@ -104,6 +104,36 @@ def _fit_outline(region: np.ndarray, cx: float, cy: float, r: float, ix0: int,
 
 
 @njit(cache=True, nogil=True)
+def _foreground_in(patch: np.ndarray, cloth: np.ndarray, rows: np.ndarray, cols: np.ndarray,
+                   i0: int, i1: int, j0: int, j1: int, fp: np.ndarray, si: np.ndarray,
+                   ratio: np.ndarray, done: np.ndarray) -> None:
+    """The foreground of the patch's pixels in rows i0..i1, columns j0..j1 not made yet: ``fp``
+    the chromaticity distance (L1) from the cloth plus half the relative brightening, ``si`` the
+    brightness sum B + G + R + 3, ``ratio`` the half brightening (see detect._chroma_distance:
+    the same float32 steps in the same order)."""
+    for i in range(max(0, i0), min(fp.shape[0], i1)):
+        wi = rows[i]
+        for j in range(max(0, j0), min(fp.shape[1], j1)):
+            if done[i, j]:
+                continue
+            done[i, j] = True
+            wj = cols[j]
+            bp = np.float32(patch[i, j, 0]) + _F1
+            gp = np.float32(patch[i, j, 1]) + _F1
+            rp = np.float32(patch[i, j, 2]) + _F1
+            s = bp + gp
+            s = s + rp
+            inv = _F1 / s
+            d = abs(bp * inv - cloth[wi, wj, 0])
+            d = d + abs(gp * inv - cloth[wi, wj, 1])
+            d = d + abs(rp * inv - cloth[wi, wj, 2])
+            q = max(s * cloth[wi, wj, 3] - _F1, np.float32(0.0)) * _HALF
+            si[i, j] = s
+            ratio[i, j] = q
+            fp[i, j] = d + q
+
+
+@njit(cache=True, nogil=True)
 def fit_ball(patch: np.ndarray, cloth: np.ndarray, labels: np.ndarray, rows: np.ndarray,
              cols: np.ndarray, label: int, others: np.ndarray, cx: float, cy: float, r: float,
              ix0: int, iy0: int, threshold: float, by_light: bool, brighter: float,
@@ -122,14 +152,16 @@ def fit_ball(patch: np.ndarray, cloth: np.ndarray, labels: np.ndarray, rows: np.
 
     Returns the centre (x, y), the ball-likeness score, the core's median B, G, R, whether the
     core had pixels enough for that median, the core mask, the squared distances from the centre
-    (float32) and the pixels' B + G + R + 3 (float32; for the dots).
+    (float32) and the pixels' B + G + R + 3 (float32, NaN where not needed: made on the
+    candidate's own pixels and within 1.5 radii of the centre; for :func:`count_dots`).
 
-    The steps (the numpy version's, see detect.BallDetector._refine_new): the foreground of the
-    patch against the cloth (chromaticity distance plus half the relative brightening); the
-    candidate's own pixels (its label, grown by 2 full pixels) inside its Voronoi cell among the
-    other candidates within 4 radii; pixels above half the core's level (the core: within half a
-    radius); three rounds of the centroid of those within 1.3 radii; the outline fit; the share
-    of the disc filled and of the ring around it (to 1.5 radii) that is not.
+    The steps: the foreground of the patch against the cloth (chromaticity distance plus half
+    the relative brightening); the candidate's own pixels (its label, grown by 2 full pixels)
+    inside its Voronoi cell among the other candidates within 4 radii; pixels above half the
+    core's level (the core: within half a radius); three rounds of the centroid of those within
+    1.3 radii; the outline fit; the share of the disc filled and of the ring around it (to 1.5
+    radii) that is not. The foreground is made only where these look (a streak's patch is
+    mostly cloth).
     """
     h, w = patch.shape[0], patch.shape[1]
     xs = np.empty(w, np.float64)
@@ -138,27 +170,6 @@ def fit_ball(patch: np.ndarray, cloth: np.ndarray, labels: np.ndarray, rows: np.
     ys = np.empty(h, np.float64)
     for i in range(h):
         ys[i] = np.float64(np.float32(iy0 + i))
-    # the foreground (d + half the brightening), the brightness sum and the halved brightening
-    fp = np.empty((h, w), np.float32)
-    si = np.empty((h, w), np.float32)
-    ratio = np.empty((h, w), np.float32)
-    for i in range(h):
-        wi = rows[i]
-        for j in range(w):
-            wj = cols[j]
-            bp = np.float32(patch[i, j, 0]) + _F1
-            gp = np.float32(patch[i, j, 1]) + _F1
-            rp = np.float32(patch[i, j, 2]) + _F1
-            s = bp + gp
-            s = s + rp
-            inv = _F1 / s
-            d = abs(bp * inv - cloth[wi, wj, 0])
-            d = d + abs(gp * inv - cloth[wi, wj, 1])
-            d = d + abs(rp * inv - cloth[wi, wj, 2])
-            q = max(s * cloth[wi, wj, 3] - _F1, np.float32(0.0)) * _HALF
-            si[i, j] = s
-            ratio[i, j] = q
-            fp[i, j] = d + q
     # its own pixels: the label, gathered, grown by a 5 x 5 square (along the rows, then the
     # columns), and their bounding box (nothing outside it is selected)
     wide = np.zeros((h, w), np.bool_)
@@ -177,6 +188,11 @@ def fit_ball(patch: np.ndarray, cloth: np.ndarray, labels: np.ndarray, rows: np.
                     own[ii, j] = True
                 oy0, oy1 = min(oy0, max(0, i - 2)), max(oy1, min(h, i + 3))
                 ox0, ox1 = min(ox0, j), max(ox1, j + 1)
+    fp = np.empty((h, w), np.float32)
+    si = np.full((h, w), np.nan, np.float32)
+    ratio = np.empty((h, w), np.float32)
+    done = np.zeros((h, w), np.bool_)
+    _foreground_in(patch, cloth, rows, cols, oy0, oy1, ox0, ox1, fp, si, ratio, done)
     dd = _squared_distances(xs, ys, cx, cy)
     # the Voronoi cell among the other candidates close by
     cell = np.ones((h, w), np.bool_)
@@ -200,14 +216,11 @@ def fit_ball(patch: np.ndarray, cloth: np.ndarray, labels: np.ndarray, rows: np.
     level = _upper_middle(core[:n_core]) if n_core else threshold
     t = np.float32(max(threshold, 0.5 * level))
     light = np.float32(0.5 * brighter)
-    above = np.empty((h, w), np.bool_)
     sel = np.zeros((h, w), np.bool_)
-    for i in range(h):
-        for j in range(w):
-            above[i, j] = fp[i, j] > t or (by_light and ratio[i, j] > light)
     for i in range(oy0, oy1):
         for j in range(ox0, ox1):
-            sel[i, j] = above[i, j] and own[i, j] and cell[i, j]
+            sel[i, j] = (own[i, j] and cell[i, j]
+                         and (fp[i, j] > t or (by_light and ratio[i, j] > light)))
     # the centroid within 1.3 radii, three rounds (a streak: its whole region, once)
     reach = np.float32((1.3 * r) ** 2)
     region = sel.copy()
@@ -243,15 +256,19 @@ def fit_ball(patch: np.ndarray, cloth: np.ndarray, labels: np.ndarray, rows: np.
         fy0, fy1, fx0, fx1 = max(0, oy0 - 1), min(h, oy1 + 1), max(0, ox0 - 1), min(w, ox1 + 1)
         cx, cy = _fit_outline(region[fy0:fy1, fx0:fx1], cx, cy, r, ix0 + fx0, iy0 + fy0)
     dd = _squared_distances(xs, ys, cx, cy)
+    # the disc and the ring around it: only the box around the ring holds pixels within 1.5
+    # radii (the foreground made there too)
+    reach_ring = 1.5 * r + 2
+    ry0, ry1 = int(cy - reach_ring) - iy0, int(cy + reach_ring) + 1 - iy0
+    rx0, rx1 = int(cx - reach_ring) - ix0, int(cx + reach_ring) + 1 - ix0
+    _foreground_in(patch, cloth, rows, cols, ry0, ry1, rx0, rx1, fp, si, ratio, done)
     disc_r2 = np.float32(r * r)
     ring_r2 = np.float32((1.5 * r) ** 2)
     inner_r2 = np.float32((0.6 * r) ** 2)
     n_disc = n_filled = n_ring = n_out = n_inner = 0
     inner = np.zeros((h, w), np.bool_)
-    # (only the box around the ring holds pixels within 1.5 radii)
-    reach_ring = 1.5 * r + 2
-    for i in range(max(0, int(cy - reach_ring) - iy0), min(h, int(cy + reach_ring) + 1 - iy0)):
-        for j in range(max(0, int(cx - reach_ring) - ix0), min(w, int(cx + reach_ring) + 1 - ix0)):
+    for i in range(max(0, ry0), min(h, ry1)):
+        for j in range(max(0, rx0), min(w, rx1)):
             q = dd[i, j]
             if q <= disc_r2:
                 n_disc += 1
@@ -262,7 +279,7 @@ def fit_ball(patch: np.ndarray, cloth: np.ndarray, labels: np.ndarray, rows: np.
                         n_inner += 1
             elif q <= ring_r2 and cell[i, j]:
                 n_ring += 1
-                if above[i, j]:
+                if fp[i, j] > t or (by_light and ratio[i, j] > light):
                     n_out += 1
     fill = n_filled / max(1, n_disc)
     outside = n_out / max(1, n_ring)
@@ -289,3 +306,88 @@ def fit_ball(patch: np.ndarray, cloth: np.ndarray, labels: np.ndarray, rows: np.
         j = min(max(int(cx) - ix0, 0), w - 1)
         bgr = np.array([float(patch[i, j, 0]), float(patch[i, j, 1]), float(patch[i, j, 2])])
     return cx, cy, score, bgr[0], bgr[1], bgr[2], cored, inner, dd, si
+
+
+@njit(cache=True, nogil=True)
+def count_dots(dd: np.ndarray, si: np.ndarray, inner: np.ndarray,
+               r: float) -> tuple[int, float]:
+    """The dark dots inside a ball (within 0.8 radii; darker than 0.6 of its core): how many
+    (8-connected groups of two pixels or more), and the spread of all their pixels (the standard
+    deviation along their longest axis, pixels). ``dd``, ``si`` and ``inner``: :func:`fit_ball`'s
+    squared distances from the centre, brightness sums (B + G + R + 3) and core mask. The white
+    with dots (W1) is told from the plain one (W2) by them."""
+    h, w = dd.shape
+    n_inner = 0
+    for i in range(h):
+        for j in range(w):
+            if inner[i, j]:
+                n_inner += 1
+    if n_inner < 3:
+        return 0, 0.0
+    three = np.float32(3.0)
+    core = np.empty(n_inner, np.float32)
+    n = 0
+    for i in range(h):
+        for j in range(w):
+            if inner[i, j]:
+                core[n] = si[i, j] - three
+                n += 1
+    darker = np.float32(0.6 * _upper_middle(core))
+    within = np.float32((0.8 * r) ** 2)
+    dark = np.zeros((h, w), np.bool_)
+    n_dark = 0
+    for i in range(h):
+        for j in range(w):
+            if dd[i, j] <= within and si[i, j] - three < darker:
+                dark[i, j] = True
+                n_dark += 1
+    if n_dark == 0:
+        return 0, 0.0
+    # the groups, by filling each from a pixel not yet reached
+    seen = np.zeros((h, w), np.bool_)
+    stack = np.empty((n_dark, 2), np.int64)
+    count = 0
+    for i in range(h):
+        for j in range(w):
+            if not dark[i, j] or seen[i, j]:
+                continue
+            seen[i, j] = True
+            stack[0, 0], stack[0, 1] = i, j
+            top, size = 1, 0
+            while top:
+                top -= 1
+                y, x = stack[top, 0], stack[top, 1]
+                size += 1
+                for yy in range(max(0, y - 1), min(h, y + 2)):
+                    for xx in range(max(0, x - 1), min(w, x + 2)):
+                        if dark[yy, xx] and not seen[yy, xx]:
+                            seen[yy, xx] = True
+                            stack[top, 0], stack[top, 1] = yy, xx
+                            top += 1
+            if size >= 2:
+                count += 1
+    if count == 0:
+        return 0, 0.0
+    if n_dark < 2:
+        return count, 0.0
+    # the largest eigenvalue of the pixels' 2 x 2 covariance, in closed form
+    mx = 0.0
+    my = 0.0
+    for i in range(h):
+        for j in range(w):
+            if dark[i, j]:
+                mx += j
+                my += i
+    mx /= n_dark
+    my /= n_dark
+    sxx = syy = sxy = 0.0
+    for i in range(h):
+        for j in range(w):
+            if dark[i, j]:
+                x, y = j - mx, i - my
+                sxx += x * x
+                syy += y * y
+                sxy += x * y
+    half = 0.5 * (sxx + syy)
+    top_ = (half + math.sqrt(max(0.0, 0.25 * (sxx - syy) ** 2 + sxy * sxy))) / (n_dark - 1)
+    return count, math.sqrt(max(0.0, top_))

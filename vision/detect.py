@@ -47,13 +47,12 @@ from calibration import Calibration
 from calibration.model import apply_homography
 from rules.errors import KaisaError
 from rules.table import Pocket
-from vision.ballfit import fit_ball
+from vision.ballfit import count_dots, fit_ball
 
 Frame = NDArray[np.uint8]
 F32 = NDArray[np.float32]
 
 COLOURS = ("white", "red", "yellow", "other")
-_SUM_BGR = np.ones((1, 3), np.float32)
 _ONE = np.float32(1.0)
 # Reference hues (degrees) of the named ball colours; a cluster takes the nearest name.
 _HUES = {"red": 0.0, "yellow": 60.0}
@@ -1707,7 +1706,7 @@ class BallDetector:
                            or self.colours.names[self.colours.nearest(bgr, sure=False)[0]]
                            == "white")
             dots, dark_px = ((0, 0.0) if b.streak or not maybe_white
-                             else _count_dots(patch, dd, r, inner, si))
+                             else count_dots(dd, si, inner, r))
             if b.streak and cored:
                 # a streak's colour is a mixture with the cloth under it: the cloth under the
                 # same pixels as the colour (a projected line through a streak's middle is the
@@ -2129,34 +2128,6 @@ def _chroma_planes(m: F32) -> tuple[F32, F32, F32, F32]:
     b, g, r = cv2.split(np.ascontiguousarray(m, dtype=np.float32))
     inv = np.float32(1.0) / (b + g + r)
     return b * inv, g * inv, r * inv, inv
-
-
-def _count_dots(patch: Frame, dd: F32, r: float, inner: NDArray[np.bool_],
-                si: F32 | None = None) -> tuple[int, float]:
-    """Dark blobs inside the ball (within 0.8 radii: ``dd`` is the squared distance from the
-    centre; darker than 0.6 of the ball's core): how many, and the spread of their pixels
-    (standard deviation along the longest axis, pixels). ``si``: the patch's B + G + R + 3
-    when already made (see :func:`_chroma_distance`)."""
-    if np.count_nonzero(inner) < 3:
-        return 0, 0.0
-    # B + G + R (integers: exact in float32 either way)
-    bright = (cv2.transform(patch.astype(np.float32), _SUM_BGR) if si is None
-              else si - np.float32(3.0))
-    ref = _middle(bright[inner])
-    dark = ((bright < 0.6 * ref) & (dd <= (0.8 * r) ** 2)).astype(np.uint8)
-    _, _, stats, _ = cv2.connectedComponentsWithStats(dark, connectivity=8, ltype=cv2.CV_16U)
-    count = int(np.count_nonzero(stats[1:, cv2.CC_STAT_AREA] >= 2))
-    if count == 0:
-        return 0, 0.0
-    ys, xs = np.nonzero(dark)
-    if len(xs) < 2:
-        return count, 0.0
-    # the largest eigenvalue of the pixels' 2x2 covariance, in closed form
-    x, y = xs - xs.mean(), ys - ys.mean()
-    sxx, syy, sxy = (float(x @ x), float(y @ y), float(x @ y))
-    half = 0.5 * (sxx + syy)
-    top = (half + math.sqrt(max(0.0, 0.25 * (sxx - syy) ** 2 + sxy * sxy))) / (len(xs) - 1)
-    return count, float(math.sqrt(max(0.0, top)))
 
 
 def detect_frame(frame: Frame, calibration: Calibration) -> list[Detection]:
