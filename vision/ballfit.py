@@ -391,3 +391,17 @@ def count_dots(dd: np.ndarray, si: np.ndarray, inner: np.ndarray,
     half = 0.5 * (sxx + syy)
     top_ = (half + math.sqrt(max(0.0, 0.25 * (sxx - syy) ** 2 + sxy * sxy))) / (n_dark - 1)
     return count, math.sqrt(max(0.0, top_))
+
+
+def warm_up() -> None:
+    """Load the compiled functions now (numba's cache, or compiling them the first time): the
+    first call otherwise waits for it (0.15 s), in the middle of the first frames. Made on
+    inputs of the types the detection passes, so that the same compiled version is loaded."""
+    frame = np.zeros((8, 8, 3), np.uint8)
+    cloth = np.ones((4, 4, 4), np.float32)
+    labels = np.zeros((4, 4), np.uint16)
+    rows = np.zeros(5, np.int64)
+    (_, _, _, _, _, _, _, inner, dd, si) = fit_ball(
+        frame[1:6, 1:6], cloth[:3, :3], labels[:3, :3], rows, rows.copy(), 1, np.zeros((1, 2)),
+        2.0, 2.0, 2.0, 1, 1, 0.03, False, 0.2, False)
+    count_dots(dd, si, inner, 2.0)

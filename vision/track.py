@@ -36,6 +36,7 @@ from scipy.optimize import linear_sum_assignment
 
 from calibration import Calibration, DriftMonitor
 from rules.table import Pocket, TableSpec
+from vision import ballfit
 from vision.detect import BallDetector, Detection, Frame, VisionError
 from vision.shotfacts import (  # (a doubtful sighting this near: in place; balls this near touch)
     REST_JITTER_DIAMETERS,
@@ -1899,6 +1900,8 @@ def track_video(video_path: str | Path, calibration: Calibration,
     p = Path(video_path)
     if not p.is_file():
         raise VisionError(f"expected a video file, found nothing at {str(p)!r}")
+    # the compiled refinement loaded meanwhile (while the video opens and the cloth is learned)
+    threading.Thread(target=ballfit.warm_up, daemon=True).start()
     table = table or calibration.table
     detector = BallDetector(calibration)
     fps = video_fps(p)  # (opening the video costs about as much as decoding ten frames)
