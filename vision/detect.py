@@ -20,8 +20,9 @@ in pixels where it lies), so thresholds are in ball diameters:
 The centre is then refined at full resolution: the centroid of the ball's pixels above half its
 own contrast, inside 1.3 radii and inside its Voronoi cell among neighbouring balls, then a circle
 of the known radius fitted to that region's outline (ignoring outline points far inside it: the
-ball's shaded side; or far outside it: a cue or a neighbour). A ball that did not change since the
-previous frame (same blob at the working resolution) keeps its previous answer.
+ball's shaded side; or far outside it: a cue or a neighbour), in one compiled pass per ball
+(:mod:`vision.ballfit`). A ball that did not change since the previous frame (same blob at the
+working resolution) keeps its previous answer.
 
 Colour classes are fitted per video (:class:`ColourModel`): the detections' chromaticities are
 clustered and the clusters named by relative saturation (white is the least saturated) and hue. A
