@@ -7,9 +7,9 @@ call overhead on a patch of a few thousand pixels: the largest single cost of tr
 ball (0.3 ms a ball a frame). Here it is one compiled pass over the patch's pixels, with the same
 arithmetic: float32 where numpy worked in float32 (the chromaticity, the squared distances; a
 Python float compared with a float32 array was rounded to float32 first, as numpy 2 does), float64
-elsewhere, sums of whole numbers (exact in any order) where numpy summed them. The one difference
-is the order of the outline fit's float64 sums (numpy's dot product adds in blocks), a few units
-in the last place of a centre.
+elsewhere, sums of whole numbers (exact in any order) where numpy summed them. The differences are
+the order of the outline fit's and the dots' spread's float64 sums (numpy's dot product adds in
+blocks): a few units in the last place of a centre.
 
 ``nogil``: the reader thread decodes the next frames meanwhile.
 """
@@ -216,6 +216,10 @@ def fit_ball(patch: np.ndarray, cloth: np.ndarray, labels: np.ndarray, rows: np.
     level = _upper_middle(core[:n_core]) if n_core else threshold
     t = np.float32(max(threshold, 0.5 * level))
     light = np.float32(0.5 * brighter)
+    # On a neutral cloth a white ball's shaded side is much less bright than its lit side, but
+    # still brighter than the cloth (a centre from the lit side alone is off toward the light):
+    # a pixel more than 1 + the margin times as bright as the cloth counts too (``ratio`` holds
+    # half the brightening).
     sel = np.zeros((h, w), np.bool_)
     for i in range(oy0, oy1):
         for j in range(ox0, ox1):

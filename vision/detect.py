@@ -1697,12 +1697,12 @@ class BallDetector:
             gy, gx = self._work_row[iy0:iy1], self._work_col[ix0:ix1]
             win = (slice(int(gy[0]), int(gy[-1]) + 1), slice(int(gx[0]), int(gx[-1]) + 1))
             wy, wx = gy - gy[0], gx - gx[0]
-            cx, cy, score, cb_, cg_, cr_, cored, inner, dd, si = fit_ball(
+            cx, cy, score, blue, green, red, cored, inner, dd, si = fit_ball(
                 patch, planes[win], labels[win], wy, wx, b.label, others, float(c[0]),
                 float(c[1]), r, ix0, iy0, float(self.threshold), bool(self._by_light),
                 float(self._brighter), bool(b.streak))
             c = np.array([cx, cy])
-            bgr = np.array([cb_, cg_, cr_])
+            bgr = np.array([blue, green, red])
             maybe_white = (self.colours is None
                            or self.colours.names[self.colours.nearest(bgr, sure=False)[0]]
                            == "white")
