@@ -41,7 +41,8 @@ def _squared_distances(xs: np.ndarray, ys: np.ndarray, px: float, py: float) -> 
 
 @njit(cache=True, nogil=True)
 def _upper_middle(values: np.ndarray) -> float:
-    """The median of a 1-D array, the upper middle for an even count (see detect._middle)."""
+    """The median of a 1-D array, the upper middle for an even count (as detect._middle_colour
+    per channel)."""
     k = len(values) // 2
     return float(np.partition(values, k)[k])
 

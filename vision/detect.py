@@ -2052,13 +2052,6 @@ def _unexplained_balls(sub: F32, peaks: Sequence[tuple[float, float]], r: float,
     return n
 
 
-def _middle(values: NDArray[Any]) -> float:
-    """The median of a 1-D array (the upper middle for an even count), without the overhead of
-    ``np.median`` on the small arrays of one ball."""
-    k = len(values) // 2
-    return float(np.partition(values, k)[k])
-
-
 def _median(values: NDArray[np.float32]) -> float:
     """``float(np.median(values))`` of a non-empty 1-D float32 array without NaNs, to the bit
     (the mean of the two middle values in float32 for an even count), without its overhead."""
@@ -2070,7 +2063,8 @@ def _median(values: NDArray[np.float32]) -> float:
 
 
 def _middle_colour(pixels: NDArray[Any]) -> NDArray[np.float64]:
-    """Per-channel median of (N, 3) pixels, as :func:`_middle`."""
+    """Per-channel median of (N, 3) pixels (the upper middle for an even count), without the
+    overhead of ``np.median`` on the few pixels of one ball."""
     k = len(pixels) // 2
     return np.partition(pixels.T, k, axis=1)[:, k].astype(np.float64)
 
@@ -2094,7 +2088,7 @@ def _chroma_distance(small: Frame, planes: tuple[F32, F32, F32, F32]) -> tuple[F
     the same order (so the same values to the bit), but on contiguous planes and in place: a
     third fewer passes over memory than on the interleaved image."""
     mb, mg, mr, inv_sm = planes
-    # split from a contiguous copy: on a view (a box of the work image, a patch of the frame)
+    # split from a contiguous copy: on a view (a box of the work image, a crop of it)
     # cv2.split takes several times as long as the copy and the split together
     b, g, r = cv2.split(np.ascontiguousarray(small))
     bp = np.add(b, _ONE, dtype=np.float32)  # integers: exact
