@@ -40,7 +40,7 @@ MIB = 1024 * 1024
 def repeat_video(src: Path, dst: Path, times: int) -> int:
     """Write ``src``'s video packets ``times`` times in a row into ``dst`` (each pass's time
     stamps after the last one's). Returns the frames (packets) written."""
-    import av  # (an extra: only this benchmark needs it)
+    import av
 
     written = 0
     with av.open(str(src)) as probe, av.open(str(dst), "w") as out:

@@ -34,7 +34,7 @@ def main() -> int:
     try:
         from synth.video import padded_copy
     except ImportError:
-        print("error: expected the `synth` extra (pip install -e '.[synth]')", file=sys.stderr)
+        print("error: expected PyAV (av), a dependency: pip install -e .", file=sys.stderr)
         return 2
     src = Path(args.clips)
     names = sorted(p.name.removesuffix(".labels.json") for p in src.glob("*.labels.json"))

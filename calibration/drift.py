@@ -291,10 +291,15 @@ class DriftMonitor:
         self._pending = False
         self.events: list[DriftEvent] = []  # every check that was not "ok", in order
 
+    def due(self, t_s: float) -> bool:
+        """Whether :meth:`check` at ``t_s`` would measure (a caller can then skip making the
+        frame)."""
+        return self._last_t is None or t_s - self._last_t >= self.every_s
+
     def check(self, frame_index: int, t_s: float, frame: NDArray[np.uint8]
               ) -> DriftEvent | None:
         """Measure the drift if ``every_s`` has passed since the last check (None otherwise)."""
-        if self._last_t is not None and t_s - self._last_t < self.every_s:
+        if not self.due(t_s):
             return None
         self._last_t = t_s
         img = _check_size(frame, self.calibration, "frame")

@@ -274,8 +274,8 @@ def _cmd_synth(args: argparse.Namespace) -> int:
         )
         from synth.scenarios import SCENARIO_BUILDERS, scenario
     except ImportError as err:
-        print(f"kaisa: making clips needs the synth extra ({err.name} is missing): "
-              "pip install -e '.[synth]'", file=sys.stderr)
+        print(f"kaisa: making clips needs {err.name}, which is missing: reinstall with "
+              "pip install -e .", file=sys.stderr)
         return 1
     if args.list:
         for name in SCENARIO_BUILDERS:

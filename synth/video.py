@@ -101,7 +101,7 @@ def _cue_at(shots: tuple[PlayedShot, ...], t: float) -> CueState | None:
 def write_clip(clip: PlayedClip, out_dir: Path, name: str,
                progress: Any = None) -> dict[str, Path]:
     """Render ``clip`` and write the video, labels and tracks into ``out_dir``."""
-    import av  # the `synth` extra; only making clips needs an encoder
+    import av  # (imported here: only making clips needs the encoder)
 
     rng = np.random.default_rng(clip.seed + 7_000_003)
     camera: CameraPose = random_pose(rng, clip.table, IMAGE_SIZE)
@@ -157,7 +157,7 @@ def write_clip(clip: PlayedClip, out_dir: Path, name: str,
 def _open_h264(path: Path, size: tuple[int, int]) -> tuple[Any, Any]:
     """A video file and its H.264 stream as every clip is encoded (x264 at ``CRF``, one
     thread: the same frames give the same bytes)."""
-    import av  # the `synth` extra; only making clips needs an encoder
+    import av  # (imported here: only making clips needs the encoder)
 
     container = av.open(str(path), "w")
     stream = container.add_stream("libx264", rate=FPS)

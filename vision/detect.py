@@ -49,8 +49,8 @@ from calibration.model import apply_homography
 from rules.errors import KaisaError
 from rules.table import Pocket
 from vision.ballfit import count_dots, fit_ball
+from vision.frames import AnyFrame, Frame, PlanarFrame, bgr_patch
 
-Frame = NDArray[np.uint8]
 F32 = NDArray[np.float32]
 
 COLOURS = ("white", "red", "yellow", "other")
@@ -645,20 +645,23 @@ class BallDetector:
             out += np.hypot(*(q - np.asarray(points_px, dtype=np.float64)).T)
         return out / 4
 
-    def shrink(self, frame: Frame) -> Frame:
+    def shrink(self, frame: AnyFrame) -> Frame:
         """The table's region of ``frame`` at the working resolution (what :meth:`detect`
         searches; a reader thread may make it ahead of time)."""
         x0, y0, x1, y1 = self.roi
         w, h = self.calibration.image_size
-        if frame.ndim != 3 or frame.shape[2] != 3 or (frame.shape[1], frame.shape[0]) != (w, h):
+        if len(frame.shape) != 3 or frame.shape[2] != 3 or (frame.shape[1], frame.shape[0]) != (
+                w, h):
             raise VisionError(f"expected a {w}x{h} BGR frame (the calibration's image size), got "
                               f"shape {list(frame.shape)}")
+        if isinstance(frame, PlanarFrame):  # (the same pixels as below)
+            return frame.shrunk(x0, y0, x1, y1, self.work_size)
         # a factor of 2 with linear interpolation averages exactly 2x2 pixels (and is fast)
         mode = cv2.INTER_LINEAR if round(1 / self.scale) == 2 else cv2.INTER_AREA
         return np.asarray(cv2.resize(frame[y0:y1, x0:x1], self.work_size, interpolation=mode),
                           np.uint8)
 
-    def prepare(self, frame: Frame, index: int) -> tuple[Frame, ClothWork | None]:
+    def prepare(self, frame: AnyFrame, index: int) -> tuple[Frame, ClothWork | None]:
         """What :meth:`detect` needs of ``frame`` (the video's ``index``-th, from 0) that a
         reader thread can make ahead of time: the work image (:meth:`shrink`) and, for the
         frames that will make the cloth model (the first, learned from, and every
@@ -680,7 +683,7 @@ class BallDetector:
                        else ClothWork(smooth, coarse=coarse))
 
     # --- cloth model ---------------------------------------------------------------------------
-    def learn_cloth(self, frame: Frame, *, small: Frame | None = None,
+    def learn_cloth(self, frame: AnyFrame, *, small: Frame | None = None,
                     ahead: ClothWork | None = None,
                     balls_at: Sequence[tuple[float, float]] = ()) -> None:
         """Model the empty cloth from one frame of the video and set the ball threshold from the
@@ -1000,7 +1003,7 @@ class BallDetector:
             self._f_model = self.cloth
 
     # --- detection -----------------------------------------------------------------------------
-    def detect(self, frame: Frame, *, update: bool = True, small: Frame | None = None,
+    def detect(self, frame: AnyFrame, *, update: bool = True, small: Frame | None = None,
                ahead: ClothWork | None = None) -> list[Detection]:
         """Every ball in ``frame``. The first call learns the cloth from this frame. ``small``:
         ``shrink(frame)`` when already made; ``ahead``: its cloth work, when made (see
@@ -1566,7 +1569,7 @@ class BallDetector:
         return [_Blob(x + px, y + py, label, piece=pieces and len(peaks) >= 2)
                 for px, py in peaks]
 
-    def _refine(self, frame: Frame, small: Frame, blobs: list[_Blob]) -> list[Detection]:
+    def _refine(self, frame: AnyFrame, small: Frame, blobs: list[_Blob]) -> list[Detection]:
         """Full-resolution centres. A ball at rest keeps the previous frame's answer while its
         blob is the same as when the answer was made (place within 0.1 work px, size within
         3 %), or within half a work pixel of it with the picture around it (1.6 radii) changed
@@ -1663,7 +1666,7 @@ class BallDetector:
             return made if float(diff.max()) <= self._change_level else None
         return None
 
-    def _refine_new(self, frame: Frame, blobs: list[_Blob],
+    def _refine_new(self, frame: AnyFrame, blobs: list[_Blob],
                     neighbours: list[_Blob]) -> list[tuple[_Blob, Detection]]:
         """Full-resolution answers for ``blobs`` (``neighbours``: all of this frame's candidates):
         each centre, score and colour from a patch of the frame around it
@@ -1691,7 +1694,7 @@ class BallDetector:
             ix1, iy1 = min(fw, int(c[0] + half) + 2), min(fh, int(c[1] + half) + 2)
             if ix1 - ix0 < 3 or iy1 - iy0 < 3:
                 continue
-            patch = frame[iy0:iy1, ix0:ix1]
+            patch = bgr_patch(frame, iy0, iy1, ix0, ix1)
             # the work pixels under the patch: its rows and columns in the small window that
             # holds them (the cloth model and the candidates' labels are read there)
             gy, gx = self._work_row[iy0:iy1], self._work_col[ix0:ix1]

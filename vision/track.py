@@ -21,7 +21,6 @@ import contextlib
 import csv
 import itertools
 import math
-import os
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -38,6 +37,8 @@ from calibration import Calibration, DriftMonitor
 from rules.table import Pocket, TableSpec
 from vision import ballfit
 from vision.detect import BallDetector, Detection, Frame, VisionError
+from vision.frames import AnyFrame, as_bgr, video_frames
+from vision.frames import warm_up as warm_up_conversions
 from vision.shotfacts import (  # (a doubtful sighting this near: in place; balls this near touch)
     REST_JITTER_DIAMETERS,
     TOUCHING_DIAMETERS,
@@ -1786,12 +1787,14 @@ def _within_30(a: Sequence[float], b: Sequence[float]) -> bool:
 
 
 # --- video --------------------------------------------------------------------------------------
-def read_ahead_frames(path: str | Path, prepare: Callable[[Frame, int], T] | None = None,
+def read_ahead_frames(path: str | Path, prepare: Callable[[AnyFrame, int], T] | None = None,
                       queue_size: int = 8, adjust: Callable[[Frame], Frame] | None = None,
-                      ) -> Iterator[tuple[int, Frame, T | None]]:
+                      planar: bool = False) -> Iterator[tuple[int, AnyFrame, T | None]]:
     """Decoded frames, read ahead by a thread (decoding overlaps with detection), each with
     ``prepare(frame, index)`` (None without ``prepare``). An error in the thread is raised here.
-    ``adjust``: applied to each frame as it is decoded, in the reader thread.
+    ``adjust``: applied to each BGR frame as it is decoded, in the reader thread. ``planar``:
+    frames as the video holds them where it can (:class:`vision.frames.PlanarFrame`: BGR made
+    only where asked; not with ``adjust``), else BGR images.
 
     ``prepare`` runs in whichever thread has time for it: in the reader when the consumer is
     behind (``PREPARED_WHEN_BEHIND`` frames or more wait in the queue), else in the consumer
@@ -1800,32 +1803,22 @@ def read_ahead_frames(path: str | Path, prepare: Callable[[Frame, int], T] | Non
     consumer waits for; in the consumer alone, it would load the busier thread. Either way the
     same work on the same frame, so the same result (``prepare`` must not depend on the order
     of its calls: frames may be prepared out of order)."""
-    # On two cores, one decoding thread: FFmpeg's frame threads cost a third more CPU for the
-    # same frames (the same pixels), and this thread already runs beside the detection, so
-    # both cores are busy anyway. With more cores FFmpeg takes what it likes.
-    few_cores = (os.cpu_count() or 1) <= 2
-    cap = cv2.VideoCapture(str(path), cv2.CAP_ANY,
-                           [cv2.CAP_PROP_N_THREADS, 1] if few_cores else [])
-    if not cap.isOpened():
-        raise VisionError(f"expected a video OpenCV can decode, could not open {str(path)!r}")
+    frames = video_frames(path, planar=planar and adjust is None)
     # each item: the frame, and whether it was prepared, with what
-    q: Queue[tuple[Frame, bool, T | None] | BaseException | None] = Queue(maxsize=queue_size)
+    q: Queue[tuple[AnyFrame, bool, T | None] | BaseException | None] = Queue(maxsize=queue_size)
     stop = threading.Event()
 
     def read() -> None:
         try:
-            index = 0
-            while not stop.is_set():
-                ok, frame = cap.read()
-                if not ok:
+            for index, frame in enumerate(frames):
+                if stop.is_set():
                     break
                 if adjust is not None:
-                    frame = adjust(frame)
+                    frame = adjust(as_bgr(frame))
                 if prepare is not None and q.qsize() >= PREPARED_WHEN_BEHIND:
                     q.put((frame, True, prepare(frame, index)))
                 else:
                     q.put((frame, False, None))
-                index += 1
         except Exception as e:  # handed to the consumer, raised there
             q.put(e)
         finally:
@@ -1852,7 +1845,9 @@ def read_ahead_frames(path: str | Path, prepare: Callable[[Frame, int], T] | Non
             with contextlib.suppress(Empty):
                 q.get_nowait()
             thread.join(timeout=0.01)
-        cap.release()
+        close = getattr(frames, "close", None)
+        if close is not None:  # (a generator: its video closed now, not when collected)
+            close()
 
 
 def grey_shift(levels: int) -> Callable[[Frame], Frame] | None:
@@ -1878,6 +1873,13 @@ def video_fps(path: str | Path) -> float:
     return fps if fps > 0 else 30.0
 
 
+def _warm_up() -> None:
+    """The compiled code loaded (numba's cache) while the video opens and the cloth is learned:
+    a first call would otherwise wait for it among the first frames."""
+    ballfit.warm_up()
+    warm_up_conversions()
+
+
 def track_video(video_path: str | Path, calibration: Calibration,
                 table: TableSpec | None = None, *, colour_frames: int = 10,
                 cue_ball: str | None = None,
@@ -1901,16 +1903,18 @@ def track_video(video_path: str | Path, calibration: Calibration,
     if not p.is_file():
         raise VisionError(f"expected a video file, found nothing at {str(p)!r}")
     # the compiled refinement loaded meanwhile (while the video opens and the cloth is learned)
-    threading.Thread(target=ballfit.warm_up, daemon=True).start()
+    threading.Thread(target=_warm_up, daemon=True).start()
     table = table or calibration.table
     detector = BallDetector(calibration)
     fps = video_fps(p)  # (opening the video costs about as much as decoding ten frames)
     tracker = _RepeatsFilled(Tracker(table, fps, cue_ball=cue_ball,
                                      start_positions=start_positions))
-    held: list[tuple[int, Frame, list[Detection], float]] = []
+    held: list[tuple[int, AnyFrame, list[Detection], float]] = []
     recalibrated = False  # the reader thread prepares frames for the first calibration's detector
-    for index, frame, ready in read_ahead_frames(p, detector.prepare, adjust=adjust):
-        event = drift.check(index, index / fps, frame) if drift is not None else None
+    for index, frame, ready in read_ahead_frames(p, detector.prepare, adjust=adjust,
+                                                 planar=True):
+        event = (drift.check(index, index / fps, as_bgr(frame))
+                 if drift is not None and drift.due(index / fps) else None)
         if event is not None and event.changed:
             colours, detector = detector.colours, BallDetector(event.calibration)
             detector.colours = colours

@@ -1,0 +1,110 @@
+"""Frames kept in the video's 4:2:0 planes (vision/frames.py): the BGR made of them is OpenCV's
+to the bit, and videos in other forms are decoded by OpenCV as before."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.detect import VisionError
+from vision.frames import PlanarFrame, as_bgr, bgr_patch, planar_frames, video_frames
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_videos"
+DEMO = SAMPLES / "demo_match.mp4"
+
+
+def _reference_bgr(y: np.ndarray, u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """FFmpeg's x86-64 fixed-point conversion written out plainly, pixel array by pixel array
+    (integers: no rounding of its own)."""
+    yy = ((y.astype(np.int64) * 8 - 128) * 9539) >> 16
+    cu = np.repeat(np.repeat(u.astype(np.int64) * 8 - 1024, 2, 0), 2, 1)[:y.shape[0], :y.shape[1]]
+    cv = np.repeat(np.repeat(v.astype(np.int64) * 8 - 1024, 2, 0), 2, 1)[:y.shape[0], :y.shape[1]]
+    b = yy + ((cu * 16525) >> 16)
+    g = yy + ((cu * -3209) >> 16) + ((cv * -6660) >> 16)
+    r = yy + ((cv * 13075) >> 16)
+    return np.clip(np.stack([b, g, r], -1), 0, 255).astype(np.uint8)
+
+
+def _random_frame(seed: int, h: int = 36, w: int = 52) -> PlanarFrame:
+    """Planes of random levels, the extremes included (every clip of the conversion taken)."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 256, (h, w + 12), dtype=np.uint8)  # rows padded, as a decoder's
+    u = rng.integers(0, 256, (h // 2, w // 2 + 6), dtype=np.uint8)
+    v = rng.integers(0, 256, (h // 2, w // 2 + 6), dtype=np.uint8)
+    y[:2, :4], u[0, :2], v[0, :2] = 0, (0, 255), (255, 0)
+    return PlanarFrame(y, u, v, w)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_planes_convert_by_the_fixed_point_formula(seed):
+    f = _random_frame(seed)
+    ref = _reference_bgr(f.y[:, :f.width], f.u, f.v)
+    assert f.shape == (36, 52, 3)
+    assert np.array_equal(f.bgr(), ref)
+    for y0, y1, x0, x1 in [(1, 8, 3, 20), (0, 36, 1, 52), (5, 6, 7, 8), (2, 30, 4, 11)]:
+        assert np.array_equal(bgr_patch(f, y0, y1, x0, x1), ref[y0:y1, x0:x1]), (y0, x0)
+
+
+@pytest.mark.parametrize("x0,y0", [(0, 0), (1, 0), (0, 1), (3, 5)])
+def test_the_shrunk_region_is_opencvs_resize_of_the_bgr_region(x0, y0):
+    """Halved (the fast path, every parity of the corner: a chroma sample may straddle two work
+    pixels) and by another factor (OpenCV's area average): the same bytes as shrinking the BGR
+    region with OpenCV, as the detection does with BGR frames."""
+    f = _random_frame(7)
+    ref = f.bgr()
+    half = f.shrunk(x0, y0, x0 + 40, y0 + 30, (20, 15))
+    assert np.array_equal(half, cv2.resize(ref[y0:y0 + 30, x0:x0 + 40], (20, 15),
+                                           interpolation=cv2.INTER_LINEAR))
+    third = f.shrunk(x0, y0, x0 + 39, y0 + 30, (13, 10))
+    assert np.array_equal(third, cv2.resize(ref[y0:y0 + 30, x0:x0 + 39], (13, 10),
+                                            interpolation=cv2.INTER_AREA))
+
+
+def test_the_demos_frames_are_opencvs_to_the_bit():
+    """The committed demo (H.264, 4:2:0): every 40th frame converted whole equals OpenCV's
+    ``read``, and so does the table region halved, and both give the same number of frames."""
+    if not DEMO.is_file():
+        pytest.skip("demo video not present")
+    planar = planar_frames(DEMO, few_cores=True)
+    assert planar is not None
+    cap = cv2.VideoCapture(str(DEMO))
+    n = 0
+    for i, pf in enumerate(planar):
+        ok, bgr = cap.read()
+        assert ok, f"OpenCV ended at frame {i}"
+        if i % 40 == 0:
+            assert np.array_equal(pf.bgr(), bgr), i
+            x0, y0 = 101 + i % 2, 69 + (i // 40) % 2
+            assert np.array_equal(
+                pf.shrunk(x0, y0, x0 + 1094, y0 + 576, (547, 288)),
+                cv2.resize(bgr[y0:y0 + 576, x0:x0 + 1094], (547, 288),
+                           interpolation=cv2.INTER_LINEAR)), i
+        n += 1
+    assert not cap.read()[0]
+    assert n > 2000
+
+
+def test_full_range_video_is_decoded_by_opencv(tmp_path):
+    """Motion JPEG holds full-range ("JPEG") YUV, which the planes' conversion does not cover:
+    its frames come from OpenCV as BGR images."""
+    video = tmp_path / "mjpeg.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 30, (64, 48))
+    for k in range(5):
+        writer.write(np.full((48, 64, 3), (30 * k, 100, 200), np.uint8))
+    writer.release()
+    assert planar_frames(video, few_cores=True) is None
+    frames = list(video_frames(video))
+    assert len(frames) == 5
+    assert all(isinstance(f, np.ndarray) and f.shape == (48, 64, 3) for f in frames)
+    assert as_bgr(frames[2]) is frames[2]
+
+
+def test_a_file_that_is_no_video_raises_a_vision_error(tmp_path):
+    bad = tmp_path / "not_a_video.mp4"
+    bad.write_bytes(b"\x00\x01 no video here" * 100)
+    assert planar_frames(bad, few_cores=True) is None
+    with pytest.raises(VisionError, match="expected a video"):
+        list(video_frames(bad))

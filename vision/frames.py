@@ -1,0 +1,255 @@
+"""Decoded frames as the video holds them, made BGR only where the detection looks.
+
+A 1280x720 H.264 video decodes to 4:2:0 planes (full-size luma Y, half-size chroma U and V);
+turning each whole frame into BGR, as OpenCV's ``VideoCapture.read`` hands frames out, is a
+third of decoding's cost. The detection needs BGR only twice: the table's region shrunk to the
+working resolution (a ball ten pixels wide), and a patch around each ball that moved. So the
+tracker decodes with PyAV and keeps the planes (:class:`PlanarFrame`); the shrunk image and the
+patches are converted from them, and nothing else is.
+
+The pixels are OpenCV's to the bit, so the answers are those of decoding with OpenCV: the same
+conversion (BT.601, limited range: what FFmpeg uses for OpenCV whatever the stream says) in the
+same 16-bit fixed point as FFmpeg's x86-64 code (found from 19 million pixels of the demo and the
+club footage, equal on every one; ``tests/vision/test_frames.py`` checks it on the demo), and the
+shrinking rounded as OpenCV's resize rounds it. On another processor FFmpeg may round otherwise
+(within a grey level).
+
+Videos in any other form (full-range "JPEG" YUV, 4:2:2, 10 bits, rotated by their metadata, or
+that PyAV cannot open) are decoded by OpenCV into BGR frames, as before.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+from numba import njit
+from numpy.typing import NDArray
+
+Frame = NDArray[np.uint8]
+
+# FFmpeg's conversion of limited-range BT.601 4:2:0 to BGR as OpenCV's wheel runs it on x86-64:
+# each term ((x * 8 - offset * 8) * coefficient) >> 16, the coefficients the standard's times
+# 8192, rounded; then B = luma + B(U), G = luma + G(U) + G(V), R = luma + R(V), clipped to 0..255.
+# Each chroma sample serves its 2 x 2 pixels.
+_LUMA = 9539  # 1.164383
+_B_U, _G_U, _G_V, _R_V = 16525, -3209, -6660, 13075  # 2.017232, 0.391762, 0.812968, 1.596027
+_F255 = np.float32(255.0)
+_F0 = np.float32(0.0)
+
+
+@njit(cache=True, nogil=True)
+def _luma_term(y: int) -> int:
+    return ((np.int32(y) * 8 - 128) * _LUMA) >> 16
+
+
+@njit(cache=True, nogil=True)
+def _chroma_row(u: np.ndarray, v: np.ndarray, out: np.ndarray, n: int) -> None:
+    """The chroma's share of B, G and R (``out``: float32 (3, >= n), whole numbers) of the first
+    ``n`` chroma samples of rows ``u`` and ``v``."""
+    for m in range(n):
+        cu = np.int32(u[m]) * 8 - 1024
+        cv = np.int32(v[m]) * 8 - 1024
+        out[0, m] = np.float32((cu * _B_U) >> 16)
+        out[1, m] = np.float32(((cu * _G_U) >> 16) + ((cv * _G_V) >> 16))
+        out[2, m] = np.float32((cv * _R_V) >> 16)
+
+
+@njit(cache=True, nogil=True)
+def _planes_to_bgr(y: np.ndarray, u: np.ndarray, v: np.ndarray, y0: int, y1: int, x0: int,
+                   x1: int) -> np.ndarray:
+    """Rows y0..y1, columns x0..x1 of the picture in BGR."""
+    n = x1 - x0
+    out = np.empty((y1 - y0, n, 3), np.uint8)
+    m0 = x0 >> 1
+    nc = ((x1 - 1) >> 1) + 1 - m0
+    chroma = np.empty((3, nc), np.float32)
+    for i in range(y0, y1):
+        if i == y0 or not i & 1:
+            _chroma_row(u[i >> 1, m0:], v[i >> 1, m0:], chroma, nc)
+        for j in range(n):
+            yy = np.float32(_luma_term(y[i, x0 + j]))
+            m = ((x0 + j) >> 1) - m0
+            for ch in range(3):
+                out[i - y0, j, ch] = np.uint8(min(_F255, max(_F0, yy + chroma[ch, m])))
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _shrunk_by_two(y: np.ndarray, u: np.ndarray, v: np.ndarray, x0: int, y0: int, ww: int,
+                   wh: int, out: np.ndarray) -> None:
+    """The region from (x0, y0), 2 * ww x 2 * wh pixels, halved, into ``out`` (uint8 planes
+    B, G, R: (3, wh, ww)): each 2 x 2 block's BGR pixels summed and rounded half up, as OpenCV's
+    linear resize by one half rounds them.
+
+    In float32 (the terms are whole numbers below 2^11: exact) and in simple loops over
+    contiguous rows, so that the compiler vectorises them: a quarter of a millisecond for a
+    1100 x 580 region, against a millisecond pixel by pixel."""
+    even = np.empty((2, ww), np.float32)  # luma terms of the two rows' even and odd columns
+    odd = np.empty((2, ww), np.float32)
+    m0 = x0 >> 1
+    nc = ww + 1  # (an odd x0 reaches one chroma sample further)
+    shift = x0 & 1  # an odd column's sample: the even column's, or the next (odd x0)
+    chroma = np.empty((2, 3, nc), np.float32)
+    for i in range(wh):
+        a = y0 + 2 * i
+        for r in range(2):
+            row = y[a + r, x0:x0 + 2 * ww]
+            for j in range(ww):
+                even[r, j] = np.float32(_luma_term(row[2 * j]))
+                odd[r, j] = np.float32(_luma_term(row[2 * j + 1]))
+        _chroma_row(u[a >> 1, m0:], v[a >> 1, m0:], chroma[0], nc)
+        second = 0  # the second row's chroma row: the first's (even a) or the next
+        if (a + 1) >> 1 != a >> 1:
+            _chroma_row(u[(a + 1) >> 1, m0:], v[(a + 1) >> 1, m0:], chroma[1], nc)
+            second = 1
+        for ch in range(3):
+            c0, c1 = chroma[0, ch], chroma[second, ch]
+            c0s, c1s = c0[shift:], c1[shift:]
+            e0, o0, e1, o1 = even[0], odd[0], even[1], odd[1]
+            o = out[ch, i]
+            for j in range(ww):
+                s = (min(_F255, max(_F0, e0[j] + c0[j])) + min(_F255, max(_F0, o0[j] + c0s[j]))
+                     + min(_F255, max(_F0, e1[j] + c1[j]))
+                     + min(_F255, max(_F0, o1[j] + c1s[j])))
+                o[j] = np.uint8((s + np.float32(2.0)) * np.float32(0.25))
+
+
+@dataclass(frozen=True, eq=False)
+class PlanarFrame:
+    """A decoded picture in its 8-bit 4:2:0 planes (limited range), each a C-contiguous array
+    whose rows may run past the picture (the decoder's padding). ``shape`` is that of the BGR
+    image; :meth:`bgr` converts a region (all of it by default)."""
+
+    y: Frame  # (height, >= width)
+    u: Frame  # (ceil(height / 2), >= ceil(width / 2))
+    v: Frame
+    width: int
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        return (self.y.shape[0], self.width, 3)
+
+    def bgr(self, y0: int = 0, y1: int | None = None, x0: int = 0,
+            x1: int | None = None) -> Frame:
+        return np.asarray(_planes_to_bgr(self.y, self.u, self.v, y0,
+                                         self.y.shape[0] if y1 is None else y1, x0,
+                                         self.width if x1 is None else x1))
+
+    def shrunk(self, x0: int, y0: int, x1: int, y1: int, size: tuple[int, int]) -> Frame:
+        """The region x0..x1, y0..y1 shrunk to ``size`` (width, height) in BGR: as OpenCV's
+        resize of the BGR region (linear for a factor of two, else area) gives it."""
+        ww, wh = size
+        if (x1 - x0, y1 - y0) != (2 * ww, 2 * wh):
+            return np.asarray(cv2.resize(self.bgr(y0, y1, x0, x1), size,
+                                         interpolation=cv2.INTER_AREA), np.uint8)
+        planes = np.empty((3, wh, ww), np.uint8)
+        _shrunk_by_two(self.y, self.u, self.v, x0, y0, ww, wh, planes)
+        return np.asarray(cv2.merge(list(planes)), np.uint8)
+
+
+AnyFrame = Frame | PlanarFrame
+
+
+def as_bgr(frame: AnyFrame) -> Frame:
+    """The whole frame as a BGR image."""
+    return frame.bgr() if isinstance(frame, PlanarFrame) else frame
+
+
+def bgr_patch(frame: AnyFrame, y0: int, y1: int, x0: int, x1: int) -> Frame:
+    """Rows y0..y1, columns x0..x1 of the frame in BGR, C-contiguous."""
+    if isinstance(frame, PlanarFrame):
+        return frame.bgr(y0, y1, x0, x1)
+    return np.ascontiguousarray(frame[y0:y1, x0:x1])
+
+
+def _plane(plane: Any) -> Frame:
+    """A PyAV plane as a (height, line_size) array over its buffer (each row padded)."""
+    return np.frombuffer(plane, np.uint8).reshape(plane.height, plane.line_size)
+
+
+def planar_frames(path: str | Path, few_cores: bool) -> Iterator[PlanarFrame] | None:
+    """The video's frames as :class:`PlanarFrame`, or None when it is not plain 8-bit 4:2:0 of
+    limited range without rotation (or PyAV cannot open or decode it): then decode with OpenCV.
+    ``few_cores``: decode in this thread alone (FFmpeg's frame threads cost a third more CPU
+    for the same frames; on two cores the detection uses the other one)."""
+    import av
+
+    try:
+        container = av.open(str(path))
+    except (av.error.FFmpegError, OSError, ValueError):
+        return None
+    try:
+        stream = container.streams.video[0]
+        stream.thread_type = "NONE" if few_cores else "AUTO"
+        frames = container.decode(stream)
+        first = next(frames)
+    except (av.error.FFmpegError, IndexError, StopIteration, ValueError):
+        container.close()
+        return None
+    if (first.format.name != "yuv420p" or first.rotation or first.color_range == 2
+            or len(first.planes) != 3):
+        container.close()
+        return None
+
+    def all_frames() -> Iterator[PlanarFrame]:
+        try:
+            frame = first
+            while True:
+                p = frame.planes
+                yield PlanarFrame(_plane(p[0]), _plane(p[1]), _plane(p[2]), frame.width)
+                try:
+                    frame = next(frames)
+                except StopIteration:
+                    return
+                except av.error.FFmpegError:  # a damaged end: what was decoded stands (as OpenCV)
+                    return
+        finally:
+            with contextlib.suppress(Exception):
+                container.close()
+
+    return all_frames()
+
+
+def bgr_frames(path: str | Path, few_cores: bool) -> Iterator[Frame]:
+    """The video's frames decoded by OpenCV into BGR images (raises VisionError when it cannot
+    be opened)."""
+    from vision.detect import VisionError
+
+    cap = cv2.VideoCapture(str(path), cv2.CAP_ANY,
+                           [cv2.CAP_PROP_N_THREADS, 1] if few_cores else [])
+    if not cap.isOpened():
+        raise VisionError(f"expected a video OpenCV can decode, could not open {str(path)!r}")
+    try:
+        while True:
+            ok, frame = cap.read()
+            if not ok:
+                return
+            yield frame
+    finally:
+        cap.release()
+
+
+def video_frames(path: str | Path, planar: bool = True) -> Iterator[AnyFrame]:
+    """The video's frames: :class:`PlanarFrame` where it can (``planar``), else BGR images.
+    On two cores, one decoding thread: FFmpeg's frame threads cost a third more CPU for the
+    same frames, and the reader already runs beside the detection, so both cores are busy
+    anyway. With more cores FFmpeg takes what it likes."""
+    few_cores = (os.cpu_count() or 1) <= 2
+    frames = planar_frames(path, few_cores) if planar else None
+    return frames if frames is not None else bgr_frames(path, few_cores)
+
+
+def warm_up() -> None:
+    """Load the compiled conversions now (numba's cache), on inputs of the types the detection
+    passes (see :func:`vision.ballfit.warm_up`)."""
+    y = np.zeros((4, 8), np.uint8)
+    f = PlanarFrame(y, y[:2].copy(), y[:2].copy(), 8)
+    f.shrunk(0, 0, 4, 4, (2, 2))
+    f.bgr(1, 3, 1, 5)
