@@ -12,8 +12,8 @@ Bounded memory: every pass the same, give or take a few frames' arrays.
     python benchmarks/bench_memory.py [VIDEO] [--times K] [--every N] [--no-trace]
 
 VIDEO defaults to the demo match (its labels give the calibration); another video needs its
-``.labels.json`` beside it. Needs PyAV (the ``test`` or ``synth`` extra). ``--no-trace``: the
-resident memory only (tracemalloc slows Python down by about half).
+``.labels.json`` beside it. ``--no-trace``: the resident memory only (tracemalloc slows Python
+down by about half).
 """
 
 from __future__ import annotations
