@@ -112,8 +112,8 @@ def _shrunk_by_two(y: np.ndarray, u: np.ndarray, v: np.ndarray, x0: int, y0: int
     even = np.empty((2, ww), np.float32)  # luma terms of the two rows' even and odd columns
     odd = np.empty((2, ww), np.float32)
     m0 = x0 >> 1
-    nc = ww + 1  # (an odd x0 reaches one chroma sample further)
     shift = x0 & 1  # an odd column's sample: the even column's, or the next (odd x0)
+    nc = ww + shift  # (an odd x0 reaches one chroma sample further; no sample beyond is read)
     chroma = np.empty((2, 3, nc), np.float32)
     first, held = 0, -1  # chroma[first] holds chroma row ``held``
     for i in range(wh):

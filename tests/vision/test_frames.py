@@ -28,12 +28,13 @@ def _reference_bgr(y: np.ndarray, u: np.ndarray, v: np.ndarray) -> np.ndarray:
     return np.clip(np.stack([b, g, r], -1), 0, 255).astype(np.uint8)
 
 
-def _random_frame(seed: int, h: int = 36, w: int = 52) -> PlanarFrame:
-    """Planes of random levels, the extremes included (every clip of the conversion taken)."""
+def _random_frame(seed: int, h: int = 36, w: int = 52, pad: int = 12) -> PlanarFrame:
+    """Planes of random levels, the extremes included (every clip of the conversion taken),
+    each row ``pad`` bytes longer than the picture (as a decoder's may be)."""
     rng = np.random.default_rng(seed)
-    y = rng.integers(0, 256, (h, w + 12), dtype=np.uint8)  # rows padded, as a decoder's
-    u = rng.integers(0, 256, (h // 2, w // 2 + 6), dtype=np.uint8)
-    v = rng.integers(0, 256, (h // 2, w // 2 + 6), dtype=np.uint8)
+    y = rng.integers(0, 256, (h, w + pad), dtype=np.uint8)
+    u = rng.integers(0, 256, (h // 2, w // 2 + pad // 2), dtype=np.uint8)
+    v = rng.integers(0, 256, (h // 2, w // 2 + pad // 2), dtype=np.uint8)
     y[:2, :4], u[0, :2], v[0, :2] = 0, (0, 255), (255, 0)
     return PlanarFrame(y, u, v, w)
 
@@ -61,6 +62,18 @@ def test_the_shrunk_region_is_opencvs_resize_of_the_bgr_region(x0, y0):
     third = f.shrunk(x0, y0, x0 + 39, y0 + 30, (13, 10))
     assert np.array_equal(third, cv2.resize(ref[y0:y0 + 30, x0:x0 + 39], (13, 10),
                                             interpolation=cv2.INTER_AREA))
+
+
+@pytest.mark.parametrize("x0,y0", [(0, 0), (1, 1)])
+def test_a_region_to_the_pictures_edge_is_halved_from_its_own_samples(x0, y0):
+    """Planes without padding, the region reaching the picture's right and bottom edge (or the
+    pixel before it): right to the last column, from the picture's own chroma samples."""
+    f = _random_frame(11, pad=0)
+    ww, wh = (52 - x0) // 2, (36 - y0) // 2
+    x1, y1 = x0 + 2 * ww, y0 + 2 * wh
+    assert np.array_equal(f.shrunk(x0, y0, x1, y1, (ww, wh)),
+                          cv2.resize(f.bgr()[y0:y1, x0:x1], (ww, wh),
+                                     interpolation=cv2.INTER_LINEAR))
 
 
 def test_the_demos_frames_are_opencvs_to_the_bit():
