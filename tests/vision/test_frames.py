@@ -3,6 +3,7 @@ to the bit, and videos in other forms are decoded by OpenCV as before."""
 
 from __future__ import annotations
 
+import platform
 from pathlib import Path
 
 import cv2
@@ -81,6 +82,9 @@ def test_the_demos_frames_are_opencvs_to_the_bit():
     ``read``, and so does the table region halved, and both give the same number of frames."""
     if not DEMO.is_file():
         pytest.skip("demo video not present")
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        pytest.skip("the fixed point is that of FFmpeg's x86-64 code; elsewhere it may round "
+                    "otherwise (within a grey level)")
     planar = planar_frames(DEMO, few_cores=True)
     assert planar is not None
     cap = cv2.VideoCapture(str(DEMO))
