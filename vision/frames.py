@@ -20,7 +20,6 @@ that PyAV cannot open) are decoded by OpenCV into BGR frames, as before.
 
 from __future__ import annotations
 
-import contextlib
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -230,8 +229,12 @@ def planar_frames(path: str | Path, few_cores: bool) -> Iterator[PlanarFrame] | 
                 except av.error.FFmpegError:  # a damaged end: what was decoded stands (as OpenCV)
                     return
         finally:
-            with contextlib.suppress(Exception):
+            # (a plain try, not contextlib: a generator left open is closed at the interpreter's
+            # exit, when this module's names may be gone already)
+            try:
                 container.close()
+            except Exception:  # noqa: SIM105 (see above)
+                pass
 
     return all_frames()
 
