@@ -231,9 +231,9 @@ def planar_frames(path: str | Path, few_cores: bool) -> Iterator[PlanarFrame] | 
         finally:
             # (a plain try, not contextlib: a generator left open is closed at the interpreter's
             # exit, when this module's names may be gone already)
-            try:
+            try:  # noqa: SIM105
                 container.close()
-            except Exception:  # noqa: SIM105 (see above)
+            except Exception:
                 pass
 
     return all_frames()
