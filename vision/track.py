@@ -1902,7 +1902,6 @@ def track_video(video_path: str | Path, calibration: Calibration,
     p = Path(video_path)
     if not p.is_file():
         raise VisionError(f"expected a video file, found nothing at {str(p)!r}")
-    # the compiled refinement loaded meanwhile (while the video opens and the cloth is learned)
     threading.Thread(target=_warm_up, daemon=True).start()
     table = table or calibration.table
     detector = BallDetector(calibration)
