@@ -654,12 +654,16 @@ class BallDetector:
                 w, h):
             raise VisionError(f"expected a {w}x{h} BGR frame (the calibration's image size), got "
                               f"shape {list(frame.shape)}")
-        if isinstance(frame, PlanarFrame):  # (the same pixels as below)
-            return frame.shrunk(x0, y0, x1, y1, self.work_size)
         # a factor of 2 with linear interpolation averages exactly 2x2 pixels (and is fast)
-        mode = cv2.INTER_LINEAR if round(1 / self.scale) == 2 else cv2.INTER_AREA
-        return np.asarray(cv2.resize(frame[y0:y1, x0:x1], self.work_size, interpolation=mode),
-                          np.uint8)
+        halving = round(1 / self.scale) == 2
+        if isinstance(frame, PlanarFrame):
+            if halving:  # converted and halved in one pass, the same pixels as below
+                return frame.halved(x0, y0, self.work_size)
+            region = frame.bgr(y0, y1, x0, x1)
+        else:
+            region = frame[y0:y1, x0:x1]
+        mode = cv2.INTER_LINEAR if halving else cv2.INTER_AREA
+        return np.asarray(cv2.resize(region, self.work_size, interpolation=mode), np.uint8)
 
     def prepare(self, frame: AnyFrame, index: int) -> tuple[Frame, ClothWork | None]:
         """What :meth:`detect` needs of ``frame`` (the video's ``index``-th, from 0) that a

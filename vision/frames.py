@@ -160,13 +160,10 @@ class PlanarFrame:
                                          self.y.shape[0] if y1 is None else y1, x0,
                                          self.width if x1 is None else x1))
 
-    def shrunk(self, x0: int, y0: int, x1: int, y1: int, size: tuple[int, int]) -> Frame:
-        """The region x0..x1, y0..y1 shrunk to ``size`` (width, height) in BGR: as OpenCV's
-        resize of the BGR region (linear for a factor of two, else area) gives it."""
+    def halved(self, x0: int, y0: int, size: tuple[int, int]) -> Frame:
+        """The region of 2 x ``size`` pixels from (x0, y0) halved to ``size`` (width, height), in
+        BGR: what OpenCV's linear resize of the BGR region by one half gives, to the bit."""
         ww, wh = size
-        if (x1 - x0, y1 - y0) != (2 * ww, 2 * wh):
-            return np.asarray(cv2.resize(self.bgr(y0, y1, x0, x1), size,
-                                         interpolation=cv2.INTER_AREA), np.uint8)
         planes = np.empty((3, wh, ww), np.uint8)
         _shrunk_by_two(self.y, self.u, self.v, x0, y0, ww, wh, planes)
         return np.asarray(cv2.merge(list(planes)), np.uint8)
@@ -181,10 +178,8 @@ def as_bgr(frame: AnyFrame) -> Frame:
 
 
 def bgr_patch(frame: AnyFrame, y0: int, y1: int, x0: int, x1: int) -> Frame:
-    """Rows y0..y1, columns x0..x1 of the frame in BGR, C-contiguous."""
-    if isinstance(frame, PlanarFrame):
-        return frame.bgr(y0, y1, x0, x1)
-    return np.ascontiguousarray(frame[y0:y1, x0:x1])
+    """Rows y0..y1, columns x0..x1 of the frame in BGR (of a BGR frame: a view)."""
+    return frame.bgr(y0, y1, x0, x1) if isinstance(frame, PlanarFrame) else frame[y0:y1, x0:x1]
 
 
 def _plane(plane: Any) -> Frame:
@@ -273,5 +268,5 @@ def warm_up() -> None:
     passes (see :func:`vision.ballfit.warm_up`)."""
     y = np.zeros((4, 8), np.uint8)
     f = PlanarFrame(y, y[:2].copy(), y[:2].copy(), 8)
-    f.shrunk(0, 0, 4, 4, (2, 2))
+    f.halved(0, 0, (2, 2))
     f.bgr(1, 3, 1, 5)

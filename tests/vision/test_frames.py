@@ -51,18 +51,32 @@ def test_planes_convert_by_the_fixed_point_formula(seed):
 
 
 @pytest.mark.parametrize("x0,y0", [(0, 0), (1, 0), (0, 1), (3, 5)])
-def test_the_shrunk_region_is_opencvs_resize_of_the_bgr_region(x0, y0):
-    """Halved (the fast path, every parity of the corner: a chroma sample may straddle two work
-    pixels) and by another factor (OpenCV's area average): the same bytes as shrinking the BGR
-    region with OpenCV, as the detection does with BGR frames."""
+def test_the_halved_region_is_opencvs_resize_of_the_bgr_region(x0, y0):
+    """Every parity of the corner (a chroma sample may straddle two work pixels): the same
+    bytes as halving the BGR region with OpenCV, as the detection does with BGR frames."""
     f = _random_frame(7)
     ref = f.bgr()
-    half = f.shrunk(x0, y0, x0 + 40, y0 + 30, (20, 15))
+    half = f.halved(x0, y0, (20, 15))
     assert np.array_equal(half, cv2.resize(ref[y0:y0 + 30, x0:x0 + 40], (20, 15),
                                            interpolation=cv2.INTER_LINEAR))
-    third = f.shrunk(x0, y0, x0 + 39, y0 + 30, (13, 10))
-    assert np.array_equal(third, cv2.resize(ref[y0:y0 + 30, x0:x0 + 39], (13, 10),
-                                            interpolation=cv2.INTER_AREA))
+
+
+@pytest.mark.parametrize("work_diameter_px", [10.0, 7.0, 5.0, 20.0])
+def test_the_detectors_work_image_is_the_same_from_planes_and_from_bgr(work_diameter_px):
+    """The detector's work image (halved: the planes' own pass; by 3, 4 or 1: OpenCV's area
+    average of the converted region) is the same from the planes as from the BGR frame."""
+    from tests.vision.test_detect import calibration
+    from vision.detect import BallDetector
+
+    detector = BallDetector(calibration(), work_diameter_px=work_diameter_px)
+    f = _random_frame(5, h=720, w=1280)
+    small = detector.shrink(f)
+    assert small.shape[:2] == detector.work_size[::-1]
+    assert np.array_equal(small, detector.shrink(f.bgr()))
+    x0, y0, x1, y1 = detector.roi
+    if round(1 / detector.scale) != 2:  # (the other factors: OpenCV's area average)
+        assert np.array_equal(small, cv2.resize(f.bgr()[y0:y1, x0:x1], detector.work_size,
+                                                interpolation=cv2.INTER_AREA))
 
 
 @pytest.mark.parametrize("x0,y0", [(0, 0), (1, 1)])
@@ -72,7 +86,7 @@ def test_a_region_to_the_pictures_edge_is_halved_from_its_own_samples(x0, y0):
     f = _random_frame(11, pad=0)
     ww, wh = (52 - x0) // 2, (36 - y0) // 2
     x1, y1 = x0 + 2 * ww, y0 + 2 * wh
-    assert np.array_equal(f.shrunk(x0, y0, x1, y1, (ww, wh)),
+    assert np.array_equal(f.halved(x0, y0, (ww, wh)),
                           cv2.resize(f.bgr()[y0:y1, x0:x1], (ww, wh),
                                      interpolation=cv2.INTER_LINEAR))
 
@@ -96,7 +110,7 @@ def test_the_demos_frames_are_opencvs_to_the_bit():
             assert np.array_equal(pf.bgr(), bgr), i
             x0, y0 = 101 + i % 2, 69 + (i // 40) % 2
             assert np.array_equal(
-                pf.shrunk(x0, y0, x0 + 1094, y0 + 576, (547, 288)),
+                pf.halved(x0, y0, (547, 288)),
                 cv2.resize(bgr[y0:y0 + 576, x0:x0 + 1094], (547, 288),
                            interpolation=cv2.INTER_LINEAR)), i
         n += 1
