@@ -14,6 +14,7 @@ Every threshold is in millimetres or ball diameters.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
@@ -103,8 +104,16 @@ class Piece:
             a, b = self.samples[k - 1], self.samples[k]
             w = (t - a.t) / (b.t - a.t) if b.t > a.t else 0.0
             return np.array(a.xy) * (1 - w) + np.array(b.xy) * w
-        end = self.samples[:LOCAL_SAMPLES] if t < ts[0] else self.samples[-LOCAL_SAMPLES:]
-        return _fit(end)(t)
+        return self._head(t) if t < ts[0] else self._tail(t)
+
+    # (the fits at its two ends, made once: a piece's samples do not change once it is cut)
+    @functools.cached_property
+    def _head(self) -> Callable[[float], np.ndarray]:
+        return _fit(self.samples[:LOCAL_SAMPLES])
+
+    @functools.cached_property
+    def _tail(self) -> Callable[[float], np.ndarray]:
+        return _fit(self.samples[-LOCAL_SAMPLES:])
 
     def velocity(self, t: float) -> np.ndarray:
         h = 1e-3
@@ -176,10 +185,8 @@ def split_shots(tracks: Mapping[str, Sequence[Sample]], fps: float = 30.0) -> li
     moving: set[int] = set()
     for samples in tracks.values():
         for k, (a, b) in enumerate(itertools.pairwise(samples), 1):
-            if _placed(samples, k) or _reseated(samples, k):
-                continue
             step = math.dist(a.xy, b.xy) / max(b.frame - a.frame, 1)
-            if step > STILL_MM_PER_FRAME:
+            if step > STILL_MM_PER_FRAME and not (_placed(samples, k) or _reseated(samples, k)):
                 moving.update(range(a.frame + 1, b.frame + 1))
     windows: list[ShotWindow] = []
     same_shot = max(STILL_FRAMES, round(NEXT_STRIKE_S * fps))
@@ -1419,16 +1426,32 @@ def shots_from_tracks(table: TableSpec, tracks: Mapping[str, Sequence[Sample]],
     """Every shot found in the tracks, as DESIGN.md shot facts (call unknown: null) with
     ``strike_frame``, ``rest_frame`` and ``start_positions`` (where the balls lay just before the
     strike: respotted and placed balls included, for the placement check)."""
-    tracks = {ball: _without_rest_flicker(samples) for ball, samples in tracks.items()}
+    tracks = steady_tracks(tracks)
     shots = []
     for window in split_shots(tracks, fps):
-        events, finals = shot_events(table, tracks, window, fps)
-        if not events:
-            continue
-        shots.append({"call": None, "events": [e.to_fact(fps) for e in events],
-                      "start_positions": {b: [round(x, 2), round(y, 2)]
-                                          for b, (x, y) in window.rest_before.items()},
-                      "final_positions": {b: [round(x, 2), round(y, 2)]
-                                          for b, (x, y) in finals.items()},
-                      "strike_frame": round(events[0].t * fps), "rest_frame": window.last})
+        shot = shot_record(table, tracks, window, fps)
+        if shot is not None:
+            shots.append(shot)
     return shots
+
+
+def steady_tracks(tracks: Mapping[str, Sequence[Sample]]) -> dict[str, list[Sample]]:
+    """The tracks with each resting ball's flicker undone (see :func:`_without_rest_flicker`):
+    what :func:`split_shots` and :func:`shot_record` read."""
+    return {ball: _without_rest_flicker(samples) for ball, samples in tracks.items()}
+
+
+def shot_record(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window: ShotWindow,
+                fps: float) -> dict[str, object] | None:
+    """One shot's DESIGN.md shot facts (call unknown: null) found in ``window`` of the steady
+    ``tracks``, with ``strike_frame``, ``rest_frame`` and ``start_positions``; None when no
+    strike is found in it."""
+    events, finals = shot_events(table, tracks, window, fps)
+    if not events:
+        return None
+    return {"call": None, "events": [e.to_fact(fps) for e in events],
+            "start_positions": {b: [round(x, 2), round(y, 2)]
+                                for b, (x, y) in window.rest_before.items()},
+            "final_positions": {b: [round(x, 2), round(y, 2)]
+                                for b, (x, y) in finals.items()},
+            "strike_frame": round(events[0].t * fps), "rest_frame": window.last}

@@ -1,0 +1,175 @@
+"""Shots found as the video is read: each shot's facts given out as soon as its balls have been at
+rest a moment (``settle_s``), not after the whole match has been tracked.
+
+The tracker's frames are fed in order. Every ``check_every_s`` the shots are cut from the frames
+kept so far, by the same rules as a finished match's (:func:`vision.shotfacts.split_shots`): a
+shot whose last motion lies ``settle_s`` back is over (motion again sooner would have been the
+same shot's: ``settle_s`` is longer than that gap), and its facts are found from the frames up
+to now (:func:`vision.shotfacts.shot_record`). Frames older than ``history_s`` before the shot
+still open, or before now, are dropped, so memory does not grow with the video's length; a ball
+not seen for longer keeps its last few sightings (where it was when it went out of view).
+
+The facts are those a finished match's tracks give when nothing the shot's facts look at lies
+more than ``settle_s`` after its balls came to rest (a ball hanging on a pocket's lip that drops
+later, a ball hidden longer than that and then seen elsewhere): ``benchmarks/bench_stream.py``
+compares the two on labelled clips.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+
+from rules.table import TableSpec
+from vision.shotfacts import (
+    NEXT_STRIKE_S,
+    STILL_FRAMES,
+    STILL_MM_PER_FRAME,
+    Sample,
+    shot_record,
+    split_shots,
+    steady_tracks,
+)
+
+KEPT_SIGHTINGS = 3  # of a ball out of view longer than the history: its last sightings are kept
+
+
+class StreamError(ValueError):
+    """Parameters the shot stream cannot work with, or frames fed out of order."""
+
+
+@dataclass(frozen=True)
+class ShotStreamParams:
+    """When a shot's facts are given out, and how much of the past is kept."""
+
+    settle_s: float = 1.5  # a shot is over when its balls have been at rest this long
+    check_every_s: float = 0.1  # the kept frames are looked at for finished shots this often
+    history_s: float = 3.0  # frames kept before the shot in progress (or before now)
+    # a shot still in progress after this long (a ball that never settles in the tracker's
+    # eyes) keeps only this much of its frames, so memory stays bounded
+    longest_shot_s: float = 120.0
+
+    def __post_init__(self) -> None:
+        if not self.settle_s > NEXT_STRIKE_S:
+            raise StreamError(f"settle_s must exceed {NEXT_STRIKE_S} s (motion again sooner "
+                              f"is the same shot's), got {self.settle_s}")
+        if not self.check_every_s > 0:
+            raise StreamError(f"check_every_s must be positive, got {self.check_every_s}")
+        if not self.longest_shot_s > self.settle_s:
+            raise StreamError(f"longest_shot_s must exceed settle_s ({self.settle_s}), got "
+                              f"{self.longest_shot_s}")
+        if not self.history_s >= self.settle_s:
+            raise StreamError(f"history_s must be at least settle_s ({self.settle_s}), got "
+                              f"{self.history_s}")
+
+    def to_dict(self) -> dict[str, float]:
+        return {"settle_s": self.settle_s, "check_every_s": self.check_every_s,
+                "history_s": self.history_s, "longest_shot_s": self.longest_shot_s}
+
+
+@dataclass(frozen=True)
+class StreamedShot:
+    """One shot's facts (a DESIGN.md shot record, call null) and the frame whose arrival let
+    them be found (``found_frame``: the shot's balls at rest since ``facts["rest_frame"]``)."""
+
+    facts: dict[str, object]
+    found_frame: int
+
+
+@dataclass
+class ShotStream:
+    """Shots from the tracker's frames, each given out once its balls have settled.
+
+    ``feed`` takes one frame's balls (``{ball: (x_mm, y_mm, visible)}``, frames in increasing
+    order) and returns the shots that frame finished; ``finish`` (the video has ended) returns
+    the rest."""
+
+    table: TableSpec
+    fps: float
+    params: ShotStreamParams = field(default_factory=ShotStreamParams)
+    _samples: dict[str, list[Sample]] = field(default_factory=dict, init=False)
+    _frame: int = field(default=-1, init=False)
+    _next_check: int = field(default=0, init=False)
+    _given_until: int = field(default=-1, init=False)  # the last given-out shot's rest frame
+    # the last frame in which some ball was seen to move (by more than a ball at rest does)
+    _last_motion: int = field(default=-1, init=False)
+
+    def __post_init__(self) -> None:
+        if not self.fps > 0:
+            raise StreamError(f"expected a positive frame rate, got {self.fps}")
+        same_shot = max(STILL_FRAMES, round(NEXT_STRIKE_S * self.fps))
+        self._settle = max(round(self.params.settle_s * self.fps), same_shot + 1)
+        self._check_every = max(round(self.params.check_every_s * self.fps), 1)
+        self._history = max(round(self.params.history_s * self.fps), self._settle)
+        self._longest = round(self.params.longest_shot_s * self.fps)
+
+    @property
+    def kept_samples(self) -> int:
+        """How many sightings are held now (bounded, whatever the video's length)."""
+        return sum(len(s) for s in self._samples.values())
+
+    def feed(self, frame: int, balls: Mapping[str, tuple[float, float, bool]]
+             ) -> list[StreamedShot]:
+        if frame <= self._frame:
+            raise StreamError(f"frames must come in increasing order: {frame} after "
+                              f"{self._frame}")
+        self._frame = frame
+        for ball, (x, y, visible) in sorted(balls.items()):
+            if not visible:
+                continue
+            samples = self._samples.setdefault(ball, [])
+            if samples and _moved(samples[-1], x, y, frame):
+                self._last_motion = frame
+            samples.append(Sample(frame, frame / self.fps, (x, y)))
+        # (no motion since the last shot given out: no shot can have begun, nothing to look at)
+        if frame < self._next_check or self._last_motion <= self._given_until:
+            return []
+        self._next_check = frame + self._check_every
+        return self._finished(final=False)
+
+    def finish(self) -> list[StreamedShot]:
+        """The shots still open when the video ended (judged as a finished match's last)."""
+        return self._finished(final=True)
+
+    def _finished(self, final: bool) -> list[StreamedShot]:
+        tracks = steady_tracks(self._samples)
+        windows = [w for w in split_shots(tracks, self.fps) if w.first > self._given_until]
+        out: list[StreamedShot] = []
+        open_from: int | None = None
+        for w in windows:
+            if not final and w.last + self._settle > self._frame:
+                open_from = w.first
+                break
+            self._given_until = w.last
+            shot = shot_record(self.table, tracks, w, self.fps)
+            if shot is not None:
+                out.append(StreamedShot(shot, self._frame))
+        cut = (self._frame if open_from is None else open_from) - self._history
+        self._forget_before(max(cut, self._frame - self._longest))
+        return out
+
+    def _forget_before(self, cut: int) -> None:
+        for samples in self._samples.values():
+            k = 0
+            while k < len(samples) - KEPT_SIGHTINGS and samples[k].frame < cut:
+                k += 1
+            if k:
+                del samples[:k]
+
+
+def _moved(last: Sample, x: float, y: float, frame: int) -> bool:
+    """Seen moving since ``last`` as :func:`split_shots` counts motion (before it excuses a
+    resting ball's flicker and a ball put down by hand: those make no shot, so this may say
+    yes where it says no, never the reverse)."""
+    return math.dist(last.xy, (x, y)) > STILL_MM_PER_FRAME * max(frame - last.frame, 1)
+
+
+def shots_as_they_end(frames: Iterable[tuple[int, Mapping[str, tuple[float, float, bool]]]],
+                      table: TableSpec, fps: float,
+                      params: ShotStreamParams | None = None) -> Iterator[StreamedShot]:
+    """Every shot of a stream of (frame, balls), each as soon as it is over."""
+    stream = ShotStream(table, fps, params or ShotStreamParams())
+    for frame, balls in frames:
+        yield from stream.feed(frame, balls)
+    yield from stream.finish()
