@@ -41,7 +41,7 @@ from rules import (
 if TYPE_CHECKING:  # cv2 is imported only when a video is refereed
     from calibration import Calibration
     from referee.annotate import Annotated
-    from referee.pipeline import Row
+    from referee.pipeline import Row, VideoFacts
 
 
 @dataclass
@@ -106,7 +106,7 @@ def referee_game(game: Game, journal: Journal, *, resume: bool = False, pace_s: 
         for warning in placement_warnings(run.match.state, raw):
             run.placement[i].append(warning)
             print(f"  {'':8s}  placement before shot {i + 1}: {warning.describe()}", file=out)
-        raw, left_out = game.record(i, run.match.state)
+        raw, left_out = game.fitted(raw, run.match.state)
         for note in left_out:
             run.camera_notes[i].append(note)
             print(f"  {'':8s}  camera, shot {i + 1}: {note}", file=out)
@@ -232,11 +232,11 @@ class VideoRun:
     recalibrated: list[tuple[int, Calibration]] = field(default_factory=list)  # camera moved
 
 
-def load_source(job: RefereeJob) -> tuple[Game, dict[str, Any], VideoRun | None]:
-    """A GAME record, or a video turned into one (calibration, tracks, shot facts); the extra
-    report fields; for a video, what the annotated video needs."""
+def load_source(job: RefereeJob) -> tuple[Game, VideoFacts | None]:
+    """A GAME record, or a video's game whose shots are found as it is read (calibration
+    first, then tracks and shot facts as the shots are judged)."""
     if not is_video(job.source):
-        return load_game(job.source, job.options), {}, None
+        return load_game(job.source, job.options), None
     from referee.pipeline import game_from_video, load_calibration, load_calls
 
     opts = job.options or RuleOptions()
@@ -249,12 +249,16 @@ def load_source(job: RefereeJob) -> tuple[Game, dict[str, Any], VideoRun | None]
     calibration = load_calibration(job.calibration) if job.calibration else None
     calls = load_calls(job.calls) if job.calls else []
     found = game_from_video(job.source, opts, start, calibration, calls)
-    extra = {"calibration": found.calibration.to_dict(), "timings": found.timings,
-             "camera_drift": found.drift_report(),
-             "detector": {"tracker": "vision.track", "shot_facts": "vision.shotfacts"}}
-    moved = [(e.frame, e.calibration) for e in found.drift if e.status == "recalibrated"]
-    return found.game, extra, VideoRun(found.calibration, found.rows, start, moved)
+    return found.game, found
 
+
+def video_report(found: VideoFacts) -> tuple[dict[str, Any], VideoRun]:
+    """The report fields of a video refereed to its end, and what the annotated video needs."""
+    extra = {"calibration": found.calibration.to_dict(), "timings": found.timings,
+             "camera_drift": found.drift_report(), "shot_stream": found.stream.to_dict(),
+             "detector": {"tracker": "vision.track", "shot_facts": "vision.shotstream"}}
+    moved = [(e.frame, e.calibration) for e in found.drift if e.status == "recalibrated"]
+    return extra, VideoRun(found.calibration, found.rows, found.game.start, moved)
 
 
 def run_job(job: RefereeJob, out: TextIO | None = None) -> tuple[Path, ...]:
@@ -262,9 +266,10 @@ def run_job(job: RefereeJob, out: TextIO | None = None) -> tuple[Path, ...]:
     video on request, write the reports. Returns the files written; bad input raises
     InputError. Shot lines go to ``out`` (stdout), notices to stderr."""
     clock = timed()
-    game, extra, video_side = load_source(job)
+    game, found = load_source(job)
     with Journal(job.journal) as journal:
         run = referee_game(game, journal, resume=job.resume, pace_s=job.pace_s, out=out)
+    extra, video_side = video_report(found) if found is not None else ({}, None)
     report = match_report(run, {**extra.pop("timings", {}), "total_s": clock()})
     report.update(extra)
     if is_video(job.source):

@@ -7,7 +7,7 @@ shot and the field, e.g. ``game.json: shots[3].events[2].ball: unknown ball id '
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -61,29 +61,30 @@ def read_rules_file(path: Path) -> RuleOptions:
 
 @dataclass(frozen=True)
 class Game:
-    """A parsed GAME file: the options, the start state and the raw shot records."""
+    """A parsed GAME file, or a video's: the options, the start state and the raw shot records
+    (for a video a stream, found as the video is read: iterate it once)."""
 
     path: Path
     options: RuleOptions
     start: GameState
-    shots: tuple[Mapping[str, Any], ...]
+    shots: Iterable[Mapping[str, Any]]
     description: str = ""
     from_camera: bool = False  # the shots were found in a video (see fit_to_state)
 
-    def record(self, index: int, state: GameState) -> tuple[Mapping[str, Any], list[str]]:
-        """Shot ``index``'s record as judged from ``state``, and what was left out of it: a
-        camera's facts are fitted to the state (see :func:`fit_to_state`), a file's are not."""
-        shot = self.shots[index]
+    def fitted(self, shot: Mapping[str, Any], state: GameState
+               ) -> tuple[Mapping[str, Any], list[str]]:
+        """A shot's record as judged from ``state``, and what was left out of it: a camera's
+        facts are fitted to the state (see :func:`fit_to_state`), a file's are not."""
         return fit_to_state(state, shot) if self.from_camera else (shot, [])
 
     def judged(self) -> Iterator[tuple[int, ShotFacts, Verdict]]:
         """Each shot with its verdict, judged in order. Raises InputError (naming the file, the
         shot and the field) at the first shot that cannot be judged; earlier ones are yielded."""
         state = self.start
-        for i in range(len(self.shots)):
+        for i, shot in enumerate(self.shots):
             where = f"shots[{i}]"
             try:
-                facts = ShotFacts.from_dict(self.record(i, state)[0], where)
+                facts = ShotFacts.from_dict(self.fitted(shot, state)[0], where)
                 verdict = judge(state, facts)
             except KaisaError as err:
                 located = err if err.where.startswith(where) else err.at(where)

@@ -1,11 +1,13 @@
-"""Video -> calibration -> tracks -> shot facts: the facts of a recorded match, for the same
-refereeing loop that judges a GAME record (journal, one line per shot, reports)."""
+"""Video -> calibration -> tracks -> shot facts: the facts of a recorded match, each shot given
+out as soon as its balls are at rest, for the same refereeing loop that judges a GAME record
+(journal, one line per shot, reports)."""
 
 from __future__ import annotations
 
+import bisect
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -21,8 +23,8 @@ from referee.errors import InputError
 from referee.gamefile import Game, read_json
 from rules import Call, GameState, KaisaError, RuleOptions, TableSpec, cue_ball_of
 from vision.ballsize import calibrate_for_the_balls, table_for_the_balls
-from vision.shotfacts import shots_from_tracks, tracks_from_rows
-from vision.track import track_video, video_fps
+from vision.shotstream import ShotStream, ShotStreamParams, StreamedShot
+from vision.track import FrameTracks, track_video, video_fps
 
 DRIFT_CHECK_S = 5.0  # seconds of video between two checks that the camera has not moved
 
@@ -54,95 +56,164 @@ def load_calls(path: Path) -> list[dict[str, Any]]:
     return calls
 
 
+class CallBook:
+    """The calls of a calls file, handed to the shots as they are found: a call by ``shot``
+    index to that shot, a call by ``t`` to the first shot struck at or after it (half a second
+    of slack); shots without one stay uncalled."""
+
+    def __init__(self, calls: Sequence[Mapping[str, Any]]) -> None:
+        self._calls = list(calls)
+        self._struck_before: set[int] = set()  # t-calls whose shot has been found already
+
+    def call_for(self, index: int, shot: Mapping[str, Any]) -> dict[str, Any] | None:
+        call = None
+        strike_t = float(shot["events"][0]["t"])
+        for k, c in enumerate(self._calls):
+            if "shot" in c:
+                if int(c["shot"]) == index:
+                    call = {"ball": c["ball"], "pocket": c["pocket"]}
+            elif k not in self._struck_before and strike_t >= float(c["t"]) - 0.5:
+                self._struck_before.add(k)
+                call = {"ball": c["ball"], "pocket": c["pocket"]}
+        return call
+
+
 def apply_calls(shots: Sequence[dict[str, Any]], calls: Sequence[Mapping[str, Any]]
                 ) -> list[dict[str, Any]]:
     """The shots with their calls (shots without one stay uncalled)."""
-    out = [dict(s) for s in shots]
-    for c in calls:
-        call = {"ball": c["ball"], "pocket": c["pocket"]}
-        if "shot" in c:
-            if 0 <= int(c["shot"]) < len(out):
-                out[int(c["shot"])]["call"] = call
-            continue
-        for s in out:
-            if s["events"][0]["t"] >= float(c["t"]) - 0.5:
-                s["call"] = call
-                break
+    book = CallBook(calls)
+    out = []
+    for i, s in enumerate(shots):
+        call = book.call_for(i, s)
+        out.append({**s, "call": call} if call is not None else dict(s))
     return out
 
 
-def illustrate(video: Path, shots: list[dict[str, Any]], rows: Sequence[tuple[int, str, float,
-                                                                          float, bool]]) -> None:
-    """Add to each shot what a person checks a verdict with: the balls' paths during the shot
-    (mm, every other frame) and a still of the table just before the strike."""
-    import base64
+class Illustrator:
+    """Adds to each shot what a person checks a verdict with: the balls' paths during the shot
+    (mm, every other frame) and a still of the table just before the strike (read from the
+    video file beside the tracking's own reading)."""
 
-    import cv2
+    def __init__(self, video: Path) -> None:
+        import cv2
 
-    by_frame: dict[int, list[tuple[str, float, float]]] = {}
-    for frame, ball, x, y, visible in rows:
-        if visible:
-            by_frame.setdefault(frame, []).append((ball, x, y))
-    capture = cv2.VideoCapture(str(video))
-    try:
-        for shot in shots:
-            first, last = int(shot["strike_frame"]), int(shot["rest_frame"])
-            paths: dict[str, list[list[float]]] = {}
-            for frame in range(first, last + 1, 2):
-                for ball, x, y in by_frame.get(frame, []):
-                    paths.setdefault(ball, []).append([round(x), round(y)])
-            shot["paths"] = paths
-            capture.set(cv2.CAP_PROP_POS_FRAMES, max(first - 3, 0))
-            ok, image = capture.read()
+        self._cv2 = cv2
+        self._capture = cv2.VideoCapture(str(video))
+
+    def add(self, shot: dict[str, Any], rows: Sequence[Row]) -> None:
+        """``rows``: the tracker's rows from at least the shot's strike to its rest."""
+        import base64
+
+        cv2 = self._cv2
+        first, last = int(shot["strike_frame"]), int(shot["rest_frame"])
+        paths: dict[str, list[list[float]]] = {}
+        for frame, ball, x, y, visible in rows:
+            if visible and first <= frame <= last and (frame - first) % 2 == 0:
+                paths.setdefault(ball, []).append([round(x), round(y)])
+        shot["paths"] = paths
+        self._capture.set(cv2.CAP_PROP_POS_FRAMES, max(first - 3, 0))
+        ok, image = self._capture.read()
+        if ok:
+            small = cv2.resize(image, (640, image.shape[0] * 640 // image.shape[1]))
+            ok, jpeg = cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, 70])
             if ok:
-                small = cv2.resize(image, (640, image.shape[0] * 640 // image.shape[1]))
-                ok, jpeg = cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, 70])
-                if ok:
-                    shot["still_jpeg_b64"] = base64.b64encode(jpeg.tobytes()).decode("ascii")
-    finally:
-        capture.release()
+                shot["still_jpeg_b64"] = base64.b64encode(jpeg.tobytes()).decode("ascii")
+
+    def close(self) -> None:
+        self._capture.release()
 
 
 Row = tuple[int, str, float, float, bool]
 
 
-def track_rows(video: Path, calibration: Calibration, table: TableSpec, cue_ball: str | None,
-               progress: bool = False, start: GameState | None = None,
-               drift: DriftMonitor | None = None) -> list[Row]:
-    """The tracker's answer for every frame as rows (frame, ball, x_mm, y_mm, visible);
-    ``start``, the game state when the video begins, names the balls by where they were left;
-    ``drift`` watches the camera (its notable checks are printed as they happen)."""
-    rows: list[Row] = []
+class Progress:
+    """The tracking's progress on stderr: on a terminal one line rewritten in place (cleared
+    before a shot's line is printed, so the two do not run together), elsewhere (a log, the
+    processes of ``--jobs``) a line a minute of video."""
+
+    EVERY_S_TERMINAL = 5.0
+    EVERY_S_LOG = 60.0
+
+    def __init__(self, name: str, shown: bool) -> None:
+        self.name, self.shown, self._dirty = name, shown, False
+        self._in_place = shown and sys.stderr.isatty()
+        self._every_s = self.EVERY_S_TERMINAL if self._in_place else self.EVERY_S_LOG
+        self._next_s = 0.0
+
+    def frame(self, k: int, fps: float) -> None:
+        if not self.shown or k / fps < self._next_s:
+            return
+        self._next_s += self._every_s
+        if self._in_place:
+            print(f"\r{self.name}: tracking, {k / fps:6.1f} s of video", end="",
+                  file=sys.stderr, flush=True)
+            self._dirty = True
+        elif k:
+            print(f"{self.name}: tracking, {k / fps:.0f} s of video read", file=sys.stderr,
+                  flush=True)
+
+    def clear(self) -> None:
+        if self._dirty:
+            print("\r" + " " * 60 + "\r", end="", file=sys.stderr, flush=True)
+            self._dirty = False
+
+
+def tracked_frames(video: Path, calibration: Calibration, table: TableSpec,
+                   cue_ball: str | None, progress: Progress | None = None,
+                   start: GameState | None = None, drift: DriftMonitor | None = None
+                   ) -> Iterator[FrameTracks]:
+    """The tracker's answer frame by frame; ``start``, the game state when the video begins,
+    names the balls by where they were left; ``drift`` watches the camera (its notable checks
+    are printed as they happen); ``progress`` is shown as the frames go by."""
     positions = ({b.value: xy for b, xy in start.on_table.items()} if start is not None
                  else None)
+    fps = video_fps(video)
     told = 0
     for k, result in enumerate(track_video(video, calibration, table, cue_ball=cue_ball,
                                            start_positions=positions, drift=drift)):
-        for ball, (x, y, visible) in result.balls.items():
-            rows.append((result.frame, ball, x, y, visible))
-        if progress and k % 150 == 0:
-            print(f"\r{video.name}: tracking, frame {k}", end="", file=sys.stderr, flush=True)
+        if progress is not None:
+            progress.frame(k, fps)
         if drift is not None and len(drift.events) > told:
             for event in drift.events[told:]:
                 if event.status != "unmeasured":
-                    print(f"\n{video.name}: {event.t_s:.1f} s: {event.message}", file=sys.stderr)
+                    if progress is not None:
+                        progress.clear()
+                    print(f"{video.name}: {event.t_s:.1f} s: {event.message}", file=sys.stderr)
             told = len(drift.events)
-    if progress:
-        print(file=sys.stderr)
-    return rows
+        yield result
+    if progress is not None:
+        progress.clear()
+
+
+def rows_of(result: FrameTracks) -> list[Row]:
+    return [(result.frame, ball, x, y, visible) for ball, (x, y, visible) in result.balls.items()]
+
+
+def track_rows(video: Path, calibration: Calibration, table: TableSpec, cue_ball: str | None,
+               progress: bool = False, start: GameState | None = None,
+               drift: DriftMonitor | None = None) -> list[Row]:
+    """The tracker's answer for every frame as rows (frame, ball, x_mm, y_mm, visible); see
+    :func:`tracked_frames`."""
+    shown = Progress(video.name, progress)
+    return [row for result in tracked_frames(video, calibration, table, cue_ball, shown, start,
+                                             drift)
+            for row in rows_of(result)]
 
 
 @dataclass
 class VideoFacts:
-    """What refereeing a video found: the game (shots with calls), the calibration it started
-    with, the time each stage took, the tracker's rows (for the annotated video) and the camera
-    drift checks that were not "ok" (each with the calibration in force after it)."""
+    """What refereeing a video finds: the game, whose shots are found as they are read (with
+    their calls, paths and stills), the calibration it started with, the time each stage took,
+    the tracker's rows (for the annotated video) and the camera drift checks that were not "ok"
+    (each with the calibration in force after it). ``timings`` and ``rows`` are complete once
+    the game's shots have all been read."""
 
-    game: Game
     calibration: Calibration
     timings: dict[str, float]
-    rows: list[Row]
+    stream: ShotStreamParams
+    rows: list[Row] = field(default_factory=list)
     drift: list[DriftEvent] = field(default_factory=list)
+    game: Game = field(init=False)
 
     def drift_report(self) -> list[dict[str, Any]]:
         return [{"frame": e.frame, "t_s": round(e.t_s, 3), "status": e.status,
@@ -151,17 +222,16 @@ class VideoFacts:
 
 
 def game_from_video(video: Path, options: RuleOptions, start: GameState,
-                    calibration: Calibration | None, calls: Sequence[Mapping[str, Any]]
-                    ) -> VideoFacts:
-    """Calibrate (unless given), track (watching for the camera moving), find the shots (with
-    their paths and a still), attach the calls."""
+                    calibration: Calibration | None, calls: Sequence[Mapping[str, Any]],
+                    stream: ShotStreamParams | None = None) -> VideoFacts:
+    """Calibrate (unless given) now; then, as the game's shots are read, track (watching for
+    the camera moving) and give out each shot as soon as its balls are at rest (with its paths,
+    a still and its call)."""
     clock = time.perf_counter()
     if calibration is None:
         calibration = calibrate_for_the_balls(video, options.table, sample_frames(video, 9))
         for warning in calibration.warnings:
             print(f"kaisa: calibration warning: {warning}", file=sys.stderr)
-    calibrated = time.perf_counter()
-    fps = video_fps(video)
     table = options.table
     # balls far from the preset's size are looked for at the size they measure (a calibration
     # made for them, or one made for the preset whose checks measured them)
@@ -171,16 +241,63 @@ def game_from_video(video: Path, options: RuleOptions, start: GameState,
         calibration = replace(calibration, table=fitted)
     drift = DriftMonitor(calibration, every_s=DRIFT_CHECK_S,
                          recalibrate=lambda frame: find_table(frame, table))
-    rows = track_rows(video, calibration, table, cue_ball_of(start.shooter).value,
-                      progress=True, start=start, drift=drift)
-    tracked = time.perf_counter()
-    shots = shots_from_tracks(table, tracks_from_rows(rows, fps), fps)
-    found = time.perf_counter()
-    illustrate(video, shots, rows)
-    timings = {"calibration_s": round(calibrated - clock, 3),
-               "tracking_s": round(tracked - calibrated, 3),
-               "shot_facts_s": round(found - tracked, 3),
-               "pictures_s": round(time.perf_counter() - found, 3)}
-    game = Game(video, options, start, tuple(apply_calls(shots, calls)),
-                f"{len(shots)} shots found in the video", from_camera=True)
-    return VideoFacts(game, calibration, timings, rows, drift.events)
+    found = VideoFacts(calibration, {"calibration_s": round(time.perf_counter() - clock, 3)},
+                       stream or ShotStreamParams(), drift=drift.events)
+    shots = _shots_as_read(video, found, table, start, drift, CallBook(calls))
+    found.game = Game(video, options, start, shots, "shots found as the video is read",
+                      from_camera=True)
+    return found
+
+
+def _shots_as_read(video: Path, found: VideoFacts, table: TableSpec, start: GameState,
+                   drift: DriftMonitor, calls: CallBook) -> Iterator[dict[str, Any]]:
+    """Each shot of the video as soon as its balls are at rest, tracking the video meanwhile;
+    ``found``'s rows and timings filled as it goes (the time spent while the caller judges a
+    shot is not counted)."""
+    fps = video_fps(video)
+    progress = Progress(video.name, True)
+    stream = ShotStream(table, fps, found.stream)
+    pictures = Illustrator(video)
+    spent = {"tracking_s": 0.0, "shot_facts_s": 0.0, "pictures_s": 0.0}
+    given = 0
+
+    def ready(streamed: StreamedShot) -> dict[str, Any]:
+        nonlocal given
+        clock = time.perf_counter()
+        shot: dict[str, Any] = {**streamed.facts, "found_frame": streamed.found_frame}
+        first = bisect.bisect_left(found.rows, int(shot["strike_frame"]), key=lambda r: r[0])
+        last = bisect.bisect_right(found.rows, int(shot["rest_frame"]), key=lambda r: r[0])
+        pictures.add(shot, found.rows[first:last])
+        call = calls.call_for(given, shot)
+        if call is not None:
+            shot["call"] = call
+        given += 1
+        spent["pictures_s"] += time.perf_counter() - clock
+        progress.clear()
+        return shot
+
+    try:
+        clock = time.perf_counter()
+        for result in tracked_frames(video, found.calibration, table,
+                                     cue_ball_of(start.shooter).value, progress, start, drift):
+            found.rows.extend(rows_of(result))
+            tracked = time.perf_counter()
+            spent["tracking_s"] += tracked - clock
+            done = stream.feed(result.frame, result.balls)
+            spent["shot_facts_s"] += time.perf_counter() - tracked
+            for streamed in done:
+                shot = ready(streamed)
+                found.timings.update({k: round(v, 3) for k, v in spent.items()})
+                yield shot
+            clock = time.perf_counter()
+        tracked = time.perf_counter()
+        spent["tracking_s"] += tracked - clock
+        done = stream.finish()
+        spent["shot_facts_s"] += time.perf_counter() - tracked
+        for streamed in done:
+            shot = ready(streamed)
+            found.timings.update({k: round(v, 3) for k, v in spent.items()})
+            yield shot
+    finally:
+        pictures.close()
+        found.timings.update({k: round(v, 3) for k, v in spent.items()})

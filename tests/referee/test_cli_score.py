@@ -403,23 +403,51 @@ def test_no_arguments_referee_the_demo_video_to_its_winner(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`kaisa` alone: the demo match's video, found, tracked and judged shot by shot, to the
-    same verdicts as its labels, with both reports and the annotated video in ./kaisa-demo/."""
+    same verdicts as its labels, with both reports and the annotated video in ./kaisa-demo/.
+    Each verdict is printed while the video is still being read, within 2 s of video after
+    that shot's balls came to rest (the last: when the video ends)."""
+    import referee.app
+    import vision.track
     from referee.cli import DEMO_VIDEO
     from referee.evaluate import VERDICT_FIELDS
 
     if not DEMO_VIDEO.is_file():
         pytest.skip("sample clips not made")
     monkeypatch.chdir(tmp_path)
+    frames_taken = [0]  # frames the tracker has taken from the decoder so far
+    read_at_verdict: list[int] = []
+    reader, line = vision.track.read_ahead_frames, referee.app.shot_line
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        for item in reader(*args, **kwargs):
+            frames_taken[0] += 1
+            yield item
+
+    def noted(*args: Any) -> str:
+        read_at_verdict.append(frames_taken[0])
+        return line(*args)
+
+    monkeypatch.setattr(vision.track, "read_ahead_frames", counted)
+    monkeypatch.setattr(referee.app, "shot_line", noted)
     code, out, err = _run(capsys)
     assert code == 0, err
     assert "Traceback" not in err
     expected = [v for _, _, v in load_game(demo_game_path()).judged()]
     assert _shots_printed("referee", out) == len(expected)
+    total = frames_taken[0]
+    # (the decoder reads at most its queue, 8 frames, ahead of what the tracker has taken)
+    assert len(read_at_verdict) == len(expected) and read_at_verdict[0] + 8 < total / 4
+    assert read_at_verdict == sorted(read_at_verdict) and read_at_verdict[-2] + 8 < total
     assert f"player {expected[-1].winner} WINS" in out
     report = json.loads((tmp_path / "kaisa-demo" / "demo_match.report.json").read_text())
     for shot, truth in zip(report["shots"], expected, strict=True):
         assert {k: shot["verdict"][k] for k in VERDICT_FIELDS} == {
             k: truth.to_dict()[k] for k in VERDICT_FIELDS}
+    fps = 30.0
+    for shot, taken in zip(report["shots"][:-1], read_at_verdict, strict=False):
+        assert 0 < shot["found_frame"] - shot["rest_frame"] <= 2 * fps
+        # (the tracker hands a frame on a few frames after it took it: its look-ahead)
+        assert taken <= shot["found_frame"] + fps / 2
     assert (tmp_path / "kaisa-demo" / "demo_match.html").stat().st_size > 10_000
     assert (tmp_path / "kaisa-demo" / "demo_match.annotated.mp4").stat().st_size > 100_000
 
