@@ -2,11 +2,11 @@
 
 Makes a video ``--times`` times as long as the given one by writing its compressed packets that
 many times in a row (PyAV, no re-encoding: the same pictures, which jump back to the first one at
-each seam, as if the balls were put back), tracks it with ``vision.track.track_video`` with each
-row dropped as it comes (as ``kaisa track`` writes it out), and samples, every ``--every``
-frames and at the end of each pass: the Python heap that ``tracemalloc`` traces (numpy's and
-OpenCV's arrays included) and the process's resident memory. Prints the samples, each pass's
-largest, and the growth from the first pass's largest to the last's, per thousand frames.
+each seam, as if the balls were put back), tracks it with ``vision.tracking.tracker.track_video``
+with each row dropped as it comes (as ``kaisa track`` writes it out), and samples, every
+``--every`` frames and at the end of each pass: the Python heap that ``tracemalloc`` traces
+(numpy's and OpenCV's arrays included) and the process's resident memory. Prints the samples, each
+pass's largest, and the growth from the first pass's largest to the last's, per thousand frames.
 Bounded memory: every pass the same, give or take a few frames' arrays.
 
     python benchmarks/bench_memory.py [VIDEO] [--times K] [--every N] [--no-trace]
@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 
 from calibration import Calibration  # noqa: E402
 from rules.table import TableSpec  # noqa: E402
-from vision.track import track_video  # noqa: E402
+from vision.tracking.tracker import track_video  # noqa: E402
 
 MIB = 1024 * 1024
 

@@ -8,7 +8,8 @@ Reads ../shared/realdata/club-overhead (beside the project; skipped with a messa
 absent). For each clip: calibrate as ``kaisa calibrate`` does (the median of 9 frames; the
 default table spec, russian-12ft, stands in for the unknown pool table, as in
 tests/calibration/test_calibration_realdata.py), track every frame with
-``vision.track.track_video`` and find the shots with ``vision.shotfacts.shots_from_tracks`` (as
+``vision.tracking.tracker.track_video`` and find the shots with
+``vision.shots.facts.shots_from_tracks`` (as
 referee/pipeline.py chains them, with no start state and no cue ball named; with
 ``--game-state``, from the state a match would give at each clip's start,
 benchmarks/realdata_startstate.json: the white named W1 and the cue ball, the red R1, where they
@@ -365,14 +366,15 @@ def run_clip(path: Path, frames_dir: Path | None, every: int, at: set[int],
 
     from calibration import detect_table_in_video
     from calibration.video import sample_frames
-    from vision.ballsize import calibrate_for_the_balls
-    from vision.shotfacts import shots_from_tracks, tracks_from_rows
-    from vision.track import grey_shift, track_video, video_fps
+    from video import grey_shift, video_fps
+    from vision.detection.ballsize import calibrate_for_the_balls
+    from vision.shots.facts import shots_from_tracks, tracks_from_rows
+    from vision.tracking.tracker import track_video
 
     t0 = time.perf_counter()
     measured = None
     sample = sample_frames(path, 9)
-    if ball_mm == "auto":  # as the referee does (vision.ballsize.calibrate_for_the_balls)
+    if ball_mm == "auto":  # as the referee does (vision.detection.ballsize.calibrate_for_the_balls)
         calibration = calibrate_for_the_balls(path, table_spec(None), sample)
         table = calibration.table
         measured = (calibration.checks or {}).get("ball_diameter_mm")
@@ -485,7 +487,8 @@ def main() -> int:
     parser.add_argument("--ball-mm", default="auto",
                         help="a ball this big (mm in the russian-12ft frame) instead of the "
                              "preset's 68; 'auto' (default): as the balls measure in each clip "
-                             "(vision.ballsize, about 100 mm here); 'preset': the preset's")
+                             "(vision.detection.ballsize, about 100 mm here); 'preset': the "
+                             "preset's")
     parser.add_argument("--shift", type=int, default=0, metavar="N",
                         help="add N grey levels to every channel of every frame tracked "
                              "(negative: take them away); default 0")

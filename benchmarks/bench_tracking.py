@@ -28,7 +28,8 @@ sys.path.insert(0, str(ROOT))
 from calibration import Calibration  # noqa: E402
 from referee.evaluate import Track, TrackScores, read_tracks, score_tracks  # noqa: E402
 from rules.table import TableSpec  # noqa: E402
-from vision.track import grey_shift, track_video  # noqa: E402
+from video import grey_shift  # noqa: E402
+from vision.tracking.tracker import track_video  # noqa: E402
 
 
 def decode_seconds(video: Path, convert: bool = True) -> tuple[float, float, int]:

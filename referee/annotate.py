@@ -32,7 +32,7 @@ from calibration import Calibration
 from referee.describe import describe
 from referee.errors import InputError
 from rules import Ball, KaisaError, Verdict
-from vision.track import read_ahead_frames
+from video import read_ahead_frames
 
 Row = tuple[int, str, float, float, bool]
 Image = npt.NDArray[np.uint8]

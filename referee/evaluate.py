@@ -280,7 +280,7 @@ class ClipsScore:
 def score_clips(cases: Sequence[tuple[str, Any, list[Any]]]) -> ClipsScore:
     """Shot facts found in each case's track rows (name, Labels, rows), judged and compared with
     the labels."""
-    from vision.shotfacts import shots_from_tracks, tracks_from_rows
+    from vision.shots.facts import shots_from_tracks, tracks_from_rows
 
     total = ClipsScore()
     for name, labels, rows in cases:

@@ -22,9 +22,10 @@ from calibration import (
 from referee.errors import InputError
 from referee.gamefile import Game, read_json
 from rules import Call, GameState, KaisaError, RuleOptions, TableSpec, cue_ball_of
-from vision.ballsize import calibrate_for_the_balls, table_for_the_balls
-from vision.shotstream import ShotStream, ShotStreamParams, StreamedShot
-from vision.track import FrameTracks, track_video, video_fps
+from video import video_fps
+from vision.detection.ballsize import calibrate_for_the_balls, table_for_the_balls
+from vision.shots.stream import ShotStream, ShotStreamParams, StreamedShot
+from vision.tracking.tracker import FrameTracks, track_video
 
 DRIFT_CHECK_S = 5.0  # seconds of video between two checks that the camera has not moved
 

@@ -10,8 +10,8 @@ Imports ``rules`` and ``calibration`` only. Typical use::
     write_tracks_csv("clip.tracks.csv", track_video("clip.mp4", calibration))
 """
 
-from vision.detect import BallDetector, ColourModel, Detection, VisionError
-from vision.track import BallState, FrameTracks, Tracker, track_video, write_tracks_csv
+from vision.detection.detector import BallDetector, ColourModel, Detection, VisionError
+from vision.tracking.tracker import BallState, FrameTracks, Tracker, track_video, write_tracks_csv
 
 __all__ = [
     "BallDetector",

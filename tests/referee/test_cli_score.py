@@ -407,7 +407,7 @@ def test_no_arguments_referee_the_demo_video_to_its_winner(
     Each verdict is printed while the video is still being read, within 2 s of video after
     that shot's balls came to rest (the last: when the video ends)."""
     import referee.app
-    import vision.track
+    import vision.tracking.tracker
     from referee.cli import DEMO_VIDEO
     from referee.evaluate import VERDICT_FIELDS
 
@@ -416,7 +416,7 @@ def test_no_arguments_referee_the_demo_video_to_its_winner(
     monkeypatch.chdir(tmp_path)
     frames_taken = [0]  # frames the tracker has taken from the decoder so far
     read_at_verdict: list[int] = []
-    reader, line = vision.track.read_ahead_frames, referee.app.shot_line
+    reader, line = vision.tracking.tracker.read_ahead_frames, referee.app.shot_line
 
     def counted(*args: Any, **kwargs: Any) -> Any:
         for item in reader(*args, **kwargs):
@@ -427,7 +427,7 @@ def test_no_arguments_referee_the_demo_video_to_its_winner(
         read_at_verdict.append(frames_taken[0])
         return line(*args)
 
-    monkeypatch.setattr(vision.track, "read_ahead_frames", counted)
+    monkeypatch.setattr(vision.tracking.tracker, "read_ahead_frames", counted)
     monkeypatch.setattr(referee.app, "shot_line", noted)
     code, out, err = _run(capsys)
     assert code == 0, err

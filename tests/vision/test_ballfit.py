@@ -1,4 +1,5 @@
-"""The compiled per-ball refinement (vision/ballfit.py) on drawn balls with known answers."""
+"""The compiled per-ball refinement (vision/detection/ballfit.py) on drawn balls with known
+answers."""
 
 from __future__ import annotations
 
@@ -6,8 +7,8 @@ import cv2
 import numpy as np
 import pytest
 
-from vision import ballfit
-from vision.detect import _chroma_planes, detect_frame
+from vision.detection import ballfit
+from vision.detection.detector import _chroma_planes, detect_frame
 
 CLOTH = (110, 150, 40)
 WHITE = (235, 240, 240)

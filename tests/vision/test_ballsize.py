@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from tests.vision.test_detect import BGR, calibration, cloth
-from vision.ballsize import (
+from vision.detection.ballsize import (
     measure_ball_size,
     most_common_size,
     table_for_the_balls,

@@ -12,7 +12,7 @@ from calibration import Calibration
 from rules.table import TableSpec
 from synth.camera import random_pose
 from synth.render import BallPose, Look, Renderer
-from vision.detect import (
+from vision.detection.detector import (
     BALL_DEPTH,
     STRONG,
     STRONGER,
@@ -146,7 +146,7 @@ def test_the_compressions_blocks_on_a_grey_cloth_are_no_white_balls():
     (k-means gave them a class named white): an in-hand W2 was tracked on the cloth all clip
     long (opening_yellow_first_s59). A white ball is brighter than the cloth; such a block is
     not."""
-    from vision.detect import Detection
+    from vision.detection.detector import Detection
 
     frames, _, _ = grey_cloth_frames(0)
     det = BallDetector(calibration())
@@ -187,7 +187,7 @@ def test_fast_pixel_to_table_map_matches_the_calibration():
     from dataclasses import replace
 
     from calibration.model import guess_camera_matrix
-    from vision.detect import _PixelToTable
+    from vision.detection.detector import _PixelToTable
 
     cal = replace(calibration(), camera_matrix=guess_camera_matrix((W, H)),
                   distortion=[-0.1, 0.01, 0.0, 0.0, 0.0])
@@ -598,7 +598,7 @@ def test_a_blob_barely_unlike_the_cloth_is_no_ball_a_white_on_a_pale_cloth_is():
     # cloth, the faintest ball there is, stays
     from dataclasses import replace
 
-    from vision.detect import _cloth_coloured
+    from vision.detection.detector import _cloth_coloured
 
     for make in (cloth, pale_cloth):
         det, found = red_and_white_fitted(make)
@@ -644,7 +644,7 @@ TOUCHING_ON_A_DIAGONAL = """
 def test_two_balls_touching_on_a_diagonal_are_two_balls_not_a_streak():
     # the pixel between the two centres keeps 0.7 radii of the blob's width there (as a streak
     # would); but a streak is as wide as at its peaks all along, two balls are not
-    from vision.detect import _distances
+    from vision.detection.detector import _distances
 
     rows = TOUCHING_ON_A_DIAGONAL.split()
     mask = np.array([[c == "1" for c in row] for row in rows], np.uint8)
@@ -819,7 +819,7 @@ def test_only_a_blob_longer_than_a_ball_and_as_wide_is_drawn_out():
     # (work pixels, radius 5) a disc, a half-hidden ball, a piece of the cue (a strip 1.2 balls
     # long, half a ball wide: as spread across as the cue's pieces on the synthetic clips) are
     # not; a ball's faint blur (1.6 balls long, 0.8 wide) is, along its way
-    from vision.detect import _one_ball
+    from vision.detection.detector import _one_ball
 
     r = 5.0
     yy, xx = np.mgrid[0:40, 0:40].astype(np.float64) - 20.0
@@ -1207,7 +1207,7 @@ def test_a_streak_whose_ends_are_two_ball_colours_is_two_balls():
     them, make a blob as wide all along as a streak, and the streak's middle, of neither colour,
     was the only detection. A streak is one ball, of one colour all along: with each end sure
     of another ball colour, it is two balls at its ends; a white's own streak stays one."""
-    from vision.detect import _distances
+    from vision.detection.detector import _distances
 
     det, _ = red_and_white_fitted()
     r = 5.0
@@ -1276,7 +1276,7 @@ def test_a_streak_joined_to_its_shadow_is_one_ball_though_wider_than_a_ball():
     1.44 radii deep, deeper than a ball; taken for a hand, its round parts were looked for and
     none was found, and the white was lost for the frame. Straight and as wide all along, it
     is one streak; a blob twice a ball's depth (an arm) is not."""
-    from vision.detect import _distances
+    from vision.detection.detector import _distances
 
     det = BallDetector(calibration())
     r = 5.0
@@ -1298,7 +1298,7 @@ def test_two_balls_with_halos_a_little_apart_are_two_balls_not_three():
     which pulled the red's centre 12 px toward the white. Each ball explains the pixels within
     its own depth: no third ball; and three balls in a tight triangle, two of them found as
     peaks, still hold a third."""
-    from vision.detect import _distances, _unexplained_balls
+    from vision.detection.detector import _distances, _unexplained_balls
 
     r = 5.0
     yy, xx = np.mgrid[0:30, 0:40]
@@ -1324,7 +1324,7 @@ def test_a_ball_as_deep_with_its_halo_as_the_ball_found_beside_it_is_a_ball():
     and its summit is deeper than one ball alone. A summit as deep as the ball found beside
     it is a ball; one much deeper (a hand) is not, nor is any beside a ball of one ball's
     depth."""
-    from vision.detect import _as_deep_as_its_balls, _Blob, _distances
+    from vision.detection.detector import _as_deep_as_its_balls, _Blob, _distances
 
     r = 5.0
     yy, xx = np.mgrid[0:30, 0:50]

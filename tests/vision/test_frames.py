@@ -1,4 +1,4 @@
-"""Frames kept in the video's 4:2:0 planes (vision/frames.py): the BGR made of them is OpenCV's
+"""Frames kept in the video's 4:2:0 planes (video/frames.py): the BGR made of them is OpenCV's
 to the bit, and videos in other forms are decoded by OpenCV as before."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.detect import VisionError
-from vision.frames import PlanarFrame, as_bgr, bgr_patch, planar_frames, video_frames
+from video import VideoError
+from video.frames import PlanarFrame, as_bgr, bgr_patch, planar_frames, video_frames
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_videos"
 DEMO = SAMPLES / "demo_match.mp4"
@@ -66,7 +66,7 @@ def test_the_detectors_work_image_is_the_same_from_planes_and_from_bgr(work_diam
     """The detector's work image (halved: the planes' own pass; by 3, 4 or 1: OpenCV's area
     average of the converted region) is the same from the planes as from the BGR frame."""
     from tests.vision.test_detect import calibration
-    from vision.detect import BallDetector
+    from vision.detection.detector import BallDetector
 
     detector = BallDetector(calibration(), work_diameter_px=work_diameter_px)
     f = _random_frame(5, h=720, w=1280)
@@ -137,7 +137,7 @@ def test_a_file_that_is_no_video_raises_a_vision_error(tmp_path):
     bad = tmp_path / "not_a_video.mp4"
     bad.write_bytes(b"\x00\x01 no video here" * 100)
     assert planar_frames(bad, few_cores=True) is None
-    with pytest.raises(VisionError, match="expected a video"):
+    with pytest.raises(VideoError, match="expected a video"):
         list(video_frames(bad))
 
 
@@ -145,7 +145,7 @@ def test_the_float_terms_are_the_fixed_point_terms_for_every_byte():
     """The conversion's terms in float32 (vectorised 16 at a time) against FFmpeg's 16-bit
     fixed point, for all 256 values of a byte, both as numba computes them and as a fused
     multiply-add would (one rounding)."""
-    from vision.frames import _B_U, _G_U, _G_V, _LUMA, _R_V, _chroma_row, _luma, _term
+    from video.frames import _B_U, _G_U, _G_V, _LUMA, _R_V, _chroma_row, _luma, _term
 
     x = np.arange(256)
     for coefficient, offset in [(_LUMA, 16), (_B_U, 128), (_G_U, 128), (_G_V, 128), (_R_V, 128)]:

@@ -12,7 +12,7 @@ import pytest
 from referee.evaluate import judge_found_shots, read_tracks, score_shots
 from referee.labels import load_labels
 from rules import EventType, Pocket, TableSpec
-from vision.shotfacts import (
+from vision.shots.facts import (
     FoundEvent,
     Sample,
     _kinked,
@@ -302,7 +302,7 @@ def test_true_tracks_of_the_labelled_clips_give_the_labelled_facts_and_verdicts(
 def test_a_resting_ball_whose_detection_flickers_between_two_places_did_not_move():
     """W1 rests at one place, seen for a few frames 30 mm off (a touching ball's split
     changing) and back: no real ball jumps from rest to rest, so nothing happened."""
-    from vision.shotfacts import Sample, _without_rest_flicker
+    from vision.shots.facts import Sample, _without_rest_flicker
     place, other = (1000.0, 500.0), (1000.0, 530.0)
     xys = [place] * 5 + [other] * 3 + [place] * 4 + [other] * 2 + [place] * 3
     samples = [Sample(k, k / 30, xy) for k, xy in enumerate(xys)]
@@ -318,7 +318,7 @@ def test_a_ball_struck_back_through_the_place_it_rolled_off_did_not_flicker_ther
     """demo_match, W2: slowing to rest it stepped 1.8 mm off one sample and stayed; 800 frames
     later it was struck back across that sample's place. Passing through a place is not being
     back at rest on it: the samples between are real and stay as they were."""
-    from vision.shotfacts import Sample, _without_rest_flicker
+    from vision.shots.facts import Sample, _without_rest_flicker
     xs = [0.0, 0.0, 0.0, 1.8, 1.8, 1.8, 1.8, 1.8, 1.8, -1.0, -9.0, -17.0, -25.0]
     samples = [Sample(k, k / 30, (1000.0 + x, 500.0)) for k, x in enumerate(xs)]
     assert _without_rest_flicker(samples) == samples
@@ -618,7 +618,7 @@ def test_a_ball_that_rattles_in_a_middle_pocket_s_jaws_and_comes_out_touched_the
 
 
 def test_the_jaws_are_the_ends_of_the_cushion_noses_at_the_pockets():
-    from vision.shotfacts import nearest_jaw
+    from vision.shots.facts import nearest_jaw
     L, W, a = TABLE.length_mm, TABLE.width_mm, TABLE.jaw_offset_mm(Pocket.HR)
     m = TABLE.jaw_offset_mm(Pocket.ML)
     cases = {(40.0, 100.0): ("head", (0.0, a)), (100.0, 40.0): ("right", (a, 0.0)),
@@ -939,7 +939,7 @@ def test_a_contact_pushes_a_ball_away_from_the_other_along_the_line_of_centres()
     more than the least kink) as R1 passes within the contact tolerance. A contact pushes each
     ball away from the other along their line of centres (within 60 degrees: a cut's throw,
     the track's noise); Y's turn went sideways to that line: no contact."""
-    from vision.shotfacts import _pushed_away
+    from vision.shots.facts import _pushed_away
     y, r1 = (3254.0, 361.0), (3206.0, 303.0)
     away = np.subtract(y, r1) / math.dist(y, r1)
     across = np.array([-away[1], away[0]])

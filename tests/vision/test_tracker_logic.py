@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from rules.table import TableSpec
-from vision.detect import Detection
-from vision.track import Tracker, _RepeatsFilled
+from vision.detection.detector import Detection
+from vision.tracking.tracker import Tracker, _RepeatsFilled
 
 TABLE = TableSpec()
 D = TABLE.ball_diameter_mm

@@ -1,10 +1,11 @@
 """One ball's full-resolution centre, colour and shape scores, compiled (numba).
 
 The detection finds each ball at the working resolution and then refines it in a patch of the
-full-resolution frame around it (see :meth:`vision.detect.BallDetector._refine_new`). Done with
-numpy, that refinement was some forty small array operations per ball, each a few microseconds of
-call overhead on a patch of a few thousand pixels: the largest single cost of tracking a rolling
-ball (0.3 ms a ball a frame). Here it is one compiled pass over the patch's pixels, with the same
+full-resolution frame around it (see :meth:`vision.detection.detector.BallDetector._refine_new`).
+Done with numpy, that refinement was some forty small array operations per ball, each a few
+microseconds of call overhead on a patch of a few thousand pixels: the largest single cost of
+tracking a rolling ball (0.3 ms a ball a frame). Here it is one compiled pass over the patch's
+pixels, with the same
 arithmetic: float32 where numpy worked in float32 (the chromaticity, the squared distances; a
 Python float compared with a float32 array was rounded to float32 first, as numpy 2 does), float64
 elsewhere, sums of whole numbers (exact in any order) where numpy summed them. The differences are

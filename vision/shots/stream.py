@@ -2,10 +2,10 @@
 rest a moment (``settle_s``), not after the whole match has been tracked.
 
 The tracker's frames are fed in order. Every ``check_every_s`` the shots are cut from the frames
-kept so far, by the same rules as a finished match's (:func:`vision.shotfacts.split_shots`): a
+kept so far, by the same rules as a finished match's (:func:`vision.shots.facts.split_shots`): a
 shot whose last motion lies ``settle_s`` back is over (motion again sooner would have been the
 same shot's: ``settle_s`` is longer than that gap), and its facts are found from the frames up
-to now (:func:`vision.shotfacts.shot_record`). Frames older than ``history_s`` before the shot
+to now (:func:`vision.shots.facts.shot_record`). Frames older than ``history_s`` before the shot
 still open, or before now, are dropped, so memory does not grow with the video's length; a ball
 not seen for longer keeps its last few sightings (where it was when it went out of view).
 
@@ -22,7 +22,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from rules.table import TableSpec
-from vision.shotfacts import (
+from vision.shots.facts import (
     NEXT_STRIKE_S,
     STILL_FRAMES,
     STILL_MM_PER_FRAME,

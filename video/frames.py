@@ -31,6 +31,8 @@ import numpy as np
 from numba import njit
 from numpy.typing import NDArray
 
+from video.errors import VideoError
+
 Frame = NDArray[np.uint8]
 
 # FFmpeg's conversion of limited-range BT.601 4:2:0 to BGR as OpenCV's wheel runs it on x86-64:
@@ -235,14 +237,12 @@ def planar_frames(path: str | Path, few_cores: bool) -> Iterator[PlanarFrame] | 
 
 
 def bgr_frames(path: str | Path, few_cores: bool) -> Iterator[Frame]:
-    """The video's frames decoded by OpenCV into BGR images (raises VisionError when it cannot
+    """The video's frames decoded by OpenCV into BGR images (raises VideoError when it cannot
     be opened)."""
-    from vision.detect import VisionError
-
     cap = cv2.VideoCapture(str(path), cv2.CAP_ANY,
                            [cv2.CAP_PROP_N_THREADS, 1] if few_cores else [])
     if not cap.isOpened():
-        raise VisionError(f"expected a video OpenCV can decode, could not open {str(path)!r}")
+        raise VideoError(f"expected a video OpenCV can decode, could not open {str(path)!r}")
     try:
         while True:
             ok, frame = cap.read()
@@ -265,7 +265,7 @@ def video_frames(path: str | Path, planar: bool = True) -> Iterator[AnyFrame]:
 
 def warm_up() -> None:
     """Load the compiled conversions now (numba's cache), on inputs of the types the detection
-    passes (see :func:`vision.ballfit.warm_up`)."""
+    passes (see :func:`vision.detection.ballfit.warm_up`)."""
     y = np.zeros((4, 8), np.uint8)
     f = PlanarFrame(y, y[:2].copy(), y[:2].copy(), 8)
     f.halved(0, 0, (2, 2))

@@ -21,8 +21,8 @@ The centre is then refined at full resolution: the centroid of the ball's pixels
 own contrast, inside 1.3 radii and inside its Voronoi cell among neighbouring balls, then a circle
 of the known radius fitted to that region's outline (ignoring outline points far inside it: the
 ball's shaded side; or far outside it: a cue or a neighbour), in one compiled pass per ball
-(:mod:`vision.ballfit`). A ball that did not change since the previous frame (same blob at the
-working resolution) keeps its previous answer.
+(:mod:`vision.detection.ballfit`). A ball that did not change since the previous frame (same
+blob at the working resolution) keeps its previous answer.
 
 Colour classes are fitted per video (:class:`ColourModel`): the detections' chromaticities are
 clustered and the clusters named by relative saturation (white is the least saturated) and hue. A
@@ -46,10 +46,10 @@ from numpy.typing import NDArray
 
 from calibration import Calibration
 from calibration.model import apply_homography
-from rules.errors import KaisaError
 from rules.table import Pocket
-from vision.ballfit import count_dots, fit_ball
-from vision.frames import AnyFrame, Frame, PlanarFrame, bgr_patch
+from video.errors import VideoError
+from video.frames import AnyFrame, Frame, PlanarFrame, bgr_patch
+from vision.detection.ballfit import count_dots, fit_ball
 
 F32 = NDArray[np.float32]
 
@@ -142,8 +142,9 @@ MIXTURE_BRIGHTNESS = 1.5
 COARSE_STEP_DIAMETERS = 0.375
 
 
-class VisionError(KaisaError):
-    """Bad input for the vision stage (an unreadable image or video, a frame of the wrong size)."""
+class VisionError(VideoError):
+    """Bad input for the vision stage (an unreadable image or video, a frame of the wrong size);
+    a video that cannot be read at all raises the video stage's own VideoError."""
 
 
 @dataclass(frozen=True)
@@ -1062,7 +1063,7 @@ class BallDetector:
         """``picture_change``: the largest change of a pixel of the work image (grey levels,
         any channel) since the last frame's picture, inf for the first; a picture shown again
         by a recorder that pads a slower camera's frames differs from it only by the codec's
-        noise (see vision.track._RepeatsFilled)."""
+        noise (see vision.tracking.tracker._RepeatsFilled)."""
         last, self._last_small = self._last_small, small
         self.picture_change = (math.inf if last is None
                                else float(cv2.norm(small, last, cv2.NORM_INF)))
@@ -1674,7 +1675,8 @@ class BallDetector:
                     neighbours: list[_Blob]) -> list[tuple[_Blob, Detection]]:
         """Full-resolution answers for ``blobs`` (``neighbours``: all of this frame's candidates):
         each centre, score and colour from a patch of the frame around it
-        (:func:`vision.ballfit.fit_ball`), the dots of a ball that may be white, the table mm."""
+        (:func:`vision.detection.ballfit.fit_ball`), the dots of a ball that may be white, the
+        table mm."""
         labels = self._labels
         x0, y0, _, _ = self.roi
         sx, sy = self._sx, self._sy

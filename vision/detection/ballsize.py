@@ -23,8 +23,7 @@ from numpy.typing import NDArray
 
 from calibration import Calibration, detect_table_in_video
 from rules.table import Pocket, TableSpec
-
-from .detect import _chroma_distance, _chroma_planes, _odd
+from vision.detection.detector import _chroma_distance, _chroma_planes, _odd
 
 MM_PER_PX = 4.0  # the rectified picture's scale: a 68 mm ball is 17 pixels across
 SIZE_WINDOW = 0.10  # sizes within 10 % of one another count as the same ball size

@@ -1,0 +1,114 @@
+"""Reading a video: its frames decoded by a thread ahead of their use, its frame rate, and a
+benchmark's stand-in for another decoder's pictures."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from queue import Empty, Queue
+from typing import TypeVar
+
+import cv2
+import numpy as np
+
+from video.frames import AnyFrame, Frame, as_bgr, video_frames
+
+T = TypeVar("T")
+
+# the reader thread prepares a frame (see read_ahead_frames) when this many wait in its queue:
+# the consumer is behind. Simulated on the demo's own per-frame costs, 1 to 5 give the same
+# wall time within 1 %, 7 % less than the reader always preparing (the consumer always
+# preparing: 6 % more than the reader always, as the consumer is the busier thread in a
+# shot); measured, 1, 2 and 4 (and the consumer always preparing) are the same within the
+# shared machine's noise, 8 % less than the reader always preparing (medians of six
+# alternating pairs)
+PREPARED_WHEN_BEHIND = 2
+
+
+# --- video --------------------------------------------------------------------------------------
+def read_ahead_frames(path: str | Path, prepare: Callable[[AnyFrame, int], T] | None = None,
+                      queue_size: int = 8, adjust: Callable[[Frame], Frame] | None = None,
+                      planar: bool = False) -> Iterator[tuple[int, AnyFrame, T | None]]:
+    """Decoded frames, read ahead by a thread (decoding overlaps with detection), each with
+    ``prepare(frame, index)`` (None without ``prepare``). An error in the thread is raised here.
+    ``adjust``: applied to each BGR frame as it is decoded, in the reader thread. ``planar``:
+    frames as the video holds them where it can (:class:`video.frames.PlanarFrame`: BGR made
+    only where asked; not with ``adjust``), else BGR images.
+
+    ``prepare`` runs in whichever thread has time for it: in the reader when the consumer is
+    behind (``PREPARED_WHEN_BEHIND`` frames or more wait in the queue), else in the consumer
+    as it takes the frame. Detection's cost swings from frame to frame (a still table is
+    cheap, a shot dear): in the reader alone, the preparing would hold up the frames a fast
+    consumer waits for; in the consumer alone, it would load the busier thread. Either way the
+    same work on the same frame, so the same result (``prepare`` must not depend on the order
+    of its calls: frames may be prepared out of order)."""
+    frames = video_frames(path, planar=planar and adjust is None)
+    # each item: the frame, and whether it was prepared, with what
+    q: Queue[tuple[AnyFrame, bool, T | None] | BaseException | None] = Queue(maxsize=queue_size)
+    stop = threading.Event()
+
+    def read() -> None:
+        try:
+            for index, frame in enumerate(frames):
+                if stop.is_set():
+                    break
+                if adjust is not None:
+                    frame = adjust(as_bgr(frame))
+                if prepare is not None and q.qsize() >= PREPARED_WHEN_BEHIND:
+                    q.put((frame, True, prepare(frame, index)))
+                else:
+                    q.put((frame, False, None))
+        except Exception as e:  # handed to the consumer, raised there
+            q.put(e)
+        finally:
+            q.put(None)
+
+    thread = threading.Thread(target=read, daemon=True)
+    thread.start()
+    try:
+        index = 0
+        while True:
+            item = q.get()
+            if item is None:
+                break
+            if isinstance(item, BaseException):
+                raise item
+            frame, prepared, ready = item
+            if prepare is not None and not prepared:
+                ready = prepare(frame, index)
+            yield index, frame, ready
+            index += 1
+    finally:
+        stop.set()
+        while thread.is_alive():
+            with contextlib.suppress(Empty):
+                q.get_nowait()
+            thread.join(timeout=0.01)
+        close = getattr(frames, "close", None)
+        if close is not None:  # (a generator: its video closed now, not when collected)
+            close()
+
+
+def grey_shift(levels: int) -> Callable[[Frame], Frame] | None:
+    """An ``adjust`` for :func:`track_video`: every channel of every frame ``levels`` grey
+    levels brighter (negative: darker), saturating; None for 0. A benchmark's stand-in for the
+    slightly different pictures another decoder or colour conversion gives (about one level)."""
+    if levels == 0:
+        return None
+    level = np.full(3, abs(levels), np.float64)
+
+    def shifted(frame: Frame) -> Frame:
+        return np.asarray(cv2.add(frame, level) if levels > 0 else cv2.subtract(frame, level))
+
+    return shifted
+
+
+def video_fps(path: str | Path) -> float:
+    cap = cv2.VideoCapture(str(path))
+    try:
+        fps = float(cap.get(cv2.CAP_PROP_FPS))
+    finally:
+        cap.release()
+    return fps if fps > 0 else 30.0
