@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import time
+from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -96,7 +97,7 @@ class OverlayPlan:
         self.trail_frames = max(2, round(TRAIL_S * fps))
         self.event_frames = max(1, round(EVENT_S * fps))
         self.ball_radius_px = self.table.ball_radius_mm / calibration.mm_per_px()
-        self._positions(list(rows))
+        self._positions(rows)
         self._pockets_px = [{p.value: xy for p, xy in c.pockets_px().items()}
                             for _, c in self.calibrations]
         self._house_px = [self._house_outline(c) for _, c in self.calibrations]
@@ -108,18 +109,26 @@ class OverlayPlan:
         self.start_shooter = int(start.get("shooter", 1))
 
     # positions ----------------------------------------------------------------------------
-    def _positions(self, rows: list[Row]) -> None:
-        n = max((r[0] for r in rows), default=-1) + 1
+    def _positions(self, rows: Iterable[Row]) -> None:
+        # (read once, into compact arrays: the rows of a long match may be many)
+        index = {b: i for i, b in enumerate(BALLS)}
+        frames, balls, visible = array("l"), array("B"), array("B")
+        xy = array("d")
+        for frame, ball, x, y, seen in rows:
+            if ball in index:
+                frames.append(frame)
+                balls.append(index[ball])
+                visible.append(bool(seen))
+                xy.extend((x, y))
+        f = np.frombuffer(frames, dtype=np.int_) if frames else np.zeros(0, dtype=np.int_)
+        n = int(f.max()) + 1 if len(f) else 0
         self.frame_count = n
         self.mm = np.full((n, len(BALLS), 2), np.nan)
         self.visible = np.zeros((n, len(BALLS)), dtype=bool)
-        index = {b: i for i, b in enumerate(BALLS)}
-        kept = [r for r in rows if r[1] in index]
-        if kept:
-            frames = np.array([r[0] for r in kept])
-            balls = np.array([index[r[1]] for r in kept])
-            self.mm[frames, balls] = np.array([(r[2], r[3]) for r in kept], dtype=np.float64)
-            self.visible[frames, balls] = np.array([bool(r[4]) for r in kept])
+        if len(f):
+            b = np.frombuffer(balls, dtype=np.uint8).astype(np.intp)
+            self.mm[f, b] = np.frombuffer(xy, dtype=np.float64).reshape(-1, 2)
+            self.visible[f, b] = np.frombuffer(visible, dtype=np.uint8).astype(bool)
         self.px = np.full_like(self.mm, np.nan)
         known = np.isfinite(self.mm[..., 0])
         starts = [f for f, _ in self.calibrations] + [n]

@@ -41,7 +41,8 @@ from rules import (
 if TYPE_CHECKING:  # cv2 is imported only when a video is refereed
     from calibration import Calibration
     from referee.annotate import Annotated
-    from referee.pipeline import Row, VideoFacts
+    from referee.pipeline import VideoFacts
+    from referee.trackrows import TrackRows
 
 
 @dataclass
@@ -227,7 +228,7 @@ class VideoRun:
     """What the second pass over a video (the annotated video) needs from the first."""
 
     calibration: Calibration
-    rows: list[Row]  # the tracker's (frame, ball, x_mm, y_mm, visible); empty if not kept
+    rows: TrackRows  # the tracker's (frame, ball, x_mm, y_mm, visible), on disk
     start: GameState
     recalibrated: list[tuple[int, Calibration]] = field(default_factory=list)  # camera moved
 
@@ -268,6 +269,15 @@ def run_job(job: RefereeJob, out: TextIO | None = None) -> tuple[Path, ...]:
     InputError. Shot lines go to ``out`` (stdout), notices to stderr."""
     clock = timed()
     game, found = load_source(job)
+    try:
+        return _referee_and_report(job, game, found, clock, out)
+    finally:
+        if found is not None:
+            found.rows.close()
+
+
+def _referee_and_report(job: RefereeJob, game: Game, found: VideoFacts | None,
+                        clock: Callable[[], float], out: TextIO | None) -> tuple[Path, ...]:
     with Journal(job.journal) as journal:
         run = referee_game(game, journal, resume=job.resume, pace_s=job.pace_s, out=out)
     extra, video_side = video_report(found) if found is not None else ({}, None)

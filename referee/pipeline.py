@@ -4,7 +4,6 @@ out as soon as its balls are at rest, for the same refereeing loop that judges a
 
 from __future__ import annotations
 
-import bisect
 import sys
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -21,6 +20,7 @@ from calibration import (
 )
 from referee.errors import InputError
 from referee.gamefile import Game, read_json
+from referee.trackrows import Row, TrackRows
 from rules import Call, GameState, KaisaError, RuleOptions, TableSpec, cue_ball_of
 from video import video_fps
 from vision.detection.ballsize import calibrate_for_the_balls, table_for_the_balls
@@ -124,8 +124,6 @@ class Illustrator:
         self._capture.release()
 
 
-Row = tuple[int, str, float, float, bool]
-
 
 class Progress:
     """The tracking's progress on stderr: on a terminal one line rewritten in place (cleared
@@ -212,7 +210,7 @@ class VideoFacts:
     calibration: Calibration
     timings: dict[str, float]
     stream: ShotStreamParams
-    rows: list[Row] = field(default_factory=list)
+    rows: TrackRows = field(default_factory=TrackRows)
     drift: list[DriftEvent] = field(default_factory=list)
     game: Game = field(init=False)
 
@@ -266,9 +264,8 @@ def _shots_as_read(video: Path, found: VideoFacts, table: TableSpec, start: Game
         nonlocal given
         clock = time.perf_counter()
         shot: dict[str, Any] = {**streamed.facts, "found_frame": streamed.found_frame}
-        first = bisect.bisect_left(found.rows, int(shot["strike_frame"]), key=lambda r: r[0])
-        last = bisect.bisect_right(found.rows, int(shot["rest_frame"]), key=lambda r: r[0])
-        pictures.add(shot, found.rows[first:last])
+        pictures.add(shot, found.rows.between(int(shot["strike_frame"]),
+                                              int(shot["rest_frame"])))
         call = calls.call_for(given, shot)
         if call is not None:
             shot["call"] = call
