@@ -280,11 +280,12 @@ class ClipsScore:
 def score_clips(cases: Sequence[tuple[str, Any, list[Any]]]) -> ClipsScore:
     """Shot facts found in each case's track rows (name, Labels, rows), judged and compared with
     the labels."""
-    from vision.shots.facts import shots_from_tracks, tracks_from_rows
+    from vision.shots.stream import shots_from_rows
 
     total = ClipsScore()
     for name, labels, rows in cases:
-        found = shots_from_tracks(labels.table, tracks_from_rows(rows, labels.fps), labels.fps)
+        # (as `kaisa referee` finds them: each shot once its balls are at rest)
+        found = [s.facts for s in shots_from_rows(rows, labels.table, labels.fps)]
         scores = score_shots(labels.doc["shots"], judge_found_shots(labels, found))
         for t, c in scores.events.items():
             total.events[t].add(c)

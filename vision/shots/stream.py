@@ -122,10 +122,13 @@ class ShotStream:
             if samples and _moved(samples[-1], x, y, frame):
                 self._last_motion = frame
             samples.append(Sample(frame, frame / self.fps, (x, y)))
-        # (no motion since the last shot given out: no shot can have begun, nothing to look at)
-        if frame < self._next_check or self._last_motion <= self._given_until:
+        if frame < self._next_check:
             return []
         self._next_check = frame + self._check_every
+        if self._last_motion <= self._given_until:
+            # (no motion since the last shot given out: no shot can have begun)
+            self._forget_before(frame - self._history)
+            return []
         return self._finished(final=False)
 
     def finish(self) -> list[StreamedShot]:
@@ -173,3 +176,13 @@ def shots_as_they_end(frames: Iterable[tuple[int, Mapping[str, tuple[float, floa
     for frame, balls in frames:
         yield from stream.feed(frame, balls)
     yield from stream.finish()
+
+
+def shots_from_rows(rows: Iterable[tuple[int, str, float, float, bool]], table: TableSpec,
+                    fps: float, params: ShotStreamParams | None = None) -> list[StreamedShot]:
+    """Every shot of a video's tracker rows (frame, ball, x_mm, y_mm, visible), streamed frame
+    by frame as :func:`shots_as_they_end` finds them (for evaluation and benchmarks)."""
+    by_frame: dict[int, dict[str, tuple[float, float, bool]]] = {}
+    for frame, ball, x, y, visible in rows:
+        by_frame.setdefault(frame, {})[ball] = (x, y, visible)
+    return list(shots_as_they_end(sorted(by_frame.items()), table, fps, params))
