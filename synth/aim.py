@@ -14,8 +14,9 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
+from rules.events import EventType
 from rules.table import Pocket, TableSpec
-from synth.physics import EventType, Shot, Strike, simulate
+from synth.physics import Shot, Strike, simulate
 
 Point = tuple[float, float]
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import cv2
 import numpy as np
@@ -33,10 +33,11 @@ CALIBRATION_FORMAT = "kaisa-calibration/1"
 
 # Base orientation (table -> camera) of a camera looking straight down with the head at the left:
 # image x = table +x, image y (down) = table -y, optical axis = table -z. Right-handed.
-_DOWN = np.array([[1.0, 0.0, 0.0], [0.0, -1.0, 0.0], [0.0, 0.0, -1.0]])
+_DOWN: FloatArray = np.array([[1.0, 0.0, 0.0], [0.0, -1.0, 0.0], [0.0, 0.0, -1.0]])
 
 
-def _matrix(value: ArrayLike, shape: tuple[int, ...], what: str) -> tuple[Any, ...]:
+def _matrix(value: ArrayLike, shape: tuple[int, ...],
+            what: str) -> tuple[tuple[float, ...], ...] | tuple[float, ...]:
     arr = np.asarray(value, dtype=np.float64)
     if arr.shape != shape or not np.all(np.isfinite(arr)):
         raise ValueError(f"expected {what} as finite numbers of shape {shape}, got {arr.shape}")
@@ -142,20 +143,22 @@ class CameraPose:
         """Unit view directions (N, 3) in the table frame through the given image pixels."""
         n = self.normalised(pixels)
         d = np.concatenate([n, np.ones((len(n), 1))], axis=1) @ self.R
-        return d / np.linalg.norm(d, axis=1, keepdims=True)
+        unit: FloatArray = d / np.linalg.norm(d, axis=1, keepdims=True)
+        return unit
 
     def to_plane(self, pixels: ArrayLike, z_mm: float = 0.0) -> FloatArray:
         """Image pixels (N, 2) -> table (x, y) mm where their rays meet the plane ``z = z_mm``."""
         d = self.rays(pixels)
         c = self.centre
-        s = (z_mm - c[2]) / d[:, 2]
+        s: FloatArray = (z_mm - c[2]) / d[:, 2]
         return c[:2] + s[:, None] * d[:, :2]
 
     def homography_table_to_undistorted_image(self, z_mm: float = 0.0) -> FloatArray:
         """3x3 homography: table (x, y) on the plane ``z = z_mm`` -> undistorted pixels."""
         r, t = self.R, self.t
         h = self.camera_matrix @ np.column_stack([r[:, 0], r[:, 1], r[:, 2] * z_mm + t])
-        return h / h[2, 2]
+        out: FloatArray = h / h[2, 2]
+        return out
 
     def mm_per_px(self, xy_mm: ArrayLike = (0.0, 0.0), z_mm: float = 0.0) -> float:
         """Approximate size of one pixel in mm at a table point (ignores distortion)."""
@@ -192,7 +195,7 @@ def rotation_from_angles(tilt_x_rad: float, tilt_y_rad: float, yaw_rad: float) -
     ``tilt_x`` (about the image's x axis), ``tilt_y`` (about its y axis) and turned by ``yaw``
     about its optical axis (the table appears rotated by ``yaw`` in the image)."""
     tilt, _ = cv2.Rodrigues(np.array([tilt_x_rad, tilt_y_rad, yaw_rad], dtype=np.float64))
-    return tilt @ _DOWN
+    return cast(FloatArray, tilt) @ _DOWN  # (the stubs say any number type: float64 in, out)
 
 
 def overhead_pose(table: TableSpec, image_size: tuple[int, int] = (1280, 720), *,
@@ -240,7 +243,9 @@ def overhead_pose(table: TableSpec, image_size: tuple[int, int] = (1280, 720), *
         # offset of the outline's bounding-box centre from the principal point, in mm at the aim
         off = (n.max(axis=0) + n.min(axis=0)) / 2 * height_mm
         aim = aim + rot[:2, :].T @ np.array([off[0], off[1]]) * np.array([1.0, 1.0, 0.0])
-    return CameraPose(fx=f, fy=f, cx=cx, cy=cy, rotation=rot, translation=t, k1=k1, k2=k2,
+    return CameraPose(fx=f, fy=f, cx=cx, cy=cy,
+                      rotation=tuple(tuple(float(v) for v in row) for row in rot),
+                      translation=tuple(float(v) for v in t), k1=k1, k2=k2,
                       image_size=(int(w), int(h)))
 
 

@@ -43,12 +43,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import NDArray
 
 from rules.balls import Ball
 from rules.events import EventType  # the one event vocabulary, shared with the rules
 from rules.table import Cushion, Pocket, TableSpec
 
 Point = tuple[float, float]
+FloatArray = NDArray[np.float64]
 
 BALL_IDS: tuple[str, ...] = tuple(b.value for b in Ball)
 """The five ball ids, in the fixed order used by every array of this module."""
@@ -809,23 +811,23 @@ class Shot:
         self._R = sim.R
         self._spin_rate = sim.spin_rate
         snaps = sim.snaps
-        self._t = np.array([s[0] for s in snaps])
-        self._p = np.array([s[1] for s in snaps])
-        self._v = np.array([s[2] for s in snaps])
-        self._a = np.array([s[3] for s in snaps])
-        self._w = np.array([s[4] for s in snaps])
-        self._al = np.array([s[5] for s in snaps])
-        self._on = np.array([s[6] for s in snaps], dtype=bool)
+        self._t: FloatArray = np.array([s[0] for s in snaps])
+        self._p: FloatArray = np.array([s[1] for s in snaps])
+        self._v: FloatArray = np.array([s[2] for s in snaps])
+        self._a: FloatArray = np.array([s[3] for s in snaps])
+        self._w: FloatArray = np.array([s[4] for s in snaps])
+        self._al: FloatArray = np.array([s[5] for s in snaps])
+        self._on: NDArray[np.bool_] = np.array([s[6] for s in snaps], dtype=bool)
 
     # ---- trajectory ------------------------------------------------------------------------
-    def _segments(self, times: np.ndarray, side: str) -> tuple[np.ndarray, np.ndarray]:
+    def _segments(self, times: FloatArray, side: str) -> tuple[NDArray[np.intp], FloatArray]:
         idx = np.searchsorted(self._t, times, side="left" if side == "left" else "right") - 1
         idx = np.clip(idx, 0, len(self._t) - 1)
         tau = np.maximum(times - self._t[idx], 0.0)
         return idx, tau
 
-    def sample(self, times: Iterable[float] | np.ndarray, side: str = "right"
-               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def sample(self, times: Iterable[float] | FloatArray, side: str = "right"
+               ) -> tuple[FloatArray, FloatArray, FloatArray]:
         """Ball states at many times at once: ``(pos, vel, w)`` of shapes (n, 5, 2), (n, 5, 2),
         (n, 5, 3), balls in :data:`BALL_IDS` order; NaN where a ball is not on the table.
         ``side="left"`` gives the state just before an event at exactly that time."""
@@ -862,7 +864,7 @@ class Shot:
         return float(0.5 * np.nansum(vel**2) + 0.5 * inertia * np.nansum(w**2))
 
     @property
-    def step_times(self) -> np.ndarray:
+    def step_times(self) -> FloatArray:
         """Times (s) of every internal event (shot events and motion changes), incl. the start."""
         return self._t.copy()
 

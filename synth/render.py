@@ -29,6 +29,7 @@ import colorsys
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any, cast
 
 import cv2
 import numpy as np
@@ -39,6 +40,7 @@ from rules.table import Pocket, Spot, TableSpec
 from synth.camera import CameraPose
 
 F32 = NDArray[np.float32]
+U8 = NDArray[np.uint8]
 BGR = tuple[float, float, float]
 Rect = tuple[int, int, int, int]  # x0, y0, x1, y1 (exclusive)
 
@@ -248,7 +250,8 @@ def roll(rot: NDArray[np.float64], dx_mm: float, dy_mm: float,
         return np.asarray(rot, dtype=np.float64).copy()
     rvec = np.array([-dy_mm, dx_mm, 0.0]) / radius  # axis * angle
     turn, _ = cv2.Rodrigues(rvec)
-    return turn @ np.asarray(rot, dtype=np.float64)
+    # (the stubs say any number type: float64 in, float64 out)
+    return cast(NDArray[np.float64], turn) @ np.asarray(rot, dtype=np.float64)
 
 
 def finish(frame: NDArray[np.uint8], rng: np.random.Generator, look: Look) -> NDArray[np.uint8]:
@@ -269,9 +272,9 @@ def _sharpen_and_gain(frame: NDArray[np.uint8], rng: np.random.Generator,
     out = frame
     if look.sharpen > 0:  # unsharp masking, as most webcams do (halos around the balls)
         soft = cv2.GaussianBlur(frame, (0, 0), 1.5)
-        out = cv2.addWeighted(frame, 1 + look.sharpen, soft, -look.sharpen, 0)
+        out = cast(U8, cv2.addWeighted(frame, 1 + look.sharpen, soft, -look.sharpen, 0))
     if gain != 1.0:
-        out = cv2.convertScaleAbs(out, alpha=gain)
+        out = cast(U8, cv2.convertScaleAbs(out, alpha=gain))  # (always 8-bit)
     return out
 
 
@@ -393,8 +396,8 @@ class Renderer:
         rot = cam.R.astype(np.float32)
         comps = [nx * rot[0, j] + ny * rot[1, j] + rot[2, j] for j in range(3)]
         inv = 1 / np.sqrt(comps[0] * comps[0] + comps[1] * comps[1] + comps[2] * comps[2])
-        self._ray_planes = [np.ascontiguousarray(comp * inv) for comp in comps]
-        self._rays = cv2.merge(self._ray_planes)
+        self._ray_planes: list[F32] = [np.ascontiguousarray(comp * inv) for comp in comps]
+        self._rays = cast(F32, cv2.merge(self._ray_planes))  # (float32 planes)
         d = self._rays.reshape(-1, 3)
         c = self._cam_c
 
@@ -413,7 +416,8 @@ class Renderer:
         def soft(sd: F32, sl: tuple[slice, slice] | None = None) -> F32:
             """Signed distance (mm, > 0 inside) -> antialiased coverage."""
             scale = inv_px if sl is None else inv_px[sl]
-            return np.clip(sd * scale + np.float32(0.5), 0, 1).astype(np.float32)
+            cover: F32 = np.clip(sd * scale + np.float32(0.5), 0, 1).astype(np.float32)
+            return cover
 
         # --- cloth (z = -r) ---------------------------------------------------------------------
         e_cloth = self._illum(xc, yc, -r)
@@ -508,13 +512,13 @@ class Renderer:
         # --- camera ------------------------------------------------------------------------------
         rr = ((uu - cam.cx) ** 2 + (vv - cam.cy) ** 2) / (cam.cx ** 2 + cam.cy ** 2)
         vig = (1 - look.vignetting * rr * (1 + 0.3 * rr)).astype(np.float32)
-        self._gain = vig[..., None] * np.array(look.white_balance, np.float32) \
+        self._gain: F32 = vig[..., None] * np.array(look.white_balance, np.float32) \
             * np.float32(look.exposure)
         img = _tone(img * self._gain)
         if look.blur_px > 0:
-            img = cv2.GaussianBlur(img, (0, 0), look.blur_px)
+            img = cast(F32, cv2.GaussianBlur(img, (0, 0), look.blur_px))
         self._bg = img
-        self._bg_u8 = np.clip(img + 0.5, 0, 255).astype(np.uint8)
+        self._bg_u8: U8 = np.clip(img + 0.5, 0, 255).astype(np.uint8)
         self._cloth_w = (a_open * (1 - a_hole)).astype(np.float32)
 
     def _window(self, x_mm: float, y_mm: float, half_mm: float,
@@ -552,8 +556,9 @@ class Renderer:
             out = (np.float32(py) - y) * np.float32(1.0 if py == 0 else -1.0)  # into the rail
             width = np.float32(m / 2) + flare * np.maximum(out, 0)
             depth = abs(hy - py)
-            return np.minimum(width - np.abs(x - np.float32(px)),
-                              np.minimum(out + 1.0, np.float32(depth) - out))
+            sd: F32 = np.minimum(width - np.abs(x - np.float32(px)),
+                                 np.minimum(out + 1.0, np.float32(depth) - out))
+            return sd
         sx = 1.0 if px > 0 else -1.0
         sy = 1.0 if py > 0 else -1.0
         # u: along the diagonal into the field from the corner; v: across it
@@ -564,7 +569,9 @@ class Renderer:
         mouth_u = np.float32(m / 2)
         hu = -((hx - px) * -sx + (hy - py) * -sy) / math.sqrt(2)
         width = np.float32(m / 2) + flare * np.maximum(mouth_u - u, 0)
-        return np.minimum(width - np.abs(v), np.minimum(mouth_u + 1.0 - u, u + np.float32(hu)))
+        corner_sd: F32 = np.minimum(width - np.abs(v),
+                                    np.minimum(mouth_u + 1.0 - u, u + np.float32(hu)))
+        return corner_sd
 
     def _sights(self) -> list[tuple[float, float]]:
         L, W = self.table.length_mm, self.table.width_mm
@@ -610,7 +617,7 @@ class Renderer:
         neg = bank_neg[oy:oy + self.height, ox:ox + self.width]
         if flip:
             pos, neg = neg, pos
-        out = cv2.subtract(cv2.add(frame, pos), neg)
+        out = cast(U8, cv2.subtract(cv2.add(frame, pos), neg))  # (8-bit, saturated)
         return _jpeg(out, self.look.jpeg_quality)
 
     def project_ball(self, x_mm: float, y_mm: float) -> tuple[float, float]:
@@ -642,9 +649,9 @@ class Renderer:
         for balls in per_sample:
             for b in balls.values():
                 tracks[b.ball_id] = _union(tracks.get(b.ball_id), b.shadow_rect)
-        for rect, ids in _clusters(tracks):
+        for rect, cluster in _clusters(tracks):
             x0, y0, x1, y1 = rect
-            sub = [{b: s[b] for b in ids if b in s} for s in samples]
+            sub = [{b: s[b] for b in cluster if b in s} for s in samples]
             if all(_same_state(sub[0], other) for other in sub[1:]):
                 seq = [[per_sample[0][b] for b in sub[0]]]
             else:
@@ -653,12 +660,12 @@ class Renderer:
             # composites is bg * mean(visible background) + mean(ball colour)
             keep = np.zeros((y1 - y0, x1 - x0), np.float32)
             colour = np.zeros((y1 - y0, x1 - x0, 3), np.float32)
-            for balls in seq:
-                self._compose(rect, balls, keep, colour)
+            for group in seq:
+                self._compose(rect, group, keep, colour)
             k = np.float32(1.0 / len(seq))
             if self.look.blur_px > 0:
-                keep = cv2.GaussianBlur(keep, (0, 0), self.look.blur_px)
-                colour = cv2.GaussianBlur(colour, (0, 0), self.look.blur_px)
+                keep = cast(F32, cv2.GaussianBlur(keep, (0, 0), self.look.blur_px))
+                colour = cast(F32, cv2.GaussianBlur(colour, (0, 0), self.look.blur_px))
             patch = self._bg[y0:y1, x0:x1] * (keep * k)[..., None] + colour * k
             out[y0:y1, x0:x1] = np.clip(patch + np.float32(0.5), 0, 255).astype(np.uint8)
         # the cue and the player, averaged over the sub-frames (each distinct state cached)
@@ -666,14 +673,14 @@ class Renderer:
         covered = dict.fromkeys(ids, 0.0)
         present = dict.fromkeys(ids, 0)
         for balls in per_sample:
-            for b in balls:
-                present[b] += 1
+            for ball_id in balls:
+                present[ball_id] += 1
         layers = [None if c is None or not c.visible else self._cue_layer(c) for c in cues]
         drawn = [lay for lay in layers if lay is not None]
         if drawn:
             rect = drawn[0].rect
-            for lay in drawn[1:]:
-                rect = _union(rect, lay.rect)
+            for other in drawn[1:]:
+                rect = _union(rect, other.rect)
             x0, y0, x1, y1 = rect
             shadow = np.zeros((y1 - y0, x1 - x0), np.float32)
             colour = np.zeros((y1 - y0, x1 - x0, 3), np.float32)
@@ -825,8 +832,8 @@ class Renderer:
             c, a = self._shade_ball(b)
             if math.hypot(*b.smear) > 0.25:
                 kernel = _line_kernel(*b.smear)
-                c = cv2.filter2D(c, -1, kernel, borderType=cv2.BORDER_CONSTANT)
-                a = cv2.filter2D(a, -1, kernel, borderType=cv2.BORDER_CONSTANT)
+                c = cast(F32, cv2.filter2D(c, -1, kernel, borderType=cv2.BORDER_CONSTANT))
+                a = cast(F32, cv2.filter2D(a, -1, kernel, borderType=cv2.BORDER_CONSTANT))
             sl = (slice(by0 - y0, by1 - y0), slice(bx0 - x0, bx1 - x0))
             colour[sl] = c + colour[sl] * (1 - a)[..., None]
             alpha[sl] = a + alpha[sl] * (1 - a)
@@ -866,6 +873,7 @@ class Renderer:
             for ddx, ddy, ddz in dots:
                 c = bxp * ddx + byp * ddy + bzp * ddz
                 cosang = c if cosang is None else np.maximum(cosang, c)
+            assert cosang is not None  # (a marked ball has two or four dots)
             ang = _DOT_DIAMETER_MM / 2 / r
             edge = math.sin(ang) * dist / self._f / r  # one pixel, in cosine units
             a_dot = np.clip((cosang - np.float32(math.cos(ang))) * np.float32(1 / edge)
@@ -1012,8 +1020,8 @@ class Renderer:
             layer = _merge(stick, player)
         colour, alpha = layer.colour, layer.alpha
         if self.look.blur_px > 0:
-            colour = cv2.GaussianBlur(colour, (0, 0), self.look.blur_px)
-            alpha = cv2.GaussianBlur(alpha, (0, 0), self.look.blur_px)
+            colour = cast(F32, cv2.GaussianBlur(colour, (0, 0), self.look.blur_px))
+            alpha = cast(F32, cv2.GaussianBlur(alpha, (0, 0), self.look.blur_px))
         out = _Layer(layer.rect, colour, np.clip(alpha, 0, 1), layer.depth, layer.shadow)
         if len(self._cue_cache) > 32:
             self._cue_cache.clear()
@@ -1095,8 +1103,8 @@ class Renderer:
         alb = np.broadcast_to(np.array(p.albedo, np.float32), nrm.shape)
         if p.bands:
             alb = alb.copy()
-            for start, col in p.bands:
-                alb[frac >= start] = col
+            for start, band_albedo in p.bands:
+                alb[frac >= start] = band_albedo
         col = alb * light[..., None] + (np.float32(p.gloss) * spec)[..., None]
         col = _tone(col * self._gain[y0:y1, x0:x1])
         return col * alpha[..., None], alpha, (t - inside).astype(np.float32)
@@ -1175,7 +1183,8 @@ class Renderer:
         rad = np.float32(p.r0) + np.float32(p.r1 - p.r0) * f
         height = float(mid[2]) - rz
         pen = 4.0 + self.look.lamp_size_mm * height / max(lamp[2] - mid[2], 50.0)
-        return np.clip((rad - dist) * np.float32(1 / pen) + np.float32(0.5), 0, 1)
+        occ: F32 = np.clip((rad - dist) * np.float32(1 / pen) + np.float32(0.5), 0, 1)
+        return occ
 
     def _coverage(self, b: _Ball, rect: Rect, alpha: F32) -> float:
         """Fraction of a ball's disc covered by a layer with coverage ``alpha`` over ``rect``."""
@@ -1217,28 +1226,30 @@ def _bgr(a: NDArray[np.float64]) -> BGR:
     return (float(a[0]), float(a[1]), float(a[2]))
 
 
-def _tint(albedo: BGR, shade: F32) -> F32:
+def _tint(albedo: BGR, shade: NDArray[np.floating[Any]]) -> F32:
     shade = np.asarray(shade, np.float32)
-    return cv2.merge([shade * np.float32(c) for c in albedo])
+    return cast(F32, cv2.merge([shade * np.float32(c) for c in albedo]))  # (float32 planes)
 
 
 def _over(under: F32, over: F32, alpha: F32) -> F32:
     a = np.ascontiguousarray(alpha, dtype=np.float32)
-    return cv2.blendLinear(np.ascontiguousarray(under, np.float32),
-                           np.ascontiguousarray(over, np.float32), 1 - a, a)
+    return cast(F32, cv2.blendLinear(np.ascontiguousarray(under, np.float32),
+                                     np.ascontiguousarray(over, np.float32), 1 - a, a))
 
 
 def _rect_sd(x: F32, y: F32, x0: float, x1: float, y0: float, y1: float) -> F32:
     """Signed distance to a rectangle's boundary, > 0 inside (exact inside, approximate out)."""
-    return np.minimum(np.minimum(x - np.float32(x0), np.float32(x1) - x),
-                      np.minimum(y - np.float32(y0), np.float32(y1) - y))
+    sd: F32 = np.minimum(np.minimum(x - np.float32(x0), np.float32(x1) - x),
+                         np.minimum(y - np.float32(y0), np.float32(y1) - y))
+    return sd
 
 
 def _px_size(x: F32, y: F32) -> F32:
     """Millimetres per pixel on a plane, from the plane coordinates of neighbouring pixels."""
     gx = np.hypot(np.gradient(x, axis=1), np.gradient(y, axis=1))
     gy = np.hypot(np.gradient(x, axis=0), np.gradient(y, axis=0))
-    return np.maximum(np.sqrt(gx * gy), 1e-3).astype(np.float32)
+    size: F32 = np.maximum(np.sqrt(gx * gy), 1e-3).astype(np.float32)
+    return size
 
 
 def _noise_at(rng: np.random.Generator, x: F32, y: F32, mm_per_cell: float, blur: float,
@@ -1248,11 +1259,11 @@ def _noise_at(rng: np.random.Generator, x: F32, y: F32, mm_per_cell: float, blur
     nx = int((length + 2 * margin) / mm_per_cell) + 2
     ny = int((width + 2 * margin) / mm_per_cell) + 2
     tex = rng.standard_normal((ny, nx), dtype=np.float32)
-    tex = cv2.GaussianBlur(tex, (0, 0), blur)
+    tex = cast(F32, cv2.GaussianBlur(tex, (0, 0), blur))
     tex /= max(float(tex.std()), 1e-6)
     mx = ((x + np.float32(margin)) / np.float32(mm_per_cell)).astype(np.float32)
     my = ((y + np.float32(margin)) / np.float32(mm_per_cell)).astype(np.float32)
-    return cv2.remap(tex, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+    return cast(F32, cv2.remap(tex, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT))
 
 
 def _periodic_noise(rng: np.random.Generator, size: int, sigma_y: float,
@@ -1274,7 +1285,7 @@ def _grain(rng: np.random.Generator, along: F32, across: F32) -> F32:
     mx = (across / np.float32(2.0)).astype(np.float32)
     mx += 3.0 * cv2.remap(warp, mx / np.float32(8.0), my / np.float32(8.0), cv2.INTER_LINEAR,
                           borderMode=cv2.BORDER_WRAP)
-    return cv2.remap(tex, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_WRAP)
+    return cast(F32, cv2.remap(tex, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_WRAP))
 
 
 def _tone(x: F32) -> F32:
@@ -1292,7 +1303,10 @@ def _jpeg(img: NDArray[np.uint8], quality: int | None) -> NDArray[np.uint8]:
     ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(quality)])
     if not ok:  # pragma: no cover - OpenCV always encodes a uint8 BGR image
         raise RuntimeError("JPEG encoding failed")
-    return cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    if decoded is None:  # pragma: no cover - the JPEG was just encoded by OpenCV
+        raise RuntimeError("JPEG decoding failed")
+    return cast(U8, decoded)  # (IMREAD_COLOR: 8-bit BGR)
 
 
 def _union(a: Rect | None, b: Rect) -> Rect:
@@ -1357,7 +1371,8 @@ def _line_kernel(dx: float, dy: float) -> F32:
                           (y0 + 1) * size + x0 + 1])
     wts = np.concatenate([(1 - wx) * (1 - wy), wx * (1 - wy), (1 - wx) * wy, wx * wy])
     k = np.bincount(idx, wts, minlength=size * size).reshape(size, size).astype(np.float32)
-    return k / k.sum()
+    kernel: F32 = k / k.sum()
+    return kernel
 
 
 def _clusters(tracks: Mapping[str, Rect]) -> list[tuple[Rect, set[str]]]:

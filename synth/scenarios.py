@@ -8,14 +8,16 @@ choice from the scenario's seeded generator, so a seed gives the same clip every
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
-from rules import Ball, Foul, GameState, RuleOptions, Verdict, cue_ball_of
+from rules import Ball, EventType, Foul, GameState, RuleOptions, Verdict, cue_ball_of
 from rules.table import Pocket, Spot, TableSpec
 from synth.aim import (
     aim_pot,
@@ -26,7 +28,7 @@ from synth.aim import (
     pocket_entry,
     unit,
 )
-from synth.physics import BALL_IDS, EventType, Shot, Strike, simulate
+from synth.physics import BALL_IDS, Shot, Strike, simulate
 
 Point = tuple[float, float]
 R = 34.0
@@ -131,14 +133,17 @@ def plan_pot(ctx: Context, obj: str, pocket: Pocket, *, object_speed: tuple[floa
     speed = cue_speed_for(speed_o, cut_angle(ctx.positions[ctx.cue], ghost, launch),
                           math.dist(ctx.positions[ctx.cue], ghost))
     colour = obj[0] if obj[0] != "W" else "W"
+
+    def scores_obj(v: Verdict, s: Shot, b: str = obj) -> bool:
+        return v.scored_ball is not None and v.scored_ball.value == b
+
     return Planned(Strike(ctx.cue, speed, direction, ctx.uniform(*follow), side),
                    {"ball": colour, "pocket": pocket.value} if call else None, off_table,
-                   expect or (lambda v, s, b=obj: v.scored_ball is not None
-                              and v.scored_ball.value == b))
+                   expect or scores_obj)
 
 
 def cue_path_after_last_contact(table: TableSpec, positions: Mapping[str, Point],
-                                 strike: Strike) -> np.ndarray:
+                                 strike: Strike) -> NDArray[np.float64]:
     """The cue ball's centre path (n, 2) from just after its last ball contact until it stops."""
     shot = simulate(positions, strike, table=table)
     hits = [e.t for e in shot.events if e.type is EventType.CONTACT and e.balls
@@ -587,9 +592,9 @@ SCENARIO_BUILDERS: dict[str, Callable[[], Scenario]] = {}
 def _register() -> None:
     for pocket, obj in ((Pocket.HR, "R1"), (Pocket.HL, "R2"), (Pocket.MR, "R1"),
                         (Pocket.ML, "Y"), (Pocket.FR, "R2"), (Pocket.FL, "Y")):
-        SCENARIO_BUILDERS[f"pot_{pocket.value}"] = lambda p=pocket, o=obj: _direct_pot(p, o)
+        SCENARIO_BUILDERS[f"pot_{pocket.value}"] = functools.partial(_direct_pot, pocket, obj)
     for n in (1, 2, 3):
-        SCENARIO_BUILDERS[f"carom_{n}"] = lambda n=n: _carom(n)
+        SCENARIO_BUILDERS[f"carom_{n}"] = functools.partial(_carom, n)
     SCENARIO_BUILDERS["combination"] = lambda: _combination(1)
     SCENARIO_BUILDERS["chain_two"] = lambda: _combination(2)
     SCENARIO_BUILDERS["bank_red_middle"] = lambda: _bank(

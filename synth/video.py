@@ -6,17 +6,22 @@ from __future__ import annotations
 import csv
 import json
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
+from numpy.typing import NDArray
 
 from synth.camera import CameraPose, random_pose
 from synth.clip import FPS, PlayedClip, PlayedShot, labels
 from synth.physics import BALL_IDS
 from synth.render import BallPose, CueState, Look, Renderer, roll
+
+if TYPE_CHECKING:  # (av is imported where it is used: only making clips needs the encoder)
+    from av.container import OutputContainer
+    from av.video.stream import VideoStream
 
 IMAGE_SIZE = (1280, 720)
 SUBFRAMES = 4  # motion blur: samples averaged over the exposure of one frame
@@ -99,7 +104,7 @@ def _cue_at(shots: tuple[PlayedShot, ...], t: float) -> CueState | None:
 
 
 def write_clip(clip: PlayedClip, out_dir: Path, name: str,
-               progress: Any = None) -> dict[str, Path]:
+               progress: Callable[[int, int], object] | None = None) -> dict[str, Path]:
     """Render ``clip`` and write the video, labels and tracks into ``out_dir``."""
     import av  # (imported here: only making clips needs the encoder)
 
@@ -154,7 +159,7 @@ def write_clip(clip: PlayedClip, out_dir: Path, name: str,
     return paths
 
 
-def _open_h264(path: Path, size: tuple[int, int]) -> tuple[Any, Any]:
+def _open_h264(path: Path, size: tuple[int, int]) -> tuple[OutputContainer, VideoStream]:
     """A video file and its H.264 stream as every clip is encoded (x264 at ``CRF``, one
     thread: the same frames give the same bytes)."""
     import av  # (imported here: only making clips needs the encoder)
@@ -182,14 +187,16 @@ def padded_copy(src_dir: Path, dst_dir: Path, name: str, shown: int = 2) -> int:
         raise FileNotFoundError(f"expected a video at {src_dir / f'{name}.mp4'}")
     size = (int(cap.get(cv2.CAP_PROP_FRAME_WIDTH)), int(cap.get(cv2.CAP_PROP_FRAME_HEIGHT)))
     container, stream = _open_h264(dst_dir / f"{name}.mp4", size)
-    n, shown_picture = 0, None
+    n = 0
+    shown_picture: NDArray[np.uint8] | None = None
     try:
         while True:
             ok, picture = cap.read()
             if not ok:
                 break
             if n % shown == 0:
-                shown_picture = picture
+                shown_picture = cast("NDArray[np.uint8]", picture)  # (a decoded 8-bit BGR frame)
+            assert shown_picture is not None  # (set at n = 0)
             for packet in stream.encode(av.VideoFrame.from_ndarray(shown_picture, format="bgr24")):
                 container.mux(packet)
             n += 1
