@@ -9,10 +9,10 @@ patches are converted from them, and nothing else is.
 
 The pixels are OpenCV's to the bit, so the answers are those of decoding with OpenCV: the same
 conversion (BT.601, limited range: what FFmpeg uses for OpenCV whatever the stream says) in the
-same 16-bit fixed point as FFmpeg's x86-64 code (found from 19 million pixels of the demo and the
-club footage, equal on every one; ``tests/vision/test_frames.py`` checks it on the demo), and the
-shrinking rounded as OpenCV's resize rounds it. On another processor FFmpeg may round otherwise
-(within a grey level).
+same 16-bit fixed point as FFmpeg's x86-64 code (found from 19 million pixels of a synthetic
+match and the club footage, equal on every one; ``tests/vision/test_frames.py`` checks it on a
+committed clip), and the shrinking rounded as OpenCV's resize rounds it. On another processor
+FFmpeg may round otherwise (within a grey level).
 
 Videos in any other form (full-range "JPEG" YUV, 4:2:2, 10 bits, rotated by their metadata, or
 that PyAV cannot open) are decoded by OpenCV into BGR frames, as before.
@@ -24,7 +24,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import cv2
 import numpy as np
@@ -34,6 +34,7 @@ from numpy.typing import NDArray
 from video.errors import VideoError
 
 Frame = NDArray[np.uint8]
+F32 = NDArray[np.float32]
 
 # FFmpeg's conversion of limited-range BT.601 4:2:0 to BGR as OpenCV's wheel runs it on x86-64:
 # each term ((x * 8 - offset * 8) * coefficient) >> 16, the coefficients the standard's times
@@ -61,14 +62,14 @@ _F0 = np.float32(0.0)
 
 
 @njit(cache=True, nogil=True)
-def _luma(y: np.ndarray, out: np.ndarray, n: int, step: int) -> None:
+def _luma(y: Frame, out: F32, n: int, step: int) -> None:
     """The luma terms of ``y[0]``, ``y[step]``, ... (``n`` of them) into ``out`` (float32)."""
     for j in range(n):
         out[j] = np.floor(np.float32(y[step * j]) * _LA - _LB)
 
 
 @njit(cache=True, nogil=True)
-def _chroma_row(u: np.ndarray, v: np.ndarray, out: np.ndarray, n: int) -> None:
+def _chroma_row(u: Frame, v: Frame, out: F32, n: int) -> None:
     """The chroma's share of B, G and R (``out``: float32 (3, >= n), whole numbers) of the first
     ``n`` chroma samples of rows ``u`` and ``v``."""
     for m in range(n):
@@ -80,8 +81,8 @@ def _chroma_row(u: np.ndarray, v: np.ndarray, out: np.ndarray, n: int) -> None:
 
 
 @njit(cache=True, nogil=True)
-def _planes_to_bgr(y: np.ndarray, u: np.ndarray, v: np.ndarray, y0: int, y1: int, x0: int,
-                   x1: int) -> np.ndarray:
+def _planes_to_bgr(y: Frame, u: Frame, v: Frame, y0: int, y1: int, x0: int,
+                   x1: int) -> Frame:
     """Rows y0..y1, columns x0..x1 of the picture in BGR."""
     n = x1 - x0
     out = np.empty((y1 - y0, n, 3), np.uint8)
@@ -101,8 +102,8 @@ def _planes_to_bgr(y: np.ndarray, u: np.ndarray, v: np.ndarray, y0: int, y1: int
 
 
 @njit(cache=True, nogil=True)
-def _shrunk_by_two(y: np.ndarray, u: np.ndarray, v: np.ndarray, x0: int, y0: int, ww: int,
-                   wh: int, out: np.ndarray) -> None:
+def _shrunk_by_two(y: Frame, u: Frame, v: Frame, x0: int, y0: int, ww: int,
+                   wh: int, out: Frame) -> None:
     """The region from (x0, y0), 2 * ww x 2 * wh pixels, halved, into ``out`` (uint8 planes
     B, G, R: (3, wh, ww)): each 2 x 2 block's BGR pixels summed and rounded half up, as OpenCV's
     linear resize by one half rounds them.
@@ -189,11 +190,13 @@ def _plane(plane: Any) -> Frame:
     return np.frombuffer(plane, np.uint8).reshape(plane.height, plane.line_size)
 
 
-def planar_frames(path: str | Path, few_cores: bool) -> Iterator[PlanarFrame] | None:
-    """The video's frames as :class:`PlanarFrame`, or None when it is not plain 8-bit 4:2:0 of
-    limited range without rotation (or PyAV cannot open or decode it): then decode with OpenCV.
-    ``few_cores``: decode in this thread alone (FFmpeg's frame threads cost a third more CPU
-    for the same frames; on two cores the detection uses the other one)."""
+def planar_frames(path: str | Path, few_cores: bool, start: int = 0
+                  ) -> Iterator[PlanarFrame] | None:
+    """The video's frames from frame ``start`` on as :class:`PlanarFrame`, or None when it is
+    not plain 8-bit 4:2:0 of limited range without rotation (or PyAV cannot open or decode it,
+    or cannot seek it to ``start``): then decode with OpenCV. ``few_cores``: decode in this
+    thread alone (FFmpeg's frame threads cost a third more CPU for the same frames; on two cores
+    the detection uses the other one)."""
     import av
 
     try:
@@ -203,9 +206,12 @@ def planar_frames(path: str | Path, few_cores: bool) -> Iterator[PlanarFrame] | 
     try:
         stream = container.streams.video[0]
         stream.thread_type = "NONE" if few_cores else "AUTO"
-        frames = container.decode(stream)
+        if start > 0:
+            frames: Iterator[Any] = _seek(container, stream, start)
+        else:
+            frames = container.decode(stream)
         first = next(frames)
-    except (av.error.FFmpegError, IndexError, StopIteration, ValueError):
+    except (av.error.FFmpegError, IndexError, StopIteration, ValueError, _SeekMissed):
         container.close()
         return None
     if (first.format.name != "yuv420p" or first.rotation or first.color_range == 2
@@ -236,31 +242,61 @@ def planar_frames(path: str | Path, few_cores: bool) -> Iterator[PlanarFrame] | 
     return all_frames()
 
 
-def bgr_frames(path: str | Path, few_cores: bool) -> Iterator[Frame]:
-    """The video's frames decoded by OpenCV into BGR images (raises VideoError when it cannot
-    be opened)."""
+class _SeekMissed(Exception):
+    """The frame sought is not where the video's time stamps said (no time stamps, or a
+    variable frame rate): read from the start instead."""
+
+
+def _seek(container: Any, stream: Any, start: int) -> Iterator[Any]:
+    """The decoded frames of ``stream`` from frame ``start`` on: the decoder sent to the key
+    frame at or before it, then the frames before ``start`` decoded and dropped. A frame's
+    number is its time stamp times the frame rate (a constant rate, as cameras record);
+    raises _SeekMissed when the stamps do not allow it."""
+    rate, base = stream.average_rate, stream.time_base
+    if not rate or not base:
+        raise _SeekMissed
+    origin = stream.start_time or 0
+    container.seek(origin + int(start / rate / base), stream=stream, backward=True)
+    frames = container.decode(stream)
+    for frame in frames:
+        if frame.pts is None:
+            raise _SeekMissed
+        index = round((frame.pts - origin) * base * rate)
+        if index > start:
+            raise _SeekMissed  # (landed after it: no key frame before it, or odd stamps)
+        if index == start:
+            yield frame
+            yield from frames
+            return
+
+
+def bgr_frames(path: str | Path, few_cores: bool, start: int = 0) -> Iterator[Frame]:
+    """The video's frames from frame ``start`` on, decoded by OpenCV into BGR images (raises
+    VideoError when it cannot be opened)."""
     cap = cv2.VideoCapture(str(path), cv2.CAP_ANY,
                            [cv2.CAP_PROP_N_THREADS, 1] if few_cores else [])
     if not cap.isOpened():
         raise VideoError(f"expected a video OpenCV can decode, could not open {str(path)!r}")
+    if start > 0:
+        cap.set(cv2.CAP_PROP_POS_FRAMES, start)
     try:
         while True:
             ok, frame = cap.read()
             if not ok:
                 return
-            yield frame
+            yield cast(Frame, frame)  # (the stubs say any number type: BGR bytes)
     finally:
         cap.release()
 
 
-def video_frames(path: str | Path, planar: bool = True) -> Iterator[AnyFrame]:
-    """The video's frames: :class:`PlanarFrame` where it can (``planar``), else BGR images.
-    On two cores, one decoding thread: FFmpeg's frame threads cost a third more CPU for the
-    same frames, and the reader already runs beside the detection, so both cores are busy
-    anyway. With more cores FFmpeg takes what it likes."""
+def video_frames(path: str | Path, planar: bool = True, start: int = 0) -> Iterator[AnyFrame]:
+    """The video's frames from frame ``start`` (counted from 0) on: :class:`PlanarFrame` where
+    it can (``planar``), else BGR images. On two cores, one decoding thread: FFmpeg's frame
+    threads cost a third more CPU for the same frames, and the reader already runs beside the
+    detection, so both cores are busy anyway. With more cores FFmpeg takes what it likes."""
     few_cores = (os.cpu_count() or 1) <= 2
-    frames = planar_frames(path, few_cores) if planar else None
-    return frames if frames is not None else bgr_frames(path, few_cores)
+    frames = planar_frames(path, few_cores, start) if planar else None
+    return frames if frames is not None else bgr_frames(path, few_cores, start)
 
 
 def warm_up() -> None:

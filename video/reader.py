@@ -18,7 +18,7 @@ from video.frames import AnyFrame, Frame, as_bgr, video_frames
 T = TypeVar("T")
 
 # the reader thread prepares a frame (see read_ahead_frames) when this many wait in its queue:
-# the consumer is behind. Simulated on the demo's own per-frame costs, 1 to 5 give the same
+# the consumer is behind. Simulated on a whole match's per-frame costs, 1 to 5 give the same
 # wall time within 1 %, 7 % less than the reader always preparing (the consumer always
 # preparing: 6 % more than the reader always, as the consumer is the busier thread in a
 # shot); measured, 1, 2 and 4 (and the consumer always preparing) are the same within the
@@ -30,12 +30,14 @@ PREPARED_WHEN_BEHIND = 2
 # --- video --------------------------------------------------------------------------------------
 def read_ahead_frames(path: str | Path, prepare: Callable[[AnyFrame, int], T] | None = None,
                       queue_size: int = 8, adjust: Callable[[Frame], Frame] | None = None,
-                      planar: bool = False) -> Iterator[tuple[int, AnyFrame, T | None]]:
+                      planar: bool = False, start: int = 0
+                      ) -> Iterator[tuple[int, AnyFrame, T | None]]:
     """Decoded frames, read ahead by a thread (decoding overlaps with detection), each with
     ``prepare(frame, index)`` (None without ``prepare``). An error in the thread is raised here.
     ``adjust``: applied to each BGR frame as it is decoded, in the reader thread. ``planar``:
     frames as the video holds them where it can (:class:`video.frames.PlanarFrame`: BGR made
-    only where asked; not with ``adjust``), else BGR images.
+    only where asked; not with ``adjust``), else BGR images. ``start``: the first frame read
+    (the decoder seeks to it); indices still count from the video's first frame.
 
     ``prepare`` runs in whichever thread has time for it: in the reader when the consumer is
     behind (``PREPARED_WHEN_BEHIND`` frames or more wait in the queue), else in the consumer
@@ -44,14 +46,14 @@ def read_ahead_frames(path: str | Path, prepare: Callable[[AnyFrame, int], T] | 
     consumer waits for; in the consumer alone, it would load the busier thread. Either way the
     same work on the same frame, so the same result (``prepare`` must not depend on the order
     of its calls: frames may be prepared out of order)."""
-    frames = video_frames(path, planar=planar and adjust is None)
+    frames = video_frames(path, planar=planar and adjust is None, start=start)
     # each item: the frame, and whether it was prepared, with what
     q: Queue[tuple[AnyFrame, bool, T | None] | BaseException | None] = Queue(maxsize=queue_size)
     stop = threading.Event()
 
     def read() -> None:
         try:
-            for index, frame in enumerate(frames):
+            for index, frame in enumerate(frames, start):
                 if stop.is_set():
                     break
                 if adjust is not None:
@@ -68,7 +70,7 @@ def read_ahead_frames(path: str | Path, prepare: Callable[[AnyFrame, int], T] | 
     thread = threading.Thread(target=read, daemon=True)
     thread.start()
     try:
-        index = 0
+        index = start
         while True:
             item = q.get()
             if item is None:

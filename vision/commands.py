@@ -10,13 +10,14 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import cv2
 import numpy as np
 
 from calibration import Calibration, CalibrationError, detect_table_in_video, find_table
 from rules.table import TableSpec
+from video.frames import Frame
 from vision.detection.detector import Detection, VisionError, detect_frame
 from vision.tracking.tracker import track_video, write_tracks_csv
 
@@ -39,14 +40,14 @@ def load_calibration(path: Path) -> Calibration:
     return Calibration.from_dict(data)
 
 
-def _read_frame(path: Path, index: int) -> np.ndarray:
+def _read_frame(path: Path, index: int) -> Frame:
     if not path.is_file():
         raise VisionError(f"expected an image or a video, found nothing at {str(path)!r}")
     if path.suffix.lower() not in VIDEO_SUFFIXES:
         img = cv2.imread(str(path), cv2.IMREAD_COLOR)
         if img is None:
             raise VisionError(f"expected an image OpenCV can read, could not read {str(path)!r}")
-        return np.asarray(img)
+        return cast(Frame, np.asarray(img))  # (the stubs say any number type: BGR bytes)
     cap = cv2.VideoCapture(str(path))
     try:
         if not cap.isOpened():
@@ -56,12 +57,12 @@ def _read_frame(path: Path, index: int) -> np.ndarray:
             ok, frame = cap.read()
             if not ok:
                 raise VisionError(f"expected frame {index} in {str(path)!r}, the video is shorter")
-        return np.asarray(frame)
+        return cast(Frame, np.asarray(frame))
     finally:
         cap.release()
 
 
-def _calibration_for(args: argparse.Namespace, frame: np.ndarray | None = None) -> Calibration:
+def _calibration_for(args: argparse.Namespace, frame: Frame | None = None) -> Calibration:
     if args.calibration is not None:
         return load_calibration(args.calibration)
     table = TableSpec()
@@ -71,7 +72,7 @@ def _calibration_for(args: argparse.Namespace, frame: np.ndarray | None = None) 
     return find_table(frame, table)
 
 
-def _check_size(cal: Calibration, frame: np.ndarray) -> None:
+def _check_size(cal: Calibration, frame: Frame) -> None:
     h, w = frame.shape[:2]
     if (w, h) != cal.image_size:
         raise CalibrationError(f"expected {cal.image_size[0]}x{cal.image_size[1]} frames (the "

@@ -21,13 +21,19 @@ import math
 
 import numpy as np
 from numba import njit
+from numpy.typing import NDArray
+
+F32 = NDArray[np.float32]
+F64 = NDArray[np.float64]
+Mask = NDArray[np.bool_]
+Index = NDArray[np.intp]
 
 _F1 = np.float32(1.0)
 _HALF = np.float32(0.5)
 
 
 @njit(cache=True, nogil=True)
-def _squared_distances(xs: np.ndarray, ys: np.ndarray, px: float, py: float) -> np.ndarray:
+def _squared_distances(xs: F64, ys: F64, px: float, py: float) -> F32:
     """(x - px)^2 + (y - py)^2 over the patch's pixel grid, summed in float64, rounded once to
     float32 (``xs``/``ys``: the patch's column and row coordinates, float64)."""
     out = np.empty((len(ys), len(xs)), np.float32)
@@ -41,7 +47,7 @@ def _squared_distances(xs: np.ndarray, ys: np.ndarray, px: float, py: float) -> 
 
 
 @njit(cache=True, nogil=True)
-def _upper_middle(values: np.ndarray) -> float:
+def _upper_middle(values: F32) -> float:
     """The median of a 1-D array, the upper middle for an even count (as detect._middle_colour
     per channel)."""
     k = len(values) // 2
@@ -49,7 +55,7 @@ def _upper_middle(values: np.ndarray) -> float:
 
 
 @njit(cache=True, nogil=True)
-def _fit_outline(region: np.ndarray, cx: float, cy: float, r: float, ix0: int,
+def _fit_outline(region: Mask, cx: float, cy: float, r: float, ix0: int,
                  iy0: int) -> tuple[float, float]:
     """The centre of a circle of radius ``r`` through the region's outline (its pixels with a
     neighbour outside it, 8-connected; the patch's border counts as inside), ignoring outline
@@ -106,9 +112,9 @@ def _fit_outline(region: np.ndarray, cx: float, cy: float, r: float, ix0: int,
 
 
 @njit(cache=True, nogil=True)
-def _foreground_in(patch: np.ndarray, cloth: np.ndarray, rows: np.ndarray, cols: np.ndarray,
-                   i0: int, i1: int, j0: int, j1: int, fp: np.ndarray, si: np.ndarray,
-                   ratio: np.ndarray, done: np.ndarray) -> None:
+def _foreground_in(patch: NDArray[np.uint8], cloth: F32, rows: Index, cols: Index,
+                   i0: int, i1: int, j0: int, j1: int, fp: F32, si: F32,
+                   ratio: F32, done: Mask) -> None:
     """The foreground of the patch's pixels in rows i0..i1, columns j0..j1 not made yet: ``fp``
     the chromaticity distance (L1) from the cloth plus half the relative brightening, ``si`` the
     brightness sum B + G + R + 3, ``ratio`` the half brightening (see detect._chroma_distance:
@@ -136,11 +142,11 @@ def _foreground_in(patch: np.ndarray, cloth: np.ndarray, rows: np.ndarray, cols:
 
 
 @njit(cache=True, nogil=True)
-def fit_ball(patch: np.ndarray, cloth: np.ndarray, labels: np.ndarray, rows: np.ndarray,
-             cols: np.ndarray, label: int, others: np.ndarray, cx: float, cy: float, r: float,
+def fit_ball(patch: NDArray[np.uint8], cloth: F32, labels: NDArray[np.uint16], rows: Index,
+             cols: Index, label: int, others: F64, cx: float, cy: float, r: float,
              ix0: int, iy0: int, threshold: float, by_light: bool, brighter: float,
-             streak: bool) -> tuple[float, float, float, float, float, float, bool, np.ndarray,
-                                    np.ndarray, np.ndarray]:
+             streak: bool) -> tuple[float, float, float, float, float, float, bool, Mask, F32,
+                                    F32]:
     """One ball refined in ``patch`` (full-resolution BGR, its top left pixel at ``ix0, iy0``),
     from its place ``cx, cy`` at the working resolution and its radius ``r`` (full pixels).
 
@@ -315,8 +321,7 @@ def fit_ball(patch: np.ndarray, cloth: np.ndarray, labels: np.ndarray, rows: np.
 
 
 @njit(cache=True, nogil=True)
-def count_dots(dd: np.ndarray, si: np.ndarray, inner: np.ndarray,
-               r: float) -> tuple[int, float]:
+def count_dots(dd: F32, si: F32, inner: Mask, r: float) -> tuple[int, float]:
     """The dark dots inside a ball (within 0.8 radii; darker than 0.6 of its core): how many
     (8-connected groups of two pixels or more), and the spread of all their pixels (the standard
     deviation along their longest axis, pixels). ``dd``, ``si`` and ``inner``: :func:`fit_ball`'s

@@ -15,7 +15,6 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 import cv2
 import numpy as np
@@ -133,7 +132,7 @@ def _half_radius(d: NDArray[np.float32], x: float, y: float,
     return float(r), ring, half
 
 
-def _edge_radius(profile: NDArray[Any], r_half: float) -> float:
+def _edge_radius(profile: NDArray[np.float32], r_half: float) -> float:
     """Where the ring profile falls fastest near the half-contrast radius: the ball's edge.
     (A white ball's contrast peaks at its highlight and falls off over its shaded side, so half
     of the peak lies inside it; its edge is sharp, a shadow's is soft.)"""
@@ -176,7 +175,7 @@ def most_common_size(sizes: Sequence[float]) -> tuple[float, int]:
     return best
 
 
-def measure_ball_size(frames: Sequence[NDArray[Any]],
+def measure_ball_size(frames: Sequence[NDArray[np.uint8]],
                       calibration: Calibration) -> BallSize | None:
     """The balls' diameter in table mm, from frames of the video (None: too few round blobs of
     one size to tell)."""
@@ -215,7 +214,8 @@ def table_for_the_balls(calibration: Calibration) -> TableSpec:
     return table
 
 
-def with_ball_check(calibration: Calibration, frames: Sequence[NDArray[Any]]) -> Calibration:
+def with_ball_check(calibration: Calibration,
+                    frames: Sequence[NDArray[np.uint8]]) -> Calibration:
     """The calibration with the balls' measured size in its ``checks`` (``ball_diameter_mm``,
     ``ball_count``) and, when it is off the table preset's by more than ``MOST_OFF``, a warning
     saying so: then the preset (or the calibration's scale) is wrong, and the detector, which

@@ -38,7 +38,7 @@ import itertools
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import cv2
 import numpy as np
@@ -52,6 +52,11 @@ from video.frames import AnyFrame, Frame, PlanarFrame, bgr_patch
 from vision.detection.ballfit import count_dots, fit_ball
 
 F32 = NDArray[np.float32]
+F64 = NDArray[np.float64]
+# a colour (B, G, R) as given to the colour classes: a tuple, or an array of three
+Colour = Sequence[float] | F64
+# a cloth model's chromaticity planes (B, G, R) and its inverse brightness (see _chroma_planes)
+_Planes = tuple[F32, F32, F32, F32]
 
 COLOURS = ("white", "red", "yellow", "other")
 _ONE = np.float32(1.0)
@@ -74,13 +79,14 @@ BRIGHTER = 0.3
 # ... but never more than this share of the way from the cloth's brightness to pure white, where
 # the cloth is bright (a cloth in a spotlight at 0.7 of full white: a white ball there is only 1.4
 # times as bright, and a 1.3 margin left its shaded half and its dots under the threshold, so it
-# was never seen: yellow_middle_twice_s257)
+# was never seen in a whole shot)
 HEADROOM_SHARE = 0.3
 # A ball candidate's blob (opened) covers at least this share of a ball's disc (smaller ones are
 # noise) ...
 LEAST_BLOB = 0.45
 # ... and on a neutral cloth this share, as a white ball in a bright light shows only by its lit
-# top: its rim is darker than the cloth there (yellow_middle_twice_s257: 0.41 of the disc)
+# top: its rim is darker than the cloth there (a white in a spotlight on a grey cloth: 0.41 of the
+# disc)
 LEAST_LIT_TOP = 0.3
 # On a neutral cloth a white ball is at least this many times as bright as the cloth (1 % of the
 # white sightings on the grey synthetic cloths are under it, moving ones)
@@ -97,8 +103,8 @@ STRONG = 2.0
 WHOLE = 0.75
 STRONGER = 4.0  # ... and then above this, when the junk is stronger (blocks beside a moving ball)
 # A round piece of a blob too wide for balls is a ball when its middle lies this many radii from
-# the blob's edge: a ball's picture takes in its rim and shadow (1.27 radii for the white with
-# the cue's tip on it in video_13_0030_0034); the round pieces of the cue and the fingers there
+# the blob's edge: a ball's picture takes in its rim and shadow (1.27 radii for a white with the
+# cue's tip on it in the club footage); the round pieces of the cue and the fingers beside it
 # reach 1.0-1.19, and at 0.85 the cue ball's id walked off on them at the strike.
 ROUND_CORE = 1.2
 # A strong part of a blob with a hand in it up to this many balls big may be balls touching
@@ -124,11 +130,11 @@ CLASS_BRIGHTNESS = 1.25
 HOLED_BALL = 1.6
 # No point of one ball's blob (its rim, halo and shadow with it) lies further than this many
 # radii from the blob's edge: a deeper blob is a hand, an arm, the cue or balls in a cluster.
-# (At 1.5 the white with its two shadows by the red in null_grad_stoss_1_0130_0135, 1.41, was
-# found, but that clip's contact was lost, and 50 more phantom id-frames came on the footage.)
+# (At 1.5 a white with its two shadows beside a red in the club footage, 1.41, was found, but
+# that shot's contact was lost, and 50 more phantom id-frames came on the footage.)
 BALL_DEPTH = 1.4
 # A streak may be this deep (in radii) at its deepest: a bright ball's blur joined by its shadow
-# (video_9_0056_0101: the struck white, 1.44 radii) is wider than a ball, and no hand
+# (a struck white in the club footage: 1.44 radii) is wider than a ball, and no hand
 WIDE_STREAK = 1.6
 KMEANS_SEED = 7  # k-means is seeded on every call: the same video always gives the same balls
 # a see-through (blurred) ball is a mixture of a class and the cloth in brightness as well as in
@@ -232,8 +238,7 @@ class ColourModel:
         else:
             criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 50, 1e-5)
             cv2.setRNGSeed(KMEANS_SEED)  # k-means++ draws from OpenCV's global generator
-            _, labels, c = cv2.kmeans(chroma.astype(np.float32), k, None, criteria, 4,
-                                      cv2.KMEANS_PP_CENTERS)
+            labels, c = _kmeans(chroma.astype(np.float32), k, criteria, 4)
             centres = np.asarray(c, dtype=np.float64)
             used = np.unique(labels.ravel())
             centres = centres[used]
@@ -256,11 +261,11 @@ class ColourModel:
             names.append(best)
         return cls(centres=centres, names=tuple(names), brightness=tuple(brightness))
 
-    def is_sure(self, bgr: Sequence[float]) -> bool:
+    def is_sure(self, bgr: Colour) -> bool:
         """True when the colour is close to one class (within 0.3 of the way to the next)."""
         return self.nearest(bgr)[1]
 
-    def nearest(self, bgr: Sequence[float], *, sure: bool = True) -> tuple[int, bool]:
+    def nearest(self, bgr: Colour, *, sure: bool = True) -> tuple[int, bool]:
         """The nearest class's index, and whether the colour is close to it (see
         :meth:`is_sure`; not looked at, True, when not ``sure``): both from one distance
         computation, in plain floats (the same double arithmetic as :func:`chromaticity` and
@@ -279,7 +284,7 @@ class ColourModel:
             return i, True
         return i, best < 0.3 * gaps[i]
 
-    def sure_name(self, bgr: Sequence[float]) -> str | None:
+    def sure_name(self, bgr: Colour) -> str | None:
         """The nearest class's name when the colour is close to it (within 0.3 of the way to the
         nearest class of another name: a video's k-means may give one ball colour several
         classes), else None."""
@@ -303,7 +308,7 @@ class ColourModel:
             gaps.append(float(np.min(others)) if len(others) else math.inf)
         return centres, tuple(gaps)
 
-    def classify(self, bgr: Sequence[float], cloth_bgr: Sequence[float] | None = None) -> str:
+    def classify(self, bgr: Colour, cloth_bgr: Colour | None = None) -> str:
         """The name of the nearest class. With the cloth's colour there, the nearest *mixture*
         of a class and the cloth (a motion-blurred ball is partly see-through)."""
         c = chromaticity(np.asarray(bgr, dtype=np.float64))[0]
@@ -318,7 +323,7 @@ class ColourModel:
         k = self.mixture(bgr, cloth_bgr)
         return self.names[i if k is None else k]
 
-    def mixture(self, bgr: Sequence[float], cloth_bgr: Sequence[float]) -> int | None:
+    def mixture(self, bgr: Colour, cloth_bgr: Colour) -> int | None:
         """The class whose see-through mixture with the cloth (``cloth_bgr``) is nearest the
         colour ``bgr``, of those that explain it (None if none does)."""
         c = chromaticity(np.asarray(bgr, dtype=np.float64))[0]
@@ -478,6 +483,16 @@ class ClothWork:
     coarse: bool = False  # the smooth is the update's coarse one (see BallDetector._cloth_from)
 
 
+def _kmeans(data: F32, k: int, criteria: tuple[int, int, float],
+            attempts: int) -> tuple[NDArray[np.int32], F32]:
+    """``cv2.kmeans`` of the rows of ``data`` into ``k`` clusters, seeded by k-means++ (from
+    OpenCV's global generator): each row's cluster (N x 1) and the clusters' centres."""
+    # (no labels given: OpenCV makes them; the stubs want an array there)
+    _, labels, centres = cv2.kmeans(data, k, None, criteria, attempts,  # type: ignore[call-overload]
+                                    cv2.KMEANS_PP_CENTERS)
+    return labels, centres
+
+
 def _odd(v: float, low: int = 3) -> int:
     n = max(low, round(v))
     return n if n % 2 else n + 1
@@ -601,13 +616,13 @@ class BallDetector:
         self._raw = np.zeros((wh, ww), np.uint8)
         # the foreground map kept between frames (see _foreground_now): tiles of about 3 ball
         # diameters, the frame it was computed from, and the cloth model it was computed with
-        t = self._tile = max(8, round(3 * d_work))
+        tile = self._tile = max(8, round(3 * d_work))
         # per-pixel changes, padded to whole tiles (three channel bytes per pixel)
-        self._tile_pad = np.zeros((-(-wh // t) * t, -(-ww // t) * t * 3), np.uint8)
+        self._tile_pad = np.zeros((-(-wh // tile) * tile, -(-ww // tile) * tile * 3), np.uint8)
         # the levels of the map the candidates were last found in (see _levels_of), and where
         # they changed since, padded to whole tiles
         self._levels: Frame | None = None
-        self._levels_pad = np.zeros((-(-wh // t) * t, -(-ww // t) * t), np.uint8)
+        self._levels_pad = np.zeros((-(-wh // tile) * tile, -(-ww // tile) * tile), np.uint8)
         self._f: F32 | None = None
         self._f_src: Frame | None = None
         self._f_model: F32 | None = None
@@ -724,10 +739,10 @@ class BallDetector:
         self.threshold = self._noise_threshold(f)
         model = small.astype(np.float32) + np.float32(1.0)
         paint = np.zeros(small.shape[:2], np.uint8)
-        for b in self._blobs(f):
-            if not self._on_cloth[int(b.y), int(b.x)]:
+        for blob in self._blobs(f):
+            if not self._on_cloth[int(blob.y), int(blob.x)]:
                 continue  # no ball rests there: a piece of the shadow under the cushion noses
-            self._paint_around(paint, b.x, b.y)
+            self._paint_around(paint, blob.x, blob.y)
         if len(balls_at):
             self._paint_expected_balls(paint, small, balls_at)
         fill = self._fill_from_cloth(model, (paint == 0) & self._on_cloth & (f <= self.threshold),
@@ -793,8 +808,8 @@ class BallDetector:
         percentile (the balls are a few tenths of a percent of it). The model is the learning
         frame itself, so that frame's noise is no measure of the next one's: on a pale grey
         cloth a quarter of a white ball's chromaticity contrast is a fifth of the compression's
-        blocks, which then join a moving ball's blob into one too wide to be a ball
-        (bank_yellow_corner_s67: Y lost). Not on a coloured cloth: there the balls show by
+        blocks, which then join a moving ball's blob into one too wide to be a ball (so a
+        rolling yellow was lost). Not on a coloured cloth: there the balls show by
         colour, and on the club footage the floor lost 49 of 57 hand-checked balls."""
         if not self._by_light:
             return  # (on a coloured cloth the balls show by colour, well above the noise there)
@@ -826,9 +841,9 @@ class BallDetector:
     def _cloth_like(self, small: Frame, smooth: F32) -> NDArray[np.bool_]:
         """Pixels that are not part of a foreground blob against a smooth cloth model."""
         blob = (self._foreground(small, _chroma_planes(smooth)) > self.threshold).astype(np.uint8)
-        blob = cv2.dilate(blob, cv2.getStructuringElement(
+        grown = cv2.dilate(blob, cv2.getStructuringElement(
             cv2.MORPH_ELLIPSE, (_odd(0.6 * self._d_work),) * 2))
-        return np.asarray(blob == 0)
+        return np.asarray(grown == 0)
 
     def _cloth_from(self, small: Frame, coarse: bool = False) -> F32:
         """The cloth as a median 2.5 ball diameters wide (plus one: the model counts from 1).
@@ -921,18 +936,24 @@ class BallDetector:
             m = 2 * self._open_kernel.shape[0]
             x0, y0 = max(0, bx - m), max(0, by - m)
             strong = strong[y0:by + bh + m, x0:bx + bw + m]
-            strong = cv2.morphologyEx(cv2.morphologyEx(  # closed first: a highlight is no hole
-                strong, cv2.MORPH_CLOSE, self._open_kernel), cv2.MORPH_OPEN, self._open_kernel)
+            # (closed first: a highlight is no hole)
+            strong = cast(Frame, cv2.morphologyEx(cv2.morphologyEx(
+                strong, cv2.MORPH_CLOSE, self._open_kernel), cv2.MORPH_OPEN, self._open_kernel))
             bx, by, bw, bh = cv2.boundingRect(strong)  # (in the box: moved to the map below)
-        n, lab, stats = 1, None, None
+        n: int = 1
+        lab: NDArray[np.uint16] | None = None
+        stats: NDArray[np.int32] | None = None
         if bw:
-            n, lab, stats, _ = cv2.connectedComponentsWithStats(
-                strong[by:by + bh, bx:bx + bw], connectivity=8, ltype=cv2.CV_16U)
+            n, lab, stats, _ = cast(  # (16-bit labels, the stubs say any number type)
+                "tuple[int, NDArray[np.uint16], NDArray[np.int32], F64]",
+                cv2.connectedComponentsWithStats(strong[by:by + bh, bx:bx + bw],
+                                                 connectivity=8, ltype=cv2.CV_16U))
             bx, by = bx + x0, by + y0
         big = 2.0 * self._d_work
         full = math.pi * (0.5 * self._d_work) ** 2
         dark: list[tuple[int, int, int, int, NDArray[np.bool_], float]] = []
         for i in range(1, n):  # few: the strongly coloured blobs
+            assert lab is not None and stats is not None  # (made above: n > 1)
             x, y, pw, ph = (int(v) for v in stats[i, :4])
             lab_part = lab[y:y + ph, x:x + pw]
             x, y = x + bx, y + by
@@ -1057,6 +1078,7 @@ class BallDetector:
             self._last = self._refine(frame, small, blobs) if blobs else []
         if update and self.cloth_update_every and self._frames_seen % self.cloth_update_every == 0:
             self._update_cloth(small, self._raw, ahead)
+        assert self._last is not None  # (made above, or the last frame's)
         return self._last
 
     def _note_change(self, small: Frame) -> None:
@@ -1090,7 +1112,8 @@ class BallDetector:
         t, pad = self._tile, self._tile_pad
         # a tile changed where its largest change is above the level: the changes are written
         # straight into the padded map (a view of it with the frame's shape)
-        diff = cv2.absdiff(small, self._f_src, dst=pad[:hh, :ww * 3].reshape(hh, ww, 3))
+        diff = cast(Frame, cv2.absdiff(small, self._f_src,
+                                       dst=pad[:hh, :ww * 3].reshape(hh, ww, 3)))
         if not np.may_share_memory(diff, pad):  # (OpenCV made a new array after all)
             pad[:hh, :ww * 3] = diff.reshape(hh, ww * 3)
         if self._change_level is None:
@@ -1115,7 +1138,7 @@ class BallDetector:
         if len(boxes) == 1:
             box = boxes[0]
             self._f[box] = self._foreground(
-                small[box], tuple(p[box] for p in planes))  # type: ignore[arg-type]
+                small[box], cast(_Planes, tuple(p[box] for p in planes)))
             self._f_src[box] = small[box]
             return self._f, tiles
         # several boxes: the per-pixel part for all of their pixels at once (one after another
@@ -1124,7 +1147,7 @@ class BallDetector:
         at = np.concatenate([stacked[b].reshape(-1, 4) for b in boxes])
         d, si, ratio = _chroma_distance(
             np.concatenate([small[b].reshape(-1, 3) for b in boxes])[:, None],
-            tuple(np.ascontiguousarray(at[:, k, None]) for k in range(4)))  # type: ignore[arg-type]
+            cast(_Planes, tuple(np.ascontiguousarray(at[:, k, None]) for k in range(4))))
         fg = self._weights(d, si, ratio)
         i = 0
         for box in boxes:
@@ -1159,8 +1182,8 @@ class BallDetector:
                     # those pixels one after another in one column (as _foreground_now does
                     # for several boxes), then put back in place
                     px = np.take(packed, changed).view(np.uint8).reshape(-1, 1, 4)[..., :3]
-                    dc, lc, rc = _chroma_distance(px, tuple(  # type: ignore[arg-type]
-                        np.take(p, changed)[:, None] for p in planes))
+                    dc, lc, rc = _chroma_distance(px, cast(_Planes, tuple(
+                        np.take(p, changed)[:, None] for p in planes)))
                     wc = self._weights(dc, lc, rc)  # (lc now holds lit)
                     for whole, part in ((d, dc), (lit, lc), (ratio, rc), (w0, wc)):
                         whole.reshape(-1)[changed] = part.reshape(-1)
@@ -1289,7 +1312,7 @@ class BallDetector:
             self._raw[ry0:ry1, rx0:rx1] = 0
             self._labels[ry0:ry1, rx0:rx1] = 0
             return []
-        closed = cv2.morphologyEx(raw, cv2.MORPH_CLOSE, self._close_kernel)
+        closed = cast(Frame, cv2.morphologyEx(raw, cv2.MORPH_CLOSE, self._close_kernel))
         self._fill_ball_holes(closed, raw, cx0, cy0)
         mask = np.ascontiguousarray(cv2.morphologyEx(closed, cv2.MORPH_OPEN,
                                                      self._open_kernel)[inner])
@@ -1340,8 +1363,8 @@ class BallDetector:
                 if found is not None:
                     # a ball only a little above the threshold, joined to the cue and the
                     # hand, is not among the strong parts: the blob's round pieces with little
-                    # of it around them (see _split) are balls too (video_13_0030_0034: the
-                    # white with the cue's tip on it, unseen through a practice stroke)
+                    # of it around them (see _split) are balls too (a white with the cue's
+                    # tip on it in the club footage went unseen through a practice stroke)
                     found += [b for b in self._split(sub, x, y, label, r, area)
                               if sub[min(round(b.y) - y, h - 1), min(round(b.x) - x, w - 1)]
                               >= ROUND_CORE * r
@@ -1353,8 +1376,8 @@ class BallDetector:
                         # nothing strong in it (no hand, no cue) and no round core: a faint
                         # ball deeper than its picture alone with its halo, joined to faint
                         # lines, no deeper than a streak joined to its shadow, at its summit
-                        # (video_12_0130_0140 32-34: the rolling white on projected lines,
-                        # 1.41 radii deep)
+                        # (a white rolling over lines projected on the cloth, 1.41 radii deep,
+                        # was lost for three frames)
                         sy, sx = np.unravel_index(int(np.argmax(sub)), sub.shape)
                         found = [_Blob(x + float(sx), y + float(sy), label)]
             if found is None:
@@ -1373,7 +1396,7 @@ class BallDetector:
         inside a ring no bigger than a ball (HOLED_BALL of its area): a ball whose middle is
         like the cloth. A red on a red cloth shows only by its rim: its dots and highlight,
         white mixed with a saturated red, have the paler red cloth's chromaticity, and the
-        opening would wipe the thin ring that is left (pot_ML_s137: both reds never seen).
+        opening would wipe the thin ring that is left (so both reds went unseen for a whole shot).
         The gap between three balls touching lies in a blob of three."""
         contours, hierarchy = cv2.findContours(closed, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
         if hierarchy is None:
@@ -1421,8 +1444,8 @@ class BallDetector:
                 # stronger junk a moving ball leaves in a compressed video (blocks at a few
                 # times the threshold), which it outshines many times over. That part alone
                 # is searched again at the stronger level: the others are balls at this one
-                # (a white ball with the cue's tip on it, joined to the hand by the cue, at
-                # STRONGER too faint to be seen: simulation_vs_reality_1_0028_0032)
+                # (a white ball with the cue's tip on it, joined to the hand by the cue, is
+                # at STRONGER too faint to be seen, in the club footage)
                 if level >= STRONGER:
                     return None
                 inner = self._strong_parts(f, part * (labels == i), x, y, label, r, STRONGER)
@@ -1444,9 +1467,9 @@ class BallDetector:
         its pixels spread across its axis no more than STREAK_SPREAD radii, as a strip a
         ball wide; the hands' strips of this shape reach 1.27-1.39 radii and 0.69-0.79). A
         fast ball's long streak stays a part of its own at the stronger level though the
-        faint projected lines by a pocket join it to the red (video_9_0056_0101 48: the
-        struck white, 3.1 balls' area at 1.06 radii deep, spread 0.54 radii across, lost
-        with the blob)."""
+        faint projected lines by a pocket join it to the red (a struck white in the club
+        footage, 3.1 balls' area at 1.06 radii deep, spread 0.54 radii across, was lost with
+        the blob)."""
         depth = float(sub.max())
         if not r <= depth <= ROUND_CORE * r:
             return None
@@ -1472,15 +1495,15 @@ class BallDetector:
                       r: float) -> list[_Blob]:
         """In a blob with a hand or the cue in it (see :meth:`_strong_parts`), its parts above
         ``STRONG`` times the threshold that are one ball by their shape: no bigger than three
-        balls (a drawn-out ball with its halo: 2.51 at video_1_0233_0240 8 with the game
+        balls (a drawn-out ball with its halo in the club footage: 2.51, with the game
         state), as deep as a ball's core with its rim (``ROUND_CORE`` to ``BALL_DEPTH`` radii;
         the cue's and the fingers' round pieces are shallower). Each is a ball at its middle
-        (video_1_0233_0240 10: the white, nudged by the cue's tip, joined to the cue and the
-        bridge hand, its own part bright and whole, was dropped with the hand's). A part of
-        that depth up to TOUCHING_CORES balls big that splits into balls touching (each
-        summit a radius deep, necked to its neighbour, none a streak) is those balls
-        (simulation_vs_reality_1_0104_0108 19: the struck white on the red at the contact,
-        3.2 balls with their rims, the cue in the same blob; read as one ball, the red)."""
+        (a white nudged by the cue's tip, joined to the cue and the bridge hand, its own part
+        bright and whole, was dropped with the hand's). A part of that depth up to
+        TOUCHING_CORES balls big that splits into balls touching (each summit a radius deep,
+        necked to its neighbour, none a streak) is those balls (the struck white on a red at
+        their contact, 3.2 balls with their rims, the cue in the same blob, was read as one
+        ball, the red)."""
         n, labels, stats, cents = self._parts_above(f, part, STRONG)
         ball_area = math.pi * r * r
         out = []
@@ -1505,7 +1528,7 @@ class BallDetector:
         """A part of a blob's strong pixels (``sub``, its distance map, at (lx, ly) in the
         window ``f`` at work pixel (x, y)) as balls touching, one of them pale, too big for two
         balls alone (two pale whites by a bright yellow; a white touching a red, their rims and
-        shadows 2.7 balls' area in video_12_0205_0208: at the stronger level the pale ones
+        shadows 2.7 balls' area in the club footage: at the stronger level the pale ones
         would be lost): when it splits into two balls or more, none a streak (an arm's or the
         cue's strip is one), each necked to its neighbour (see :func:`_necked`). None otherwise
         (then the stronger level finds them all, or it is one big ball)."""
@@ -1564,7 +1587,7 @@ class BallDetector:
             pts = np.stack([xx, yy], 1).astype(np.float32)
             criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.01)
             cv2.setRNGSeed(KMEANS_SEED)
-            _, _, centres = cv2.kmeans(pts, n_area, None, criteria, 3, cv2.KMEANS_PP_CENTERS)
+            _, centres = _kmeans(pts, n_area, criteria, 3)
             peaks = [(float(cx), float(cy)) for cx, cy in centres]
         if wide:
             # a hand or an arm: keep only round parts with little of the blob around them
@@ -1581,13 +1604,13 @@ class BallDetector:
         by no more than the noise (a ball rolling by changes the blob's outline, not the resting
         ball). Compared with the frame of the answer, not the last: a ball creeping into a
         pocket's jaws changes its picture by less than the noise from frame to frame
-        (scratch_pocket_s239: W1 kept 13 mm short of the lip it crept to, over 10 frames).
+        (W1 kept 13 mm short of the lip it crept to, over 10 frames).
 
         A piece of a blob split into balls is not known by its blob alone: the pieces' places
         are maxima of a distance map, whole work pixels, and two touching balls rolling slowly
-        past each other leave the blob's size and centre as they were (carom_1_s269: W1 and Y
-        held for a frame as they touched, and the contact was lost). It keeps its answer only
-        with the picture around it unchanged."""
+        past each other leave the blob's size and centre as they were (W1 and Y held for a frame
+        as they touched, and the contact was lost). It keeps its answer only with the picture
+        around it unchanged."""
         blobs = self._streaks_of_one_colour(small, blobs)
         cache = self._cache
         self._cache = []
@@ -1619,10 +1642,9 @@ class BallDetector:
         """``blobs`` with each streak whose two ends are each sure of a different ball colour
         split into two balls at its ends: a streak is one ball, of one colour all along. A white
         drawn out a little as it strikes a red, their shadows joining them, is as wide all
-        along as a streak (simulation_vs_reality_1_0028_0032, _0049_0053 and
-        simulation_vs_reality_2_0153_0200: both balls unseen at the contact, one streak of no
-        ball's colour between them). The ends of a real streak are see-through, mixtures with
-        the cloth, sure of no class."""
+        along as a streak (three such strikes in the club footage: both balls unseen at the
+        contact, one streak of no ball's colour between them). The ends of a real streak are
+        see-through, mixtures with the cloth, sure of no class."""
         if self.colours is None or not any(b.ends for b in blobs):
             return blobs
         out: list[_Blob] = []
@@ -1720,7 +1742,7 @@ class BallDetector:
             if b.streak and cored:
                 # a streak's colour is a mixture with the cloth under it: the cloth under the
                 # same pixels as the colour (a projected line through a streak's middle is the
-                # cloth at its middle pixel, not under most of it; video_9_0056_0101). (Not for
+                # cloth at its middle pixel, not under most of it). (Not for
                 # a short drawn-out blob: by a pocket the hole's rim would darken its cloth.)
                 cb = _middle_colour(self.cloth[win].take(wy, 0).take(wx, 1)[inner]) - 1
             else:
@@ -1733,11 +1755,11 @@ class BallDetector:
         mm = self._to_table(np.array([q[1] for q in found]))
         mpp = self._mm_per_px
         out = []
-        for (b, c, r, score, bgr, dots, dark, cb), m in zip(found, mm, strict=True):
-            blur = b.streak or (b.drawn_out and self._a_blur(bgr, cb))
+        for (b, c, r, score, core, dots, dark, under), m in zip(found, mm, strict=True):
+            blur = b.streak or (b.drawn_out and self._a_blur(core, under))
             out.append((b, Detection(float(c[0]), float(c[1]), float(m[0]), float(m[1]), r,
-                                     "other", score, bgr, dots,
-                                     b.length * sx * mpp if blur else 0.0, dark * mpp, cb,
+                                     "other", score, core, dots,
+                                     b.length * sx * mpp if blur else 0.0, dark * mpp, under,
                                      b.piece, streak_dir=(self._direction_on_table(c, b) if blur
                                                           else (0.0, 0.0)))))
         return out
@@ -1814,12 +1836,12 @@ class BallDetector:
         return contrast < STRONG and not (contrast >= 1.0 and self._a_ball_near_the_cloth(d))
 
     def _a_ball_near_the_cloth(self, d: Detection) -> bool:
-        """A faint core that is a coloured ball's own: a red on a red cloth (carom_1_s107,
-        pot_FR_s131) differs from the cloth by less than STRONG thresholds, yet its core has its
-        class's chromaticity (sure of it, and nearer it than the cloth's) and brightness (within
-        CLASS_BRIGHTNESS), and it is brighter than the cloth (by half the margin: the light
-        falls on a ball's top). Junk is a little off the cloth in colour, not in light; a white
-        class on a pale cloth is left to :meth:`_cloth_in_light`."""
+        """A faint core that is a coloured ball's own: a red on a red cloth differs from the
+        cloth by less than STRONG thresholds, yet its core has its class's chromaticity (sure
+        of it, and nearer it than the cloth's) and brightness (within CLASS_BRIGHTNESS), and it
+        is brighter than the cloth (by half the margin: the light falls on a ball's top). Junk
+        is a little off the cloth in colour, not in light; a white class on a pale cloth is
+        left to :meth:`_cloth_in_light`."""
         model, cloth = self.colours, d.cloth_bgr
         if model is None or cloth is None or model.brightness is None:
             return False
@@ -1961,8 +1983,8 @@ def _as_deep_as_its_balls(sub: F32, x: int, y: int, label: int, r: float,
     and WIDE_STREAK at most), two radii from them and from each other: balls as big, with
     their halos, as those beside them. A ball's halo (light thrown on the cloth, a projected
     ring around it) makes it deeper than a ball alone, and its neighbour in the same picture
-    so too (video_12_0205_0208 30: the white touching the red, each 1.43 radii deep with its
-    halo, joined by a projected ring; the red was found among the strong parts, the white,
+    so too (a white touching a red in the club footage, each 1.43 radii deep with its halo,
+    joined by a projected ring; the red was found among the strong parts, the white,
     only a little above the threshold inside its bright rim, not at all)."""
     k = math.ceil(r)
     # each ball's own summit: the deepest point within a radius of its centre
@@ -1984,8 +2006,8 @@ def _deep_and_alone(sub: F32, x: int, y: int, label: int, r: float,
     radii from the balls already found in it and from each other, with little of the blob
     around them (see :func:`_ring_share`; the ring taken just outside the summit's own depth,
     as its halo reaches that far): a ball with its halo, deeper than those found beside it
-    (null_grad_stoss_1_0130_0135 25: the white, 1.41 radii deep with its glow, nearly touching
-    the red it has just hit, 0.96 deep; only the red was a strong part)."""
+    (a white in the club footage, 1.41 radii deep with its glow, nearly touching the red it has
+    just hit, 0.96 deep; only the red was a strong part)."""
     mask = sub > 0
     out = []
     for px, py in _summits(sub, (sub > BALL_DEPTH * r) & (sub <= WIDE_STREAK * r), 2.0 * r,
@@ -2033,11 +2055,10 @@ def _unexplained_balls(sub: F32, peaks: Sequence[tuple[float, float]], r: float,
     Each peak is a ball and explains the blob's pixels within one radius of it; of two or more
     peaks, within its own depth, when that is more (a ball with its halo is that big: between
     two such balls a little apart, their halos' rims were taken for a third ball that pulled
-    both centres; simulation_vs_reality_1_0049_0053, the red 12 px off with the white rolling
-    up to it. A lone peak keeps one radius: a small thing by a ball, as a mark the ball rolls
-    over, is no halo). Another ball is where a disc of one radius still holds over half a
-    ball of unexplained pixels (a tight cluster whose peaks merged into one summit), found one
-    at a time."""
+    both centres: a red read 12 px off as a white rolled up to it. A lone peak keeps one
+    radius: a small thing by a ball, as a mark the ball rolls over, is no halo). Another ball
+    is where a disc of one radius still holds over half a ball of unexplained pixels (a tight
+    cluster whose peaks merged into one summit), found one at a time."""
     mask = sub > 0
     hh, ww = mask.shape
     yy, xx = np.mgrid[0:hh, 0:ww]
@@ -2108,11 +2129,11 @@ def _chroma_distance(small: Frame, planes: tuple[F32, F32, F32, F32]) -> tuple[F
     inv = np.divide(_ONE, si)
     # |x - m| in one pass (cv2.absdiff: the same rounded difference, then its magnitude)
     bp *= inv
-    d = cv2.absdiff(bp, mb, dst=bp)
+    d = cast(F32, cv2.absdiff(bp, mb, dst=bp))
     gp *= inv
-    d += cv2.absdiff(gp, mg, dst=gp)
+    d += cast(F32, cv2.absdiff(gp, mg, dst=gp))
     rp *= inv
-    d += cv2.absdiff(rp, mr, dst=rp)
+    d += cast(F32, cv2.absdiff(rp, mr, dst=rp))
     return d, si, np.multiply(si, inv_sm, out=inv)
 
 
@@ -2129,7 +2150,7 @@ def _brightening(ratio: F32, margin: float) -> F32:
 
 def _chroma_planes(m: F32) -> tuple[F32, F32, F32, F32]:
     """A cloth model's chromaticity planes (B, G, R) and its inverse brightness."""
-    b, g, r = cv2.split(np.ascontiguousarray(m, dtype=np.float32))
+    b, g, r = cast("Sequence[F32]", cv2.split(np.ascontiguousarray(m, dtype=np.float32)))
     inv = np.float32(1.0) / (b + g + r)
     return b * inv, g * inv, r * inv, inv
 
