@@ -21,11 +21,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+from numpy.typing import NDArray
 
 from rules.balls import Ball
 from rules.table import Cushion, Pocket, TableSpec
 
 Point = tuple[float, float]
+Vector = NDArray[np.float64]  # a place, velocity or offset (mm, mm/s): x and y
 
 STILL_MM_PER_FRAME = 1.5  # a ball moving less than this per frame is at rest
 STILL_FRAMES = 8  # all balls at rest this long: the shot is over
@@ -97,25 +99,27 @@ class Piece:
 
     samples: list[Sample]
 
-    def at(self, t: float) -> np.ndarray:
+    def at(self, t: float) -> Vector:
         ts = [s.t for s in self.samples]
         if ts[0] <= t <= ts[-1] and len(ts) >= 2:
             k = min(int(np.searchsorted(ts, t, side="right")), len(ts) - 1)
             a, b = self.samples[k - 1], self.samples[k]
             w = (t - a.t) / (b.t - a.t) if b.t > a.t else 0.0
-            return np.array(a.xy) * (1 - w) + np.array(b.xy) * w
+            xy_a: Vector = np.array(a.xy)
+            xy_b: Vector = np.array(b.xy)
+            return xy_a * (1 - w) + xy_b * w
         return self._head(t) if t < ts[0] else self._tail(t)
 
     # (the fits at its two ends, made once: a piece's samples do not change once it is cut)
     @functools.cached_property
-    def _head(self) -> Callable[[float], np.ndarray]:
+    def _head(self) -> Callable[[float], Vector]:
         return _fit(self.samples[:LOCAL_SAMPLES])
 
     @functools.cached_property
-    def _tail(self) -> Callable[[float], np.ndarray]:
+    def _tail(self) -> Callable[[float], Vector]:
         return _fit(self.samples[-LOCAL_SAMPLES:])
 
-    def velocity(self, t: float) -> np.ndarray:
+    def velocity(self, t: float) -> Vector:
         h = 1e-3
         return (self.at(t + h) - self.at(t - h)) / (2 * h)
 
@@ -128,7 +132,7 @@ class Piece:
         return self.samples[-1]
 
 
-def _fit(samples: Sequence[Sample]) -> Callable[[float], np.ndarray]:
+def _fit(samples: Sequence[Sample]) -> Callable[[float], Vector]:
     """p(t) through a few samples: quadratic with 3 or more, linear with 2, constant with 1."""
     t = np.array([s.t for s in samples])
     p = np.array([s.xy for s in samples])
@@ -212,8 +216,8 @@ def split_shots(tracks: Mapping[str, Sequence[Sample]], fps: float = 30.0) -> li
 def _reseated(samples: Sequence[Sample], k: int) -> bool:
     """Between samples ``k - 1`` and ``k`` a resting ball's picture shifted (RESEATED_MM at
     most: the cue or a hand beside it), at rest for two steps before and after: it did not roll,
-    for no rolling ball stops dead. (yellow_middle_twice_s173: the next shot's cue ball, read
-    2.9 mm aside as the player addressed it, joined two shots into one.)"""
+    for no rolling ball stops dead. (The next shot's cue ball, read 2.9 mm aside as the player
+    addressed it, would otherwise join two shots into one.)"""
     if k < 3 or k + 2 >= len(samples):
         return False
     a, b = samples[k - 1], samples[k]
@@ -245,11 +249,11 @@ def _back_on(samples: Sequence[Sample], k: int, anchor: Sample) -> int | None:
     after it was seen off it from sample ``k``, or None: seen at another still place (a
     detection that splits two touching balls differently from frame to frame) and then back
     on the first, with no motion between, and still near it in the sample after (not struck
-    back across it: demo_match, W2 rolled 1.8 mm off a sample's place as it stopped, and was
-    struck back through that place 800 frames later); or seen off its place for WANDER_S at
-    most (its picture drawn onto a hand or the cue beside it), twice as far as back on it at
-    rest there (yellow_middle_twice_s199: W2 by the head cushion, drawn onto the hand of the
-    player respotting Y for 20 frames, joined two shots into one)."""
+    back across it: a ball may come to rest 1.8 mm off a place it was seen at as it stopped,
+    and be struck back through that place 800 frames later); or seen off its place for
+    WANDER_S at most (its picture drawn onto a hand or the cue beside it), twice as far as back
+    on it at rest there (a white by a cushion, its picture drawn for 20 frames onto the hand of
+    the player respotting another ball, would otherwise join two shots into one)."""
     if k + 1 < len(samples) and _still(samples[k], samples[k + 1]):
         end = k + 2  # the run of still samples at the other place
         while end < len(samples) and _still(samples[end - 1], samples[end]):
@@ -353,9 +357,9 @@ def _drifts_off(samples: Sequence[Sample], s: Sample, following: Sequence[Sample
     than the tolerance, and taken in, the fit bends to it so that the next one is on it too:
     the turn is hidden). Or ``s`` is off by more than a quarter of the tolerance and the next
     two samples further and further the same way (each by a quarter more), the second beyond
-    the tolerance: a slower turn still (a ball creeping into a cushion and off it:
-    yellow_middle_twice_s263, W1 at 5 mm a frame, off the line by 4, 7 and 10 mm in the three
-    frames after the cushion; taken in, each bent the fit)."""
+    the tolerance: a slower turn still (a ball creeping into a cushion and off it at 5 mm a
+    frame is off the line by 4, 7 and 10 mm in the three frames after the cushion; taken in,
+    each bends the fit)."""
     if not following:
         return False
     tolerance = _tolerance(samples)
@@ -454,8 +458,7 @@ def _start_time(rest: Point, piece: Piece, fps: float, last_rest: Sample | None 
 PAST_MOUTH_MM = 3.0  # a centre this far past a pocket's mouth line has dropped
 # A ball come within half a radius of a mouth line and then unseen for more than this many frames
 # dropped: in the pocket's hole it is seen only now and then, its picture cut by the cloth's edge
-# and reading short of the line (simulation_vs_reality_1_0028_0032: 5-10 mm short); on the lip in
-# plain view it is seen every frame
+# and reading short of the line (by 5-10 mm); on the lip in plain view it is seen every frame
 IN_THE_HOLE_GAP = 2
 IN_THE_HOLE_RADII = 0.5  # ... and a ball in the hole reads up to this short of the line
 
@@ -510,13 +513,12 @@ def _dropped_from_the_lip(table: TableSpec, samples: Sequence[Sample], last: Sam
                           window: ShotWindow, clip_end: int) -> Sample | None:
     """The ball's last sample on a pocket's lip, when it came to rest there (``last``, within
     half a radius of the mouth line, as :func:`_into_the_hole` has it: a ball in the hole reads
-    short of the line; simulation_vs_reality_1_0008_0011, R1 seen resting 6 mm short of the
-    middle pocket's line, in its hole, until it dropped out of view after the shot's end),
-    stayed (within a radius) and then dropped before
+    short of the line, one in a middle pocket's hole seen resting 6 mm short of it until it
+    dropped out of view after the shot's end), stayed (within a radius) and then dropped before
     the next shot: its track ends, or it is next seen elsewhere (put back by hand). A ball
     hanging in the jaws creeps in too slowly for the tracker, which holds it in place, and
-    falls in its own time (scratch_pocket_s149: 0.4 s after the others stopped). None when it
-    is still there when the next shot begins or the video ends, or it is on no lip."""
+    falls in its own time (as late as 0.4 s after the others stopped). None when it is still
+    there when the next shot begins or the video ends, or it is on no lip."""
     if past_mouth(table, last.xy, -IN_THE_HOLE_RADII * table.ball_radius_mm) is None:
         return None
     end = window.next_first if window.next_first is not None else math.inf
@@ -586,8 +588,8 @@ def _back_at_rest(later: Sequence[Sample], rest: Point, off: float) -> bool:
     later (see :func:`_resettled`): it never left (its detection wandered while the cue or a
     hand lay over part of it). A ball that leaves its place is not seen resting on it again;
     one barely nudged (a few mm) is seen further off each time, never coming back; one sent
-    into a cushion near by may roll back across it (carom_2_s233: Y, 47 mm from the foot
-    cushion, back through its place 9 frames later at 0.13 m/s)."""
+    into a cushion near by may roll back across it (a ball resting 47 mm from a cushion, sent
+    into it, came back through its place 9 frames later at 0.13 m/s)."""
     return _resettled(later, rest, off, last_stays=True) is not None
 
 
@@ -607,8 +609,8 @@ def _placed(samples: Sequence[Sample], k: int) -> bool:
     than any shot, or it was away for a while (pocketed, in hand, hidden) and is back elsewhere,
     but not where its rolling would have taken it (a rolling ball unseen a while in a cluster
     of balls is seen again further along its way, no faster than it went). Seen there once and
-    gone, it was struck there (a placed ball stays: fast_shot_s157, a red hit unseen into a
-    pocket's jaws)."""
+    gone, it was struck there (a placed ball stays; a ball hit while unseen and gone into a
+    pocket's jaws is seen there once)."""
     a, b = samples[k - 1], samples[k]
     gap = max(b.frame - a.frame, 1)
     distance = math.dist(a.xy, b.xy)
@@ -642,8 +644,8 @@ def _rolling_from(samples: Sequence[Sample], k: int) -> bool:
     """The ball is seen rolling from sample ``k`` on: ROLLING_SAMPLES samples in consecutive
     frames at a steady step of at least ROLLING_MM_PER_FRAME, starting within as many more
     samples (it may be seen first at a cushion, turning), or at FAST_MM_PER_FRAME or more each,
-    steady or not (bank_red_corner_s251: W1, struck at 16 m/s, seen again 1.2 m away bouncing
-    between cushions). A hand puts a ball down at rest; a ball back elsewhere, rolling, was
+    steady or not (a ball struck at 16 m/s may be seen again 1.2 m away, bouncing between
+    cushions). A hand puts a ball down at rest; a ball back elsewhere, rolling, was
     struck too fast to be followed (gone into a blur and a collision), not placed."""
     for first in range(k, k + ROLLING_SAMPLES + 1):
         run = samples[first:first + ROLLING_SAMPLES]
@@ -692,7 +694,8 @@ def _pushed_by(rest: Point, other: Point, first_piece: Piece, max_angle_deg: flo
                            max_angle_deg)
 
 
-def within_degrees(a: Sequence[float], b: Sequence[float], degrees: float) -> bool:
+def within_degrees(a: Sequence[float] | Vector, b: Sequence[float] | Vector, degrees: float
+                   ) -> bool:
     """Two directions within ``degrees`` of each other (never, when either is zero)."""
     return float(a[0] * b[0] + a[1] * b[1]) > math.cos(math.radians(degrees)) * math.hypot(
         a[0], a[1]) * math.hypot(b[0], b[1])
@@ -702,7 +705,7 @@ _INWARD = {Cushion.HEAD: (1.0, 0.0), Cushion.FOOT: (-1.0, 0.0), Cushion.RIGHT: (
            Cushion.LEFT: (0.0, -1.0)}
 
 
-def _bounced(cushion: Cushion, v_in: np.ndarray, v_out: np.ndarray) -> bool:
+def _bounced(cushion: Cushion, v_in: Vector, v_out: Vector) -> bool:
     """The motion went into the cushion and came back off it."""
     n = _INWARD[cushion]
     return float(np.dot(v_in, n)) < 0 < float(np.dot(v_out, n))
@@ -744,7 +747,7 @@ def nearest_jaw(table: TableSpec, xy: Point) -> tuple[Cushion, Point, float]:
     return best
 
 
-def _bounced_off_point(point: Point, xy: Point, v_in: np.ndarray, v_out: np.ndarray) -> bool:
+def _bounced_off_point(point: Point, xy: Point, v_in: Vector, v_out: Vector) -> bool:
     """The motion went into ``point`` (a jaw) and came back off it, seen from the ball's
     centre ``xy`` at the touch."""
     n = np.subtract(xy, point)
@@ -806,9 +809,9 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
             vanished and past_mouth(table, inside[-1].xy, -PAST_MOUTH_MM) is not None))
         # (at rest, then read off its place by less than half a ball in the video's last
         # frame, not dropping: that was jitter, and the video ended, the ball did not vanish;
-        # carom_3_s257: the light flickered in the last frame, R2 at rest by the foot cushion
-        # was read 13 mm nearer it, and that step made it leave the table. A ball seen rolling
-        # in the last frames of the tracks may be on its way into a pocket: looked at below.)
+        # a flicker of the light in the last frame can read a ball at rest by a cushion 13 mm
+        # nearer it, and that step would make it leave the table. A ball seen rolling in the
+        # last frames of the tracks may be on its way into a pocket: looked at below.)
         jitter_at_end = (inside[-1].frame == clip_end and not dropped and len(inside) >= 3
                          and math.dist(inside[-3].xy, inside[-2].xy) <= STILL_MM_PER_FRAME
                          and math.dist(inside[-2].xy, inside[-1].xy) <= MIN_TRAVEL_MM)
@@ -862,21 +865,22 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
     # When each ball's motion changed (it started, or its velocity changed more than detection
     # noise between two pieces: from when to when, and by how much): a contact changes both
     # balls' motion.
-    changes: dict[str, list[tuple[float, float, np.ndarray | None]]] = {
+    changes: dict[str, list[tuple[float, float, Vector | None]]] = {
         b: [(t, t, None) for t, sb in starts if sb == b] for b in pieces}
+    ps: list[Piece] | None  # a ball's pieces (None below: a ball that never moved)
     for b, ps in pieces.items():
-        for before, after in itertools.pairwise(ps):
-            t, _ = _meeting_time(before, after)
-            v_in, v_out = before.velocity(t), after.velocity(t)
+        for earlier, later in itertools.pairwise(ps):
+            t, _ = _meeting_time(earlier, later)
+            v_in, v_out = earlier.velocity(t), later.velocity(t)
             if _kinked(v_in, v_out):
-                changes[b].append((before.end.t, after.start.t, v_out - v_in))
+                changes[b].append((earlier.end.t, later.start.t, v_out - v_in))
 
     def changed_near(ball: str, t: float, by: Point) -> bool:
         """``ball``'s motion changed within two frames of ``t``: it started, or it turned, but
-        not toward ``by`` (where the other ball was): a push never pulls (bank_yellow_corner_s223:
-        W1 and Y crossed 5 mm apart, and where their pictures met each track bent, Y's toward
-        W1). Any way away from it counts: a cushion at the same moment turns a ball far off the
-        line of centres (bank_red_corner_s107: W2 hits W1 as W1 comes off the foot cushion)."""
+        not toward ``by`` (where the other ball was): a push never pulls (two balls crossing
+        5 mm apart: where their pictures meet each track bends, one toward the other). Any way
+        away from it counts: a cushion at the same moment turns a ball far off the line of
+        centres (a ball hit just as it comes off a cushion)."""
         for t0, t1, change in changes.get(ball, []):
             if min(abs(t0 - t), abs(t1 - t)) > 2.0 / fps:
                 continue
@@ -898,24 +902,27 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
             continue
         # only a ball already moving can have hit it (or the striker, for a ball that left
         # with it: the striker is given the first start, which may be this ball's own)
-        moving = [b for b in pieces if b != ball and (started.get(b, -math.inf) < t or (
+        movers = [b for b in pieces if b != ball and (started.get(b, -math.inf) < t or (
             b == starts[0][1] and started[b] == t))]
-        first = pieces[ball][0]
+        first_piece = pieces[ball][0]
         # (the way it left: along its first straight piece, from its place to the piece's end;
         # the piece's first samples may be its picture creeping as the hitter came)
-        hitter, gap = _partner(ball, rests[ball], t, position, D, moving,
-                               leaving=np.subtract(first.end.xy, rests[ball]), after_s=2 / fps)
+        hitter, gap = _partner(ball, rests[ball], t, position, D, movers,
+                               leaving=np.subtract(first_piece.end.xy, rests[ball]),
+                               after_s=2 / fps)
         if hitter is None:  # a fast hitter's pieces are too short to say where it was at t
-            hitter, gap = _passing_hitter(ball, rests[ball], first.velocity(first.start.t), t,
+            hitter, gap = _passing_hitter(ball, rests[ball],
+                                          first_piece.velocity(first_piece.start.t), t,
                                           paths, D, fps)
-        if hitter is None and len(moving) == 1 and _unseen_at(tracks[moving[0]], t):
+        if hitter is None and len(movers) == 1 and _unseen_at(tracks[movers[0]], t):
             # the only ball rolling was not seen then (too fast, merged): it hit this one
-            hitter, gap = moving[0], CONTACT_TOLERANCE_MM
-        if hitter is None and len(moving) == 1:
+            hitter, gap = movers[0], CONTACT_TOLERANCE_MM
+        if hitter is None and len(movers) == 1:
             # the only ball rolling passed near where its hitter must have been: a fast ball
             # that turns in mid-exposure leaves a bent blur, whose centre is off its way
-            hitter, gap = _passing_hitter(ball, rests[ball], first.velocity(first.start.t), t,
-                                          {moving[0]: paths[moving[0]]}, D, fps,
+            hitter, gap = _passing_hitter(ball, rests[ball],
+                                          first_piece.velocity(first_piece.start.t), t,
+                                          {movers[0]: paths[movers[0]]}, D, fps,
                                           tolerance=LONE_HITTER_MM)
         if hitter is not None:
             events.append(FoundEvent(t, "contact", (hitter, ball), rests[ball],
@@ -943,8 +950,8 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
             return FoundEvent(t, "contact", (ball, partner), xy,
                               confidence=_confidence(gap, CONTACT_TOLERANCE_MM))
         # (the lines meet where the blurred pictures' centres put them: worse the longer the
-        # streaks, as a sample's tolerance is; bank_red_middle_s271, R1 off the jaw of the
-        # middle pocket at 3.2 m/s, met 30 mm short of it)
+        # streaks, as a sample's tolerance is: for a ball off the jaw of a middle pocket at
+        # 3.2 m/s they met 30 mm short of it)
         tolerance = CUSHION_TOLERANCE_MM + BLUR_SHARE * max(
             float(np.hypot(*v_in)), float(np.hypot(*v_out))) / fps
         if cushion_gap <= tolerance:
@@ -961,8 +968,8 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
                     and len(ps[k + 1].samples) <= TURN_SAMPLES + 1):
                 # a bounce's blurred pictures, a short piece on neither line: off the cushion
                 # where the lines around it meet (and one picture more, when a noisy one cut the
-                # line before a frame early: carom_3_s241, W1 into the foot cushion at 6 mm a
-                # frame, cut a frame before it, a piece of three there)
+                # line before a frame early: a ball rolling into a cushion at 6 mm a frame, its
+                # line cut a frame before it, leaves a piece of three there)
                 bridged = kink_event(ball, ps[k], ps[k + 2])
                 if bridged is not None and bridged.type == "cushion":
                     event = bridged
@@ -997,7 +1004,7 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
         near = distance <= POCKET_REACH_DIAMETERS * D + mouth / 2
         # (lost for good, after it was seen rolling steadily: not a sighting or two, whose
         # speed may be a misreading's)
-        rolls_on = ball in never_again and bool(ps) and len(ps[-1].samples) >= ROLLING_SAMPLES
+        rolls_on = ball in never_again and bool(ps and len(ps[-1].samples) >= ROLLING_SAMPLES)
         if near or _heading_into(table, pocket, seen.xy, velocity, fps, rolls_on=rolls_on):
             # Vanished by a pocket: into it (after the jaws, if it rattled), timed by its speed
             # (by a pocket, within a frame: it may have been lost in the jaws; on its way there,
@@ -1083,7 +1090,7 @@ def _nudges(pieces: Mapping[str, list[Piece]], rests: Mapping[str, Point],
     """Contacts with a ball that stayed at rest through the shot, yet lay NUDGED_MM or more
     off its place after it, away from a ball that had rolled to within GRAZE_MM of touching it
     (within NUDGE_ANGLE_DEG of their line of centres): crept into, it moved a few mm, too
-    slowly to be seen leaving (carom_3_s263: W1 into W2 at 1.5 mm a frame; W2 moved 3 mm)."""
+    slowly to be seen leaving (a ball creeping into it at 1.5 mm a frame moves it 3 mm)."""
     found: list[FoundEvent] = []
     for ball, place in rests.items():
         if ball in pieces or ball not in finals:
@@ -1114,7 +1121,7 @@ def _slow_bounces(table: TableSpec, paths: Mapping[str, Sequence[Sample]],
     (between its jaws) and went back off it, their speed toward the nose over the
     GRAZE_FRAMES before and away from it over those after differing by at least MIN_KINK_MM_S:
     a bounce too slow to turn the track by more than its noise, so that no piece ends there
-    (yellow_middle_twice_s257: W1 into the right cushion at 5 mm a frame, off it at 1 mm)."""
+    (a ball into a cushion at 5 mm a frame, off it at 1 mm)."""
     found: list[FoundEvent] = []
     R, k = table.ball_radius_mm, GRAZE_FRAMES
     for ball, seen in paths.items():
@@ -1157,14 +1164,16 @@ def _pushed_at(ball: str, other: str, t: float,
     at = [position(ball, t + dt) for dt in (-0.5 / fps - span, -0.5 / fps, 0.5 / fps,
                                             0.5 / fps + span)]
     here, there = position(ball, t), position(other, t)
-    if any(p is None for p in at) or here is None or there is None:
+    at_0, at_1, at_2, at_3 = at
+    if (at_0 is None or at_1 is None or at_2 is None or at_3 is None or here is None
+            or there is None):
         return False
-    change = (np.subtract(at[3], at[2]) - np.subtract(at[1], at[0])) / span
+    change = (np.subtract(at_3, at_2) - np.subtract(at_1, at_0)) / span
     return float(np.hypot(*change)) >= GRAZE_KINK_MM_S and _pushed_away(
         change, here, there, max_angle_deg=30.0)
 
 
-def _pushed_away(change: np.ndarray, xy: Point, other: Point | None,
+def _pushed_away(change: Vector, xy: Point, other: Point | None,
                  max_angle_deg: float = PUSH_ANGLE_DEG) -> bool:
     """A ball at ``xy`` whose velocity changed by ``change`` was pushed by a ball at ``other``:
     a contact pushes along the line of centres, away from the other ball (within
@@ -1177,7 +1186,7 @@ def _pushed_away(change: np.ndarray, xy: Point, other: Point | None,
     return size == 0 or float(np.dot(change, away)) >= math.cos(math.radians(max_angle_deg)) * size
 
 
-def _kinked(v_in: np.ndarray, v_out: np.ndarray) -> bool:
+def _kinked(v_in: Vector, v_out: Vector) -> bool:
     """The velocity changed at a piece's end by more than the track's noise: by
     MIN_KINK_MM_S, or for a slow ball (a kiss at a walking pace) by half its speed and at
     least SLOW_KINK_MM_S."""
@@ -1186,7 +1195,7 @@ def _kinked(v_in: np.ndarray, v_out: np.ndarray) -> bool:
     return change >= MIN_KINK_MM_S or change >= max(SLOW_KINK_MM_S, 0.5 * speed)
 
 
-def _last_step(track: Sequence[Sample]) -> tuple[np.ndarray, int] | None:
+def _last_step(track: Sequence[Sample]) -> tuple[Vector, int] | None:
     """The velocity (mm/s) between a track's last two samples and how many frames apart they
     are; None with fewer than two."""
     if len(track) < 2 or track[-1].t <= track[-2].t:
@@ -1196,13 +1205,13 @@ def _last_step(track: Sequence[Sample]) -> tuple[np.ndarray, int] | None:
 
 
 def _handed_on(ball: str, events: Sequence[FoundEvent], pieces: Mapping[str, list[Piece]],
-               seen: Point, rests: Mapping[str, Point]) -> np.ndarray | None:
+               seen: Point, rests: Mapping[str, Point]) -> Vector | None:
     """The velocity (mm/s) a ball hit from rest took from its hitter: what the hitter's
     velocity lost at the contact (balls of equal mass: the velocity along the line of centres
     passes over whole), when that points the way the ball was seen to go (within 30 degrees).
     A ball seen once or twice after its hit is known by its own steps only roughly: its first
-    picture is a streak's piece, and it left some time within that step (fast_shot_s191: R1
-    hit at 6.7 m/s, seen once 32 mm short, its speed read as 4 m/s). None when unknown."""
+    picture is a streak's piece, and it left some time within that step (a ball hit at
+    6.7 m/s, seen once, 32 mm short, has its speed read as 4 m/s). None when unknown."""
     hit = [e for e in events if e.type == "contact" and e.balls[-1] == ball]
     if not hit or ball not in rests:
         return None
@@ -1216,7 +1225,7 @@ def _handed_on(ball: str, events: Sequence[FoundEvent], pieces: Mapping[str, lis
     return lost if within_degrees(np.subtract(seen, rests[ball]), lost, 30.0) else None
 
 
-def _faster(a: np.ndarray | None, b: np.ndarray | None) -> np.ndarray | None:
+def _faster(a: Vector | None, b: Vector | None) -> Vector | None:
     """Of two velocity estimates (None: unknown), the faster."""
     if a is None or b is None:
         return b if a is None else a
@@ -1242,16 +1251,15 @@ def _once_per_cushion_visit(events: list[FoundEvent]) -> list[FoundEvent]:
     return kept
 
 
-def _heading_into(table: TableSpec, pocket: Pocket, xy: Point, velocity: np.ndarray | None,
+def _heading_into(table: TableSpec, pocket: Pocket, xy: Point, velocity: Vector | None,
                   fps: float, rolls_on: bool = False) -> bool:
     """A fast ball last seen further from ``pocket`` than POCKET_REACH_DIAMETERS, rolling
     straight at its mouth (its line passes within half the mouth of the pocket's point), near
     enough to get there in the two frames it went unseen (three at the speed it is known by:
     a ball seen once after a hit is known only by its step from its place, which it left
     some time in that step). ``rolls_on``: the ball, seen rolling steadily, was never seen
-    again, so it got as far as it could roll, slowed by a heavy cloth's drag
-    (opening_legal_s227: a red on a red cloth, lost 560 mm from the corner it was rolling into
-    at 0.8 m/s)."""
+    again, so it got as far as it could roll, slowed by a heavy cloth's drag (a red on a red
+    cloth may be lost 560 mm from the corner it is rolling into at 0.8 m/s)."""
     if velocity is None:
         return False
     speed = float(np.hypot(*velocity))
@@ -1274,7 +1282,7 @@ def _rolling_time(travel: float, speed: float) -> float:
     return (speed - math.sqrt(left)) / a if left > 0 else travel / speed
 
 
-def _could_leave(table: TableSpec, xy: Point, velocity: np.ndarray | None, fps: float) -> bool:
+def _could_leave(table: TableSpec, xy: Point, velocity: Vector | None, fps: float) -> bool:
     """A ball last seen at ``xy`` with ``velocity`` (mm/s, None: unknown) may have jumped off the
     table: it was rolling toward a cushion it could reach within a diameter and three frames of
     its travel. A ball that vanishes at rest, or in the open cloth, was lost by the tracker, not
@@ -1317,7 +1325,7 @@ ALL_BALLS = tuple(b.value for b in Ball)
 
 def _partner(ball: str, xy: Point, t: float, position: Callable[[str, float], Point | None],
              diameter: float, candidates: Sequence[str] = ALL_BALLS,
-             leaving: np.ndarray | None = None, after_s: float = 0.0
+             leaving: Vector | None = None, after_s: float = 0.0
              ) -> tuple[str | None, float]:
     """The other ball (of ``candidates``) closest to one diameter from ``xy`` at ``t``, and
     |distance - D|; None when no ball is within the contact tolerance. ``after_s``: look up
@@ -1346,7 +1354,7 @@ def _partner(ball: str, xy: Point, t: float, position: Callable[[str, float], Po
     return (best, gap) if gap <= CONTACT_TOLERANCE_MM else (None, gap)
 
 
-def _passing_hitter(ball: str, rest: Point, leaving: np.ndarray, t: float,
+def _passing_hitter(ball: str, rest: Point, leaving: Vector, t: float,
                     samples: Mapping[str, list[Sample]], diameter: float, fps: float,
                     tolerance: float = 1.5 * CONTACT_TOLERANCE_MM) -> tuple[str | None, float]:
     """The ball whose path, sample to sample around ``t``, passed where the hitter of ``ball``
@@ -1357,8 +1365,8 @@ def _passing_hitter(ball: str, rest: Point, leaving: np.ndarray, t: float,
     Returns the ball and how far its path passed from that point; None when no path came within
     ``tolerance`` (by default the contact tolerance and half more: the point comes from the
     start direction, itself measured), and BLUR_SHARE of the step more: a long streak's centre
-    is less sure (bank_red_corner_s269: W1 at 10 m/s, its centres 40-90 mm off its way, passed
-    55 mm from where Y's hitter was)."""
+    is less sure (a ball at 10 m/s, its centres 40-90 mm off its way, passed 55 mm from where
+    the hitter of the ball it hit must have been)."""
     speed = float(np.hypot(*leaving))
     if speed <= 0:
         return None, math.inf

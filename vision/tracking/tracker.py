@@ -32,10 +32,10 @@ from scipy.optimize import linear_sum_assignment
 
 from calibration import Calibration, DriftMonitor
 from rules.table import Pocket, TableSpec
-from video import AnyFrame, as_bgr, read_ahead_frames, video_fps
+from video import AnyFrame, Frame, as_bgr, read_ahead_frames, video_fps
 from video.frames import warm_up as warm_up_conversions
 from vision.detection import ballfit
-from vision.detection.detector import BallDetector, Detection, Frame, VisionError
+from vision.detection.detector import BallDetector, Detection, VisionError
 from vision.shots.facts import (  # (a doubtful sighting this near: in place; balls this near touch)
     REST_JITTER_DIAMETERS,
     TOUCHING_DIAMETERS,
@@ -95,17 +95,18 @@ REPEAT_CHANGE_RATIO = 4.0
 # in its place.)
 FAINT_S = 0.5
 # a ball seen rolling this few frames ago and still now was stopped by a kiss, not found at rest:
-# a ball that then comes is no hitter of it (carom_3_s241: W1, its speed read as nothing after
-# a kiss off Y, had its own next picture barred as lying toward Y "hitting" it, and took W2's)
+# a ball that then comes is no hitter of it (a white, its speed read as nothing just after a kiss
+# off the yellow, had its own next picture barred as lying toward the yellow, "hitting" it, and
+# took the other white's)
 KISS_STOP_FRAMES = 2
 SCORE_COST_DIAMETERS = 1.0  # a sighting not at all ball-like costs this much more than a ball
 # a faint thing (less ball-like than INIT_SCORE) left unclaimed in one place in this many frames
 # (counted in cells FIXTURE_CELL_DIAMETERS wide, none more than hide_s after the one before, the
 # last within hide_s: a hand or the cue passing now and then over a match is none) is a fixture
 # of the picture: a mark or a light on the cloth, the cue's tip held at address. A faint sighting
-# there, off a ball's own place, is that thing and not the ball come to it (video_12_0130_0140:
-# the white, blurred out of sight after a contact, gave its id to a pale mark that had lain
-# unclaimed two diameters away for the whole second before, and its id stayed there)
+# there, off a ball's own place, is that thing and not the ball come to it (a white blurred out of
+# sight after a contact gave its id to a pale mark that had lain unclaimed two diameters away
+# for the whole second before, and its id stayed there)
 FIXTURE_LOOKS = 8
 FIXTURE_CELL_DIAMETERS = 0.25
 
@@ -344,9 +345,8 @@ class Tracker:
                     and b not in self._in_hand_this_shot]
             # (a white already placed in the house rests there: seen in every one of the first
             # frames, or all but one; a hand's or an arm's pieces come and go as it moves, and
-            # may look more like a ball: opening_yellow_first_s271, W1 at 0.59 in all ten
-            # frames, pieces of the arm beside it at 0.62-0.65 in five to seven, and W1 was
-            # named on the arm)
+            # may look more like a ball: a white at 0.59 in all ten frames, pieces of the arm
+            # beside it at 0.62-0.65 in five to seven, and the white's id went to the arm)
             clean = [o for j, o in enumerate(objs) if j not in taken
                      and len(o.scores) >= frames - 1 and o.ball_likeness >= INIT_SCORE]
             for ball, o in zip(free, clean, strict=False):
@@ -423,10 +423,10 @@ class Tracker:
                 if s.ball in unhit and s.status != "pocketed":
                     # Nothing has been hit: a ball is seen within the unhit gate of where it lay
                     # at the start while it is no further from there, moving or not, hidden or
-                    # not (scratch_pocket_s199: R1 under the player's arm walked off onto a
-                    # reddish piece of the forearm 67 mm away, and was given the strike;
-                    # hidden_under_arm_s269: Y took a piece of the arm 25 mm off, then, no
-                    # longer still, walked on along it). One that did get further (hit while
+                    # not (a red under the player's arm walked off onto a reddish piece of the
+                    # forearm 67 mm away, and was given the strike; a yellow under the arm took
+                    # a piece of it 25 mm off, then, no longer still, walked on along it). One
+                    # that did get further (hit while
                     # the cue ball's slow start was not seen as a strike) is followed as any
                     # other, within that gate of its place once it rests.
                     home = s.first_place or (s.x, s.y)
@@ -450,13 +450,13 @@ class Tracker:
                             hitter is None and (i, j) not in prior
                             and self._behind_it(s, det, frame)):
                         # (of a ball unseen, its own detection may have been left, but not far
-                        # from where it was seen last: bank_red_corner_s251, W1 rolling 470 mm
-                        # a frame, unseen a frame, took the bridge hand 18 diameters away)
+                        # from where it was seen last: a white rolling 470 mm a frame, unseen a
+                        # frame, took the bridge hand 18 diameters away)
                         continue
                     # the less ball-like (a piece, a pocket's glint, the cue's tip), the dearer:
                     # a ball's diameter for a sighting not at all like one (half of that let
                     # a struck white take the cue's tip, 0.33 and 13 px from where it lay, over
-                    # itself rolling off, 0.52 and 17 px: null_grad_stoss_1_0130_0135)
+                    # itself rolling off, 0.52 and 17 px)
                     c = dist + SCORE_COST_DIAMETERS * self.d * (1.0 - min(det.score, 1.0))
                     if det.colour != CLASS_OF[s.ball]:
                         # (nor does a ball at rest, or hidden under the cue, leave its place
@@ -486,8 +486,8 @@ class Tracker:
             # second chance: a ball struck from rest (or leaving the hand) jumps further than
             # its gate; an unclaimed detection of its colour within the fastest shot's reach
             # (before the cue ball is struck, seen at rest in its place now, no other ball has
-            # been hit: none jumps, hidden or not; pot_HR_s163: Y hidden under the player took
-            # his head 92 mm away, and followed it)
+            # been hit: none jumps, hidden or not; a yellow hidden under the player took his
+            # head 92 mm away, and followed it)
             unstruck = self._cue_ball_unstruck(frame)
             left = [s for s in active if s.last_seen != frame
                     and not (unstruck and s.ball != self.cue_ball)]
@@ -555,8 +555,8 @@ class Tracker:
                 s.hidden_rolling = not self._resting(s)
                 if s.hidden_rolling and s.sent is None:
                     # lost from view while rolling: looked for the way it went, as a ball sent
-                    # while unseen is (yellow_middle_twice_s257: W1 at 1 m/s, unseen for five
-                    # frames, then seen rolling on its line for eleven more with no id)
+                    # while unseen is (a white at 1 m/s, unseen for five frames, was then seen
+                    # rolling on its line for eleven more with no id)
                     s.sent = (frame, s.vx, s.vy)
                 s.status = "hidden"
                 s.vx = s.vy = 0.0
@@ -650,8 +650,8 @@ class Tracker:
         a line through its place, within a diameter (a ball struck from its place goes along
         it; an arm smeared across the ball's place goes anywhere). For a rolling ball, a line
         through its way since it was last seen (hit somewhere on it, it went straight on from
-        there; video_12_0205_0208: the white, merged a moment with the red it had hit, gave its
-        id to a smear of the cue 600 mm off whose line missed its way)."""
+        there: a white, merged a moment with the red it had hit, gave its id to a smear of the
+        cue 600 mm off whose line missed its way)."""
         if not self._ball_like_streak(det):
             return False
         ux, uy = det.streak_dir
@@ -670,10 +670,9 @@ class Tracker:
         """The ball was held in its place in its last frame on a ball-like streak of its own
         colour (read as a part of it seen, see :meth:`_observe`): that was its smear as it was
         struck, and a sighting further on along the streak's line (within a diameter of it, on
-        the streak's side of the place) is the ball gone on (chain_two, with the detector's
-        halo-aware split: R2, struck by the yellow, smeared from its place with the smear's
-        middle 12 mm off it, was held there, and lost for three frames as it ran into the
-        corner pocket)."""
+        the streak's side of the place) is the ball gone on (with the detector's halo-aware
+        split, a red struck by the yellow, smeared from its place with the smear's middle 12 mm
+        off it, was held there, and lost for three frames as it ran into a corner pocket)."""
         took = s.took
         if (s.held is None or took is None or s.held[0] != s.last_seen
                 or took.colour != CLASS_OF[s.ball] or not self._ball_like_streak(took)):
@@ -718,14 +717,14 @@ class Tracker:
         """The detection, well away from where the ball was last seen, is where something that
         was no ball lay in the last frame (the cue's tip, a hand): that thing, not the ball.
         A piece left there counts too: a ball's own piece moves on with it, a thing that stays
-        put is no ball that has left its place (bank_red_corner_s191: the bridge hand, a red
-        piece 240 mm behind the struck W1, taken for it).
+        put is no ball that has left its place (the bridge hand, a red piece 240 mm behind a
+        struck white, was taken for it).
 
         Not a whole ball of its colour while the ball's own last sighting was faint: its place
-        is in doubt, and the thing left may have been the ball's own piece
-        (video_13_0030_0034, with the game state: a projected ring split the white's picture,
-        its id took a piece of the ring, and then the ring for fourteen frames while the
-        whole white, where its own piece had been left, was barred)."""
+        is in doubt, and the thing left may have been the ball's own piece (a projected ring
+        split a white's picture, its id took a piece of the ring, and then the ring for
+        fourteen frames while the whole white, where its own piece had been left, was
+        barred)."""
         if math.hypot(det.x_mm - s.x, det.y_mm - s.y) <= self.d:
             return False
         if s.faint_looks and det.score >= CLEAN_SCORE and det.colour == CLASS_OF[s.ball]:
@@ -737,9 +736,9 @@ class Tracker:
         """``u``, left unclaimed when the ball was last seen, lay just ahead of it on its way
         (within a frame's roll, the way it rolled within 30 degrees) and was of its colour,
         ball-like: the front of its own streak; ``det`` lies where it lay (within a quarter
-        ball): the ball, stopped there on a ball it hit (video_9_0056_0101: the struck white's
-        id took its streak's tail by the red, and the white, come to rest where the streak's
-        front had been, was barred for three frames as a thing left there). (Not one rolling
+        ball): the ball, stopped there on a ball it hit (a struck white's id took its streak's
+        tail by the red it hit, and the white, come to rest where the streak's front had been,
+        was barred for three frames as a thing left there). (Not one rolling
         on, whose tail now lies by where its front was: its front lies further on.)"""
         if (self._still(s) or u.colour != CLASS_OF[s.ball] or u.score < INIT_SCORE
                 or math.hypot(det.x_mm - u.x_mm, det.y_mm - u.y_mm) > 0.25 * self.d):
@@ -763,14 +762,12 @@ class Tracker:
         back unless something hits it (the caller asks that) or a cushion sends it back (so not
         within the reach of a cushion's nose at twice its speed). Behind by over its jitter
         (REST_JITTER_DIAMETERS) for a ball rolling at least SLOWEST_ROLL_DIAMETERS a frame;
-        for a slower one (creeping under a hand, its sightings wandering: video_9_0056_0101)
-        only over half a ball behind and a diameter away. video_12_0130_0140, without the game
-        state: the white, rolling on unseen over a projected ring, took a faint piece of a
-        projected line 1.8 diameters beside its way and half a ball behind its last place, and
-        followed the lines for twenty frames. null_grad_stoss_1_0130_0135 one grey level
-        brighter or darker, with the game state: the struck white, rolling at 0.2 diameters a
-        frame, took the cue following through 0.4-0.65 diameters behind it, and then the cue's
-        pieces for fifteen to thirty frames."""
+        for a slower one (creeping under a hand, its sightings wandering) only over half a ball
+        behind and a diameter away. A white rolling on unseen over a projected ring took a
+        faint piece of a projected line 1.8 diameters beside its way and half a ball behind its
+        last place, and followed the lines for twenty frames; a struck white rolling at 0.2
+        diameters a frame took the cue following through 0.4-0.65 diameters behind it, and then
+        the cue's pieces for fifteen to thirty frames."""
         if (s.status != "table" or det.score >= INIT_SCORE or det.streak_mm
                 or self._resting(s)):
             return False
@@ -792,8 +789,7 @@ class Tracker:
         from its place, or where its motion takes it) that is a thing known not to be a ball:
         one seen beside it (:meth:`_was_beside_it`) or a fixture (see FIXTURE_LOOKS). Expected
         at rest: within PIECE_OFF_DIAMETERS (its own pieces); rolling, within a diameter (a
-        ball rolling over a mark on the cloth is seen as faint as the mark:
-        video_1_0233_0240)."""
+        ball rolling over a mark on the cloth is seen as faint as the mark)."""
         if det.score >= INIT_SCORE:
             return False
         lying = self._resting(s) or (s.status == "hidden" and not s.hidden_rolling)
@@ -824,9 +820,9 @@ class Tracker:
     def _was_beside_it(self, s: BallState, det: Detection) -> bool:
         """The detection lies where something lay beside the ball when it was last seen: for
         a faint sighting of a ball that lay still, off its place (see :meth:`_a_known_thing`),
-        that thing, the cue's tip at address, not the ball (video_1_0233_0240: the cue ball,
-        struck and blurred out of sight, gave its id to the tip a diameter behind it, which
-        then went away with the cue). Unlike :meth:`_was_something_else` this holds however
+        that thing, the cue's tip at address, not the ball (a cue ball struck and blurred out
+        of sight gave its id to the tip a diameter behind it, which then went away with the
+        cue). Unlike :meth:`_was_something_else` this holds however
         near: the thing was seen beside the ball, not in its place."""
         return any(math.hypot(det.x_mm - u.x_mm, det.y_mm - u.y_mm) < 0.5 * self.d
                    for u in s.beside)
@@ -881,7 +877,7 @@ class Tracker:
         detection the other way from the ball (within 30 degrees): the ball, struck away. Not
         a faint sharp thing (no streak, no piece of one): a ball struck hard enough to be found
         that far is smeared or whole, and a faint spot the way the cue points is a mark on that
-        line (video_13_0030_0034: the projected aiming line's rings beyond the red)."""
+        line (the rings of an aiming line projected on the cloth, beyond the ball)."""
         if det.score < INIT_SCORE and not (det.streak_mm or det.piece):
             return False
         cue = self._cue_behind(s)
@@ -892,8 +888,8 @@ class Tracker:
         """A ball seen whole at rest in the last picture is not a sharp, faint detection over a
         diameter away now: to get there it rolled faster than a ball shows sharp (it would be
         a streak), and a ball only seen in part is where it lay. It is the cue or the bridge
-        hand over its place (video_9_0056_0101: W2, struck, took the hand 1.9 diameters off,
-        and was held there while the white crossed the table)."""
+        hand over its place (a struck white took the hand 1.9 diameters off, and was held
+        there while the ball itself crossed the table)."""
         took = s.took
         return (self._resting(s) and s.visible and s.last_seen == frame - self._frames_on
                 and took is not None and took.score >= CLEAN_SCORE
@@ -945,12 +941,11 @@ class Tracker:
     def _against_sent(self, s: BallState, det: Detection, frame: int) -> bool:
         """The detection lies off the ball's place (beyond its own pieces) on the side opposite
         to where it was sent from its rest while unseen (see :meth:`_sent_toward`): the cue
-        that struck it, not the ball (simulation_vs_reality_1_0008_0011: the struck cue ball,
-        blurred out of sight, gave its id to the cue's tip over its place, then walked off on
-        faint things). Only for a ball last seen looking like one: of one last seen as a faint
-        thing (a phantom on a shoulder, video_13_0030_0034 with no game state), where it was
-        sent is no knowledge. Nor for one lost from view while rolling (sent the way it went):
-        off a cushion it comes back past where it was last seen."""
+        that struck it, not the ball (a struck cue ball, blurred out of sight, gave its id to
+        the cue's tip over its place, then walked off on faint things). Only for a ball last
+        seen looking like one: of one last seen as a faint thing (a phantom on a player's
+        shoulder), where it was sent is no knowledge. Nor for one lost from view while rolling
+        (sent the way it went): off a cushion it comes back past where it was last seen."""
         if (s.sent is None or s.faint_looks or s.hidden_rolling
                 or frame - s.sent[0] > SENT_FRAMES):
             return False
@@ -962,8 +957,8 @@ class Tracker:
                    frame: int) -> bool:
         """A faint detection, while one that looks like a ball (at least INIT_SCORE) of this
         ball's colour lies the way it was sent (see :meth:`_sent_toward`): the ball is that one,
-        struck past the faint thing, a piece of the cue following through
-        (simulation_vs_reality_1_0008_0011)."""
+        struck past the faint thing, a piece of the cue following through (a struck cue ball
+        blurred out of sight, see :meth:`_against_sent`)."""
         return (det.score < INIT_SCORE and s.sent is not None and any(
             o.colour == CLASS_OF[s.ball] and o.score >= INIT_SCORE
             and self._sent_toward(s, o, frame) for o in dets))
@@ -984,9 +979,9 @@ class Tracker:
     def _hitter(self, s: BallState, active: list[BallState], frame: int) -> BallState | None:
         """For a ball at rest: the moving ball arriving at it now (within reach of a contact
         in this frame, with the same allowance for a speed not yet known as its gate: a ball
-        just hit is faster than its first two sightings say; combination_s257, R2 sent by W1
-        at 115 mm a frame, read as 77, merged with R1 at rest, and R1 took the blob, and then
-        R2's place), if any."""
+        just hit is faster than its first two sightings say: a red sent by a white at 115 mm a
+        frame, read as 77, merged with the other red at rest, which took the blob, and then
+        the first red's place), if any."""
         if not self._resting(s) or frame - s.rolled <= KISS_STOP_FRAMES:
             return None
         best, best_d = None, math.inf
@@ -995,8 +990,8 @@ class Tracker:
             if m is s or m.status != "table" or speed < 0.1 * self.d:
                 continue
             if (s.x - m.x) * m.vx + (s.y - m.y) * m.vy <= 0:
-                continue  # leaving it, not arriving (video_13_0030_0034: the red just hit by
-                # the white, taken for the white's hitter, kept it from its own sightings)
+                continue  # leaving it, not arriving (a red just hit by the white, taken for
+                # the white's hitter, kept it from its own sightings)
             gap = max(1, frame - m.last_seen)
             d = math.hypot(m.x - s.x, m.y - s.y)
             if d < self._reach(speed, gap) and d < best_d:
@@ -1059,8 +1054,8 @@ class Tracker:
         places, as predicted, within NEAR_PAIR_DIAMETERS, one of them moving): a picture at
         their middle (within BETWEEN_DIAMETERS), off each ball's place by more than that, is
         both balls seen as one blob (with their shadows, or read as a streak), and tells
-        neither's place (carom_1_s149: the cue ball touching Y read at their middle, a false
-        second contact; carom_3_s151: two whites 82 mm apart read as one). Neither is seen."""
+        neither's place (a cue ball touching the yellow, read at their middle, made a false
+        second contact; two whites 82 mm apart were read as one). Neither is seen."""
         places = [(s, *self._predicted(s, max(1, frame - s.last_seen))[:2])
                   for s in self.states.values() if s.status == "table"]
         near = NEAR_PAIR_DIAMETERS * self.d
@@ -1083,11 +1078,12 @@ class Tracker:
         (by its index in the list returned) as doubtful. The pieces of a faint streak in a row
         are joined first (see :meth:`_join_streak_pieces`; ``frame``, when given, is the frame
         the balls' places are predicted for)."""
-        out, merged = self._join_streak_pieces(dets, frame)
+        joined, merged = self._join_streak_pieces(dets, frame)
+        out: list[Detection | None] = list(joined)  # (None: a piece merged into another)
         for i in range(len(out)):
             for j in range(i + 1, len(out)):
                 a, b = out[i], out[j]
-                if a is None or b is None:  # type: ignore[comparison-overlap]
+                if a is None or b is None:
                     continue
                 if math.hypot(a.x_mm - b.x_mm, a.y_mm - b.y_mm) >= PIECES_DIAMETERS * self.d or (
                         self._two_resting(a, b)):
@@ -1096,7 +1092,7 @@ class Tracker:
                 # piece names it, as a doubtful colour
                 best, faint = (a, b) if a.score >= b.score else (b, a)
                 if _a_ball_and_a_glint(best, faint):
-                    out[i], out[j] = best, None  # type: ignore[call-overload]
+                    out[i], out[j] = best, None
                     continue
                 out[i] = replace(best, x_mm=(a.x_mm + b.x_mm) / 2, y_mm=(a.y_mm + b.y_mm) / 2,
                                  x_px=(a.x_px + b.x_px) / 2, y_px=(a.y_px + b.y_px) / 2,
@@ -1104,16 +1100,16 @@ class Tracker:
                                  streak_mm=max(a.streak_mm, b.streak_mm),
                                  colour_sure=a.colour == b.colour and (a.colour_sure
                                                                        or b.colour_sure))
-                out[j] = None  # type: ignore[call-overload]
+                out[j] = None
                 merged.add(i)
         kept = [k for k, d in enumerate(out) if d is not None]
-        return [out[k] for k in kept], {n for n, k in enumerate(kept) if k in merged}
+        return [d for d in out if d is not None], {n for n, k in enumerate(kept) if k in merged}
 
     def _two_resting(self, a: Detection, b: Detection) -> bool:
         """``a`` and ``b`` are two balls of their colour resting touching, each seen at its
         place (within the jitter of a rest), not two pieces of one: a blob of two touching balls
         splits with each centre pulled toward the other (the shaded side of each is cut off
-        as cloth, the neck between them too: touching_whites_s167, W1 read 9 mm toward W2).
+        as cloth, the neck between them too: a white touching the other read 9 mm toward it).
         In the first frames, the places are the game state's start positions."""
         if a.colour != b.colour:
             return False
@@ -1130,7 +1126,7 @@ class Tracker:
         """``a`` and ``b`` are two balls of their colour, one of them rolling, each seen where
         it is expected (within BETWEEN_DIAMETERS of its predicted place), not two pieces of a
         streak: two whites meeting split into two faint pieces, each pulled toward the other
-        (carom_2_s251: W1 rolling into W2 at rest, read as one streak at their middle, so
+        (a white rolling into the other at rest, read as one streak at their middle, so that
         neither was seen at the contact)."""
         if a.colour != b.colour or frame is None:
             return False
@@ -1200,7 +1196,7 @@ class Tracker:
             # piece of a blob split in two (a ball by a cushion's shadow, now joined to it,
             # now not) may lie further off its centre, clean as it looks; unless another ball
             # is near, whose picture joined to this one's is the other piece (a touching ball
-            # that rolls off, a hitter: carom_1_s269, carom_3_s257 lost a contact).
+            # that rolls off, a hitter: held to its place there, a ball lost its contact).
             s.visible = True
             s.last_seen = frame
             s.held = (frame, det.x_mm, det.y_mm)
@@ -1247,9 +1243,9 @@ class Tracker:
         """The place of a ball at rest or nearly (slower than a struck ball) lies well inside
         the streak ``det`` (on its line within half a ball, a diameter or more from both its
         ends): the ball and a line on the cloth through it, read as one streak
-        (video_13_0030_0034: the resting white and a projected line, a 410 mm "streak" whose
-        middle lay 16-40 px off the ball; with the game state the white, nudged by a
-        sighting 9 px off, then took it). A ball struck from its place smears from there: its
+        (a resting white and a line projected through it, a 410 mm "streak" whose middle lay
+        16-40 px off the ball: the white, nudged by a sighting 9 px off, then took it). A ball
+        struck from its place smears from there: its
         place is at the streak's end."""
         ux, uy = det.streak_dir
         if (not det.streak_mm or not (ux or uy) or s.status != "table"
@@ -1263,8 +1259,8 @@ class Tracker:
         that reaches a cushion's nose comes back off it (mirrored), unless it reaches the nose
         by a pocket (within one and a half balls of a jaw: it may go in). Straight on, a ball
         that bounced was predicted beyond the cushion, and half of that surprise went into its
-        velocity (bank_red_corner_s179: R2, off the cushion at 6.5 m/s, kept 0.6 m/s along the
-        cushion; a white took its next sighting)."""
+        velocity (a red off a cushion at 6.5 m/s kept 0.6 m/s along the cushion, and a white
+        took its next sighting)."""
         x, y, vx, vy = s.x + s.vx * gap, s.y + s.vy * gap, s.vx, s.vy
         t = self.table
         r = t.ball_radius_mm
@@ -1365,7 +1361,7 @@ class Tracker:
             row = self._rolling_row(det, [ds for _, ds in reversed(steps)])
             if row is None or (never and not all(o.colour_sure for o in row)):
                 # (a ball never seen is named only from sightings sure of their colour: a
-                # white's warm blur reads as a red mixed with the cloth, video_9)
+                # white's warm blur reads as a red mixed with the cloth)
                 continue
             ids = [b for b in ids if never
                    or not self._following_through(self.states[b], row, frame)]
@@ -1395,10 +1391,10 @@ class Tracker:
         the place than the ball may be found unseen on its way (:meth:`_stop_reach`: not a
         piece of a projected line by it, nor a smear of the cue across it), and within the
         hardest shot's reach since that look. The ball moves there; what it held is left
-        (video_9_0056_0101: the struck white rolled the table's length as a faint 15 fps
-        streak while its id stayed on the bridge hand). Only the cue ball: an object ball is
-        struck by a ball, which is seen (carom_3_s257: Y, under the player's arm, took a
-        yellow smear 12 diameters off)."""
+        (a struck white rolled the table's length as a faint streak, filmed at 15 fps, while
+        its id stayed on the bridge hand). Only the cue ball: an object ball is struck by a
+        ball, which is seen (a yellow under the player's arm took a yellow smear 12 diameters
+        off)."""
         for s in active:
             if (s.clean_place is None or s.hidden_rolling or not self._may_be_the_cue_ball(s)
                     or s.status not in ("table", "hidden")
@@ -1494,9 +1490,8 @@ class Tracker:
         ball and look like another."""
         # while the game state's first shot runs (the cue ball struck, not every ball at rest
         # again) no ball is put on the table: respotting waits for the shot's end (RULES.md 6).
-        # Only a ball seen this shot and lost from view comes back (simulation_vs_reality_1_0049
-        # with every level one brighter: a red thing by the player's hand, 0.61, took R2 for
-        # 56 frames of the shot)
+        # Only a ball seen this shot and lost from view comes back (a red thing by the
+        # player's hand, 0.61, took a red's id for 56 frames of the shot)
         rolling = (self.start_positions is not None and self._cue_ball_struck
                    and not self._first_shot_over)
         for det in free:
@@ -1544,12 +1539,11 @@ class Tracker:
         """``s`` is the cue ball, not yet seen in the video (named from the game state and the
         first frames' picture of its place), and ``det`` a faint thing (no streak, less
         ball-like than CLEAN_SCORE) beyond jitter from that place: before the strike, the cue's
-        tip or ferrule beside it, not the ball (null_grad_stoss_1_0130_0135: the white unseen
-        for its first 4 frames, its outline joined to the cue's tip; the ferrule, 0.44 ball-like
-        and 0.9 diameters off, took W1, which went off with the cue; one grey level brighter,
-        the ball seen again in its place was then picked up for the white in hand). A cue ball
-        seen before keeps the usual rules: a struck white leaving its place is often faint
-        (video_12_0205_0208, video_13_0030_0034, video_1_0233_0240)."""
+        tip or ferrule beside it, not the ball (a white unseen for its first 4 frames, its
+        outline joined to the cue's tip: the ferrule, 0.44 ball-like and 0.9 diameters off,
+        took its id, which went off with the cue, and the ball seen again in its place was
+        then picked up for the white in hand). A cue ball seen before keeps the usual rules: a
+        struck white leaving its place is often faint."""
         return (s.ball == self.cue_ball and s.took is None and s.first_place is not None
                 and det.score < CLEAN_SCORE and not det.streak_mm
                 and math.dist((det.x_mm, det.y_mm), s.first_place)
@@ -1558,9 +1552,8 @@ class Tracker:
     def _in_hand(self, ball: str) -> bool:
         """``ball`` is a white in its owner's hand: pocketed, or off the table in the game
         state. He places it in the house (RULES.md 6.4), so it is picked up only there
-        (simulation_vs_reality_1_0028 one grey level brighter: a white thing by the player,
-        past mid-table, stayed put for 5 frames after the shot and took W2, which the state
-        had in hand)."""
+        (a white thing by the player, past mid-table, stayed put for 5 frames after the shot
+        and took W2, which the state had in hand)."""
         if CLASS_OF[ball] != "white":
             return False
         s = self.states.get(ball)
@@ -1583,11 +1576,11 @@ class Tracker:
         takes instead a clean sighting of its colour (CLEAN_SCORE, whole: no streak, no piece)
         that no ball takes, within its stop reach, if no other ball of its colour (on the table
         or hidden) is as near to it: its picture was merged with something, or it went under a
-        hand, and its id was left on what it merged with. carom_2_s313 (held out): W2, rolling
-        slowly past the ghost of its own shadow in the first frame (the cloth model learned it
-        there; a faint white thing once the ball left), was read as one streak with it for four
-        frames and then took the ghost, 0.3-0.5 ball-like, for eighty frames while the ball
-        itself, 0.73-0.90 and 80 mm away, had no id."""
+        hand, and its id was left on what it merged with. A white rolling slowly past the ghost
+        of its own shadow in the first frame (the cloth model learned it there; a faint white
+        thing once the ball left) was read as one streak with it for four frames and then took
+        the ghost, 0.3-0.5 ball-like, for eighty frames while the ball itself, 0.73-0.90 and
+        80 mm away, had no id."""
         def gap(d: Detection, b: BallState) -> float:
             return math.hypot(d.x_mm - b.x, d.y_mm - b.y)
 
@@ -1616,19 +1609,19 @@ class Tracker:
         else, while a clean ball of its colour lies on that place that no ball took: that is
         the ball, which never left. Returns the detections still free."""
         for s in active:
-            if (s.rest_place is None or frame - s.left_rest > RETURN_S * self.fps
+            place = s.rest_place
+            if (place is None or frame - s.left_rest > RETURN_S * self.fps
                     or s.status not in ("table", "hidden")):
                 continue
             if s.last_seen == frame and s.took is not None and s.took.score >= CLEAN_SCORE:
                 continue  # seen clean where it went
             back = [d for d in free if d.colour == CLASS_OF[s.ball] and not d.streak_mm
                     and not d.piece and d.score >= CLEAN_SCORE and math.hypot(
-                        d.x_mm - s.rest_place[0], d.y_mm - s.rest_place[1])
+                        d.x_mm - place[0], d.y_mm - place[1])
                     < REST_JITTER_DIAMETERS * self.d]
             if not back:
                 continue
-            det = min(back, key=lambda d: math.hypot(d.x_mm - s.rest_place[0],
-                                                     d.y_mm - s.rest_place[1]))
+            det = min(back, key=lambda d: math.hypot(d.x_mm - place[0], d.y_mm - place[1]))
             s.x, s.y, s.vx, s.vy = det.x_mm, det.y_mm, 0.0, 0.0
             s.status, s.visible, s.last_seen, s.took = "table", True, frame, det
             s.rest_place, s.left_rest, s.sent, s.held = None, -1_000_000, None, None
@@ -1641,7 +1634,7 @@ class Tracker:
         up, and only the dots seen from now on can tell."""
         on = {b: self.states[b] for b in ("W1", "W2") if b in self.states
               and self.states[b].status in ("table", "hidden")}
-        now = {b: (s.x, s.y) for b, s in on.items()}
+        now: dict[str, tuple[float, float]] = {b: (s.x, s.y) for b, s in on.items()}
         before, self._whites_before = self._whites_before, now
         if not self.whites_known or len(now) < 2:
             return
@@ -1676,9 +1669,9 @@ class Tracker:
         """After the shooter's cue ball was struck, every ball at rest: his shot is over, the
         other white may be placed from hand, and balls respotted (see :meth:`_pick_up`). A
         ball lost from view while rolling is not known to rest until it is seen again or given
-        up as lost (opening_yellow_first_s211: W1, lost on a pale cloth just before it hit Y,
-        counted as at rest, so the shot was over before Y moved, and W1 seen again was named
-        W2)."""
+        up as lost (a white lost on a pale cloth just before it hit the yellow was counted as
+        at rest, so the shot was over before the yellow moved, and the white seen again was
+        named as the other white)."""
         if self._in_hand_this_shot and not self._cue_ball_struck:
             # (only while a white waits in hand: otherwise the strike is seen by
             # _cue_ball_unstruck)
@@ -1692,9 +1685,9 @@ class Tracker:
     def _cue_ball_unstruck(self, frame: int) -> bool:
         """The shooter's cue ball (known) was never seen struck, and is seen at rest now (a
         strike seen this frame is recorded: from then on, False). Seen a diameter away from
-        where it lay, it was struck however slowly it rolls (demo_match on a padded camera:
-        W1 rolled off at 18 mm a frame, under STRUCK_DIAMETERS, never counted as struck, and
-        every ball of the later shots was held to its first place)."""
+        where it lay, it was struck however slowly it rolls (filmed by a camera padded to 30
+        frames a second, a white rolling off at 18 mm a frame, under STRUCK_DIAMETERS, was never
+        counted as struck, and every ball of the later shots was held to its first place)."""
         if self.cue_ball is None or self._cue_ball_struck:
             return False
         s = self.states.get(self.cue_ball)
@@ -1737,8 +1730,8 @@ def _likeness(det: Detection, way: tuple[float, float], step: float) -> float:
     """How ball-like ``det`` is as a sighting of a ball rolling ``way`` (a step of ``step`` mm a
     frame): its score, or PICK_UP_SCORE at least when it is a streak drawn out along that way
     for half the step or more: the blur of that very motion (scored as a disc, a streak is
-    poor: bank_red_corner_s167, W1 struck at 7 m/s, seen as streaks of score 0.47-0.52 and
-    lost for 35 frames)."""
+    poor: a white struck at 7 m/s, seen as streaks of score 0.47-0.52, was lost for 35
+    frames)."""
     drawn_along = det.streak_mm >= 0.5 * step and (
         _within_30(det.streak_dir, way)
         or _within_30((-det.streak_dir[0], -det.streak_dir[1]), way))
@@ -1747,9 +1740,9 @@ def _likeness(det: Detection, way: tuple[float, float], step: float) -> float:
 
 def _a_ball_and_a_glint(best: Detection, faint: Detection) -> bool:
     """``best`` looks like a whole ball by itself and ``faint`` beside it not at all: a glint
-    or a piece of the pocket's rim by the ball, not the ball's other half (video_9 of the club
-    footage: a red on a pocket's lip, 0.64, beside a red glint in the hole, 0.35, nine tenths of
-    a ball away, was put at their middle, 14 px off). Not for blurred streaks, whose pieces
+    or a piece of the pocket's rim by the ball, not the ball's other half (a red on a pocket's
+    lip, 0.64, beside a red glint in the hole, 0.35, nine tenths of a ball away, was put at
+    their middle, 14 px off). Not for blurred streaks, whose pieces
     each look like part of a ball."""
     return (not best.streak_mm and not faint.streak_mm and best.score >= INIT_SCORE
             and faint.score < GLINT_SHARE * best.score)
@@ -1787,7 +1780,8 @@ def track_video(video_path: str | Path, calibration: Calibration,
                 cue_ball: str | None = None,
                 start_positions: Mapping[str, tuple[float, float]] | None = None,
                 drift: DriftMonitor | None = None,
-                adjust: Callable[[Frame], Frame] | None = None) -> Iterator[FrameTracks]:
+                adjust: Callable[[Frame], Frame] | None = None,
+                first_frame: int = 0) -> Iterator[FrameTracks]:
     """Ball positions in every frame of a video, as :class:`FrameTracks` in frame order.
 
     The cloth is learned from the first frame, the colour classes from the detections of the
@@ -1800,6 +1794,8 @@ def track_video(video_path: str | Path, calibration: Calibration,
     table positions, and so their tracks, are unaffected) and the event is in ``drift.events``.
     ``adjust``: applied to every decoded frame first (a benchmark's stand-in for the slightly
     different pictures of another decoder, see benchmarks/bench_realdata.py ``--shift``).
+    ``first_frame``: start there (a resumed match; ``start_positions`` then say where the balls
+    lay at that frame), frames still numbered from the video's first.
     """
     p = Path(video_path)
     if not p.is_file():
@@ -1813,7 +1809,7 @@ def track_video(video_path: str | Path, calibration: Calibration,
     held: list[tuple[int, AnyFrame, list[Detection], float]] = []
     recalibrated = False  # the reader thread prepares frames for the first calibration's detector
     for index, frame, ready in read_ahead_frames(p, detector.prepare, adjust=adjust,
-                                                 planar=True):
+                                                 planar=True, start=first_frame):
         event = (drift.check(index, index / fps, as_bgr(frame))
                  if drift is not None and drift.due(index / fps) else None)
         if event is not None and event.changed:
@@ -1950,12 +1946,12 @@ class _RepeatsFilled:
         """A ball gone by the next picture that lay at rest in the last two (seen in both,
         hardly moved) is seen in the repeated picture where it lay: a clean detection of its
         colour there shows it, still in its place when that picture was taken
-        (video_9_0056_0101 27: the cue ball at rest just before it was struck). One that was
+        (the cue ball at rest just before it was struck). One that was
         rolling may have left the place in between."""
         prior = self._last_but_one
         earlier = prior.balls.get(ball) if prior is not None else None
         d = self.tracker.d
-        if earlier is None or not earlier[2] or math.dist(earlier[:2], (x, y)) > (
+        if prior is None or earlier is None or not earlier[2] or math.dist(earlier[:2], (x, y)) > (
                 REST_SPEED_DIAMETERS * d * max(1, before.frame - prior.frame)):
             return False
         return any(q.colour == CLASS_OF[ball] and q.score >= CLEAN_SCORE
