@@ -41,7 +41,7 @@ from rules import (
 if TYPE_CHECKING:  # cv2 is imported only when a video is refereed
     from calibration import Calibration
     from referee.annotate import Annotated
-    from referee.pipeline import VideoFacts
+    from referee.pipeline import ResumePoint, VideoFacts
     from referee.trackrows import TrackRows
 
 
@@ -99,7 +99,7 @@ def referee_game(game: Game, journal: Journal, *, resume: bool = False, pace_s: 
                                                  else ""), file=out)
     print(f"match {run.match_id}: {start.score[0]}:{start.score[1]}, player {start.shooter} to "
           f"play, target {game.options.target} ({game.options.finish.value} finish)", file=out)
-    for i, raw in enumerate(game.shots):
+    for i, raw in enumerate(game.shots, game.first_shot):
         shot_key = f"shot{i}"
         if shot_key in done:
             continue
@@ -249,8 +249,22 @@ def load_source(job: RefereeJob) -> tuple[Game, VideoFacts | None]:
             raise InputError(str(err), str(job.start)) from None
     calibration = load_calibration(job.calibration) if job.calibration else None
     calls = load_calls(job.calls) if job.calls else []
-    found = game_from_video(job.source, opts, start, calibration, calls)
+    found = game_from_video(job.source, opts, start, calibration, calls,
+                            resume=_resume_point(job) if job.resume else None)
     return found.game, found
+
+
+def _resume_point(job: RefereeJob) -> ResumePoint | None:
+    """Where to take the video up for ``--resume``: after the last shot the journal's
+    unfinished match of this input has (None: no such match, or nothing to go by)."""
+    from referee.pipeline import resume_point
+
+    with Journal(job.journal) as journal:
+        previous = journal.latest_unfinished(source_key(job.source))
+        last = journal.last_verdict(previous) if previous is not None else None
+        if previous is None or last is None:
+            return None
+        return resume_point(*last, journal.load(previous).match.state)
 
 
 def video_report(found: VideoFacts) -> tuple[dict[str, Any], VideoRun]:

@@ -70,6 +70,7 @@ class Game:
     shots: Iterable[Mapping[str, Any]]
     description: str = ""
     from_camera: bool = False  # the shots were found in a video (see fit_to_state)
+    first_shot: int = 0  # the index of ``shots``' first (a video taken up after it was judged)
 
     def fitted(self, shot: Mapping[str, Any], state: GameState
                ) -> tuple[Mapping[str, Any], list[str]]:

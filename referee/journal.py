@@ -185,6 +185,16 @@ class Journal:
                 match = match.correct_score((int(a), int(b)), note or "")
         return MatchRecord(match_id, source, status, created, match, frozenset(keys))
 
+    def last_verdict(self, match_id: int) -> tuple[str, ShotFacts] | None:
+        """The shot key and facts of the match's last recorded verdict, undone or not (the
+        table is where that shot left it either way); None before the first."""
+        row = self._db.execute(
+            "SELECT shot_key, facts_json FROM entries WHERE match_id = ? AND kind = 'verdict' "
+            "ORDER BY seq DESC LIMIT 1", (match_id,)).fetchone()
+        if row is None:
+            return None
+        return str(row[0]), ShotFacts.from_dict(json.loads(row[1]))
+
     def _entries(self, match_id: int) -> Iterator[tuple[Any, ...]]:
         with closing(self._db.execute(
                 "SELECT kind, shot_key, facts_json, verdict_json, score_json, note FROM entries "

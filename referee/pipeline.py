@@ -21,7 +21,7 @@ from calibration import (
 from referee.errors import InputError
 from referee.gamefile import Game, read_json
 from referee.trackrows import Row, TrackRows
-from rules import Call, GameState, KaisaError, RuleOptions, TableSpec, cue_ball_of
+from rules import Call, GameState, KaisaError, RuleOptions, ShotFacts, TableSpec, cue_ball_of
 from video import video_fps
 from vision.detection.ballsize import calibrate_for_the_balls, table_for_the_balls
 from vision.shots.stream import ShotStream, ShotStreamParams, StreamedShot
@@ -62,9 +62,16 @@ class CallBook:
     index to that shot, a call by ``t`` to the first shot struck at or after it (half a second
     of slack); shots without one stay uncalled."""
 
-    def __init__(self, calls: Sequence[Mapping[str, Any]]) -> None:
+    def __init__(self, calls: Sequence[Mapping[str, Any]], judged_until_t: float | None = None
+                 ) -> None:
+        """``judged_until_t``: the strike time of the last shot already judged (a resumed
+        match): t-calls up to it were that shot's or earlier ones'."""
         self._calls = list(calls)
-        self._struck_before: set[int] = set()  # t-calls whose shot has been found already
+        # t-calls whose shot has been found already
+        self._struck_before: set[int] = (
+            set() if judged_until_t is None else
+            {k for k, c in enumerate(calls) if "t" in c
+             and judged_until_t >= float(c["t"]) - 0.5})
 
     def call_for(self, index: int, shot: Mapping[str, Any]) -> dict[str, Any] | None:
         call = None
@@ -159,17 +166,18 @@ class Progress:
 
 def tracked_frames(video: Path, calibration: Calibration, table: TableSpec,
                    cue_ball: str | None, progress: Progress | None = None,
-                   start: GameState | None = None, drift: DriftMonitor | None = None
+                   positions: Mapping[str, tuple[float, float]] | None = None,
+                   drift: DriftMonitor | None = None, first_frame: int = 0
                    ) -> Iterator[FrameTracks]:
-    """The tracker's answer frame by frame; ``start``, the game state when the video begins,
-    names the balls by where they were left; ``drift`` watches the camera (its notable checks
-    are printed as they happen); ``progress`` is shown as the frames go by."""
-    positions = ({b.value: xy for b, xy in start.on_table.items()} if start is not None
-                 else None)
+    """The tracker's answer frame by frame from ``first_frame`` on; ``positions`` (table mm:
+    where the game state has the balls then) name the balls by where they were left;
+    ``drift`` watches the camera (its notable checks are printed as they happen);
+    ``progress`` is shown as the frames go by."""
     fps = video_fps(video)
     told = 0
     for k, result in enumerate(track_video(video, calibration, table, cue_ball=cue_ball,
-                                           start_positions=positions, drift=drift)):
+                                           start_positions=positions, drift=drift,
+                                           first_frame=first_frame), first_frame):
         if progress is not None:
             progress.frame(k, fps)
         if drift is not None and len(drift.events) > told:
@@ -194,8 +202,10 @@ def track_rows(video: Path, calibration: Calibration, table: TableSpec, cue_ball
     """The tracker's answer for every frame as rows (frame, ball, x_mm, y_mm, visible); see
     :func:`tracked_frames`."""
     shown = Progress(video.name, progress)
-    return [row for result in tracked_frames(video, calibration, table, cue_ball, shown, start,
-                                             drift)
+    positions = ({b.value: xy for b, xy in start.on_table.items()} if start is not None
+                 else None)
+    return [row for result in tracked_frames(video, calibration, table, cue_ball, shown,
+                                             positions, drift)
             for row in rows_of(result)]
 
 
@@ -220,12 +230,37 @@ class VideoFacts:
                  "message": e.message} for e in self.drift]
 
 
+@dataclass(frozen=True)
+class ResumePoint:
+    """Where a match's video is taken up again after the shots the journal already has: the
+    frame after the last of them came to rest (the next shot begins a second or more later,
+    perhaps before that one was given out), the next shot's index, and the game state then
+    (the tracker is told the balls are where it has them: where that shot left them, the
+    respotted ones on their spots)."""
+
+    first_frame: int
+    first_shot: int
+    state: GameState
+    last_strike_t: float
+
+
+def resume_point(shot_key: str, facts: ShotFacts, state: GameState) -> ResumePoint | None:
+    """From the journal's last verdict (its shot key and facts) and the state after the
+    recorded entries; None when the facts do not say where in the video the shot came to rest
+    (a record not found in a video): then the video is read from its start."""
+    rest = facts.extra.get("rest_frame")
+    if not isinstance(rest, int) or not shot_key.startswith("shot"):
+        return None
+    return ResumePoint(rest + 1, int(shot_key.removeprefix("shot")) + 1, state, facts.strike.t)
+
+
 def game_from_video(video: Path, options: RuleOptions, start: GameState,
                     calibration: Calibration | None, calls: Sequence[Mapping[str, Any]],
-                    stream: ShotStreamParams | None = None) -> VideoFacts:
+                    stream: ShotStreamParams | None = None,
+                    resume: ResumePoint | None = None) -> VideoFacts:
     """Calibrate (unless given) now; then, as the game's shots are read, track (watching for
     the camera moving) and give out each shot as soon as its balls are at rest (with its paths,
-    a still and its call)."""
+    a still and its call). ``resume``: take the video up after the shots already judged."""
     clock = time.perf_counter()
     if calibration is None:
         calibration = calibrate_for_the_balls(video, options.table, sample_frames(video, 9))
@@ -242,23 +277,35 @@ def game_from_video(video: Path, options: RuleOptions, start: GameState,
                          recalibrate=lambda frame: find_table(frame, table))
     found = VideoFacts(calibration, {"calibration_s": round(time.perf_counter() - clock, 3)},
                        stream or ShotStreamParams(), drift=drift.events)
-    shots = _shots_as_read(video, found, table, start, drift, CallBook(calls))
+    if resume is None:
+        book = CallBook(calls)
+        shots = _shots_as_read(video, found, table, start, drift, book)
+        found.game = Game(video, options, start, shots, "shots found as the video is read",
+                          from_camera=True)
+        return found
+    print(f"{video.name}: taking the video up at {resume.first_frame / video_fps(video):.1f} s "
+          f"(frame {resume.first_frame}), after shot {resume.first_shot}", file=sys.stderr)
+    book = CallBook(calls, judged_until_t=resume.last_strike_t)
+    shots = _shots_as_read(video, found, table, resume.state, drift, book, resume)
     found.game = Game(video, options, start, shots, "shots found as the video is read",
-                      from_camera=True)
+                      from_camera=True, first_shot=resume.first_shot)
     return found
 
 
-def _shots_as_read(video: Path, found: VideoFacts, table: TableSpec, start: GameState,
-                   drift: DriftMonitor, calls: CallBook) -> Iterator[dict[str, Any]]:
-    """Each shot of the video as soon as its balls are at rest, tracking the video meanwhile;
-    ``found``'s rows and timings filled as it goes (the time spent while the caller judges a
-    shot is not counted)."""
+def _shots_as_read(video: Path, found: VideoFacts, table: TableSpec, state: GameState,
+                   drift: DriftMonitor, calls: CallBook, resume: ResumePoint | None = None
+                   ) -> Iterator[dict[str, Any]]:
+    """Each shot of the video as soon as its balls are at rest, tracking the video meanwhile
+    (from its start, from ``state``, or from ``resume``); ``found``'s rows and timings filled
+    as it goes (the time spent while the caller judges a shot is not counted)."""
     fps = video_fps(video)
+    first_frame = 0 if resume is None else resume.first_frame
+    positions = {b.value: xy for b, xy in state.on_table.items()}
     progress = Progress(video.name, True)
     stream = ShotStream(table, fps, found.stream)
     pictures = Illustrator(video)
     spent = {"tracking_s": 0.0, "shot_facts_s": 0.0, "pictures_s": 0.0}
-    given = 0
+    given = 0 if resume is None else resume.first_shot
 
     def ready(streamed: StreamedShot) -> dict[str, Any]:
         nonlocal given
@@ -277,7 +324,8 @@ def _shots_as_read(video: Path, found: VideoFacts, table: TableSpec, start: Game
     try:
         clock = time.perf_counter()
         for result in tracked_frames(video, found.calibration, table,
-                                     cue_ball_of(start.shooter).value, progress, start, drift):
+                                     cue_ball_of(state.shooter).value, progress, positions,
+                                     drift, first_frame):
             found.rows.extend(rows_of(result))
             tracked = time.perf_counter()
             spent["tracking_s"] += tracked - clock

@@ -163,3 +163,38 @@ def test_the_float_terms_are_the_fixed_point_terms_for_every_byte():
     assert np.array_equal(chroma[0], (cu * _B_U) >> 16)
     assert np.array_equal(chroma[1], ((cu * _G_U) >> 16) + ((cv * _G_V) >> 16))
     assert np.array_equal(chroma[2], (cv * _R_V) >> 16)
+
+
+def _short_gop_video(path: Path, frames: int = 60, gop: int = 8) -> Path:
+    """A small H.264 video of seeded noise with a key frame every ``gop`` frames, so that a
+    seek lands on a key frame before the one sought."""
+    import av
+
+    rng = np.random.default_rng(5)
+    with av.open(str(path), "w") as out:
+        stream = out.add_stream("libx264", rate=30)
+        stream.width, stream.height, stream.pix_fmt = 160, 96, "yuv420p"
+        stream.codec_context.gop_size = gop
+        for _ in range(frames):
+            image = rng.integers(0, 255, (96, 160, 3), dtype=np.uint8)
+            for packet in stream.encode(av.VideoFrame.from_ndarray(image, format="bgr24")):
+                out.mux(packet)
+        for packet in stream.encode():
+            out.mux(packet)
+    return path
+
+
+@pytest.mark.parametrize("planar", [True, False])
+def test_reading_from_a_frame_on_gives_the_frames_read_from_the_start(tmp_path, planar):
+    """``start`` (a resumed match): the decoder seeks to the key frame before it, and the
+    frames from there on are the ones a reading from the first frame gives, to the bit
+    (planes, or OpenCV's BGR)."""
+    clip = _short_gop_video(tmp_path / "gop8.mp4")
+    whole = [as_bgr(f).copy() for f in video_frames(clip, planar=planar)]
+    assert len(whole) == 60
+    for start in (1, 8, 13, 37, 59):
+        taken_up = [as_bgr(f) for f in video_frames(clip, planar=planar, start=start)]
+        assert len(taken_up) == len(whole) - start
+        assert all(np.array_equal(a, b) for a, b in zip(taken_up, whole[start:], strict=True))
+    if planar:
+        assert isinstance(next(video_frames(clip, start=37)), PlanarFrame)
