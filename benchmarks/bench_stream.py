@@ -66,11 +66,10 @@ def compare_clip(path: Path, source: str, params: ShotStreamParams) -> dict[str,
         most_kept = max(most_kept, stream.kept_samples)
     streamed += stream.finish()
     stream_s = time.process_time() - clock
-    facts = [s.facts for s in streamed]
+    facts = [s.facts.to_dict() for s in streamed]
     return {"clip": path.name.removesuffix(".labels.json"), "shots": len(batch),
             "equal": facts == batch, "difference": first_difference(batch, facts),
-            "latency_s": [round((s.found_frame - int(str(s.facts["rest_frame"]))) / fps, 3)
-                          for s in streamed],
+            "latency_s": [round((s.found_frame - s.rest_frame) / fps, 3) for s in streamed],
             "last_at_end": bool(streamed) and streamed[-1].found_frame == max(by_frame),
             "most_sightings_kept": most_kept, "frames": len(by_frame),
             "batch_cpu_s": round(batch_s, 3), "stream_cpu_s": round(stream_s, 3)}

@@ -104,15 +104,15 @@ def referee_game(game: Game, journal: Journal, *, resume: bool = False, pace_s: 
         if shot_key in done:
             continue
         where = f"shots[{i}]"
-        for warning in placement_warnings(run.match.state, raw):
-            run.placement[i].append(warning)
-            print(f"  {'':8s}  placement before shot {i + 1}: {warning.describe()}", file=out)
-        raw, left_out = game.fitted(raw, run.match.state)
-        for note in left_out:
-            run.camera_notes[i].append(note)
-            print(f"  {'':8s}  camera, shot {i + 1}: {note}", file=out)
         try:
-            facts = ShotFacts.from_dict(raw, where)
+            facts, left_out = game.fitted(raw, run.match.state, where)
+            for warning in placement_warnings(run.match.state, facts):
+                run.placement[i].append(warning)
+                print(f"  {'':8s}  placement before shot {i + 1}: {warning.describe()}",
+                      file=out)
+            for note in left_out:
+                run.camera_notes[i].append(note)
+                print(f"  {'':8s}  camera, shot {i + 1}: {note}", file=out)
             run.match, verdict = run.match.play(facts)
         except KaisaError as err:
             located = err if err.where.startswith(where) else err.at(where)
@@ -125,11 +125,11 @@ def referee_game(game: Game, journal: Journal, *, resume: bool = False, pace_s: 
     return run
 
 
-def placement_warnings(state: GameState, shot: object) -> list[PlacementWarning]:
+def placement_warnings(state: GameState, shot: ShotFacts) -> list[PlacementWarning]:
     """§6.5: before a strike, were the balls the last verdict respotted put on their points
     (within 5 mm), and is the shooter's white from hand in the house? Measured from the shot's
     ``start_positions`` (where the balls lay at the strike); nothing to say without them."""
-    measured = shot.get("start_positions") if isinstance(shot, Mapping) else None
+    measured = shot.extra.get("start_positions")
     if not isinstance(measured, Mapping) or not (state.respot_targets or state.in_hand):
         return []
     try:

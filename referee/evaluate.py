@@ -17,7 +17,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from referee.gamefile import fit_to_state
-from rules import Ball, Event, EventType, KaisaError, ShotFacts, advance, judge
+from rules import Ball, Call, Event, EventType, KaisaError, ShotFacts, advance, judge
 
 # Two events are the same when they name the same balls (and cushion) and are this close in time.
 EVENT_TOLERANCE_S = 0.1
@@ -150,26 +150,34 @@ def score_shots(truth_shots: Sequence[Mapping[str, Any]], found_shots: Sequence[
     return scores
 
 
-def judge_found_shots(labels: Any, found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def judge_found_shots(labels: Any, found: Sequence[ShotFacts | Mapping[str, Any]]
+                      ) -> list[dict[str, Any]]:
     """Judge the found shots in order from the labels' start, with the labelled calls (a match
     would take them from a calls file) and the labelled placements of whites from hand, each
-    fitted to the state as ``kaisa referee`` fits a video's (see ``fit_to_state``)."""
+    fitted to the state as ``kaisa referee`` fits a video's (see ``fit_to_state``). Each comes
+    back in its JSON form with its ``verdict`` (or ``{"error": ...}``)."""
     state = labels.start
     out = []
     for k, shot in enumerate(found):
         truth = labels.doc["shots"][min(k, len(labels.doc["shots"]) - 1)]
-        shot = {**shot, "call": truth.get("call")}
+        try:
+            facts = shot if isinstance(shot, ShotFacts) else ShotFacts.from_dict(shot)
+            call = truth.get("call")
+            facts = replace(facts, call=Call.from_dict(call) if call is not None else None)
+        except KaisaError as err:
+            out.append({**(shot if isinstance(shot, Mapping) else shot.to_dict()),
+                        "verdict": {"error": str(err)}})
+            continue
         try:
             if "start_positions" in truth:
                 placed = {Ball(b): (x, y) for b, (x, y) in truth["start_positions"].items()}
                 state = replace(state, positions=placed, in_hand=frozenset(
                     w for w in state.in_hand if w not in placed))
-            facts = ShotFacts.from_dict(fit_to_state(state, shot)[0])
-            verdict = judge(state, facts)
+            verdict = judge(state, fit_to_state(state, facts)[0])
             state = advance(state, verdict)
-            out.append({**shot, "verdict": verdict.to_dict()})
+            out.append({**facts.to_dict(), "verdict": verdict.to_dict()})
         except KaisaError as err:
-            out.append({**shot, "verdict": {"error": str(err)}})
+            out.append({**facts.to_dict(), "verdict": {"error": str(err)}})
     return out
 
 

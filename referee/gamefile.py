@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -67,25 +67,27 @@ class Game:
     path: Path
     options: RuleOptions
     start: GameState
-    shots: Iterable[Mapping[str, Any]]
+    shots: Iterable[Mapping[str, Any] | ShotFacts]
     description: str = ""
     from_camera: bool = False  # the shots were found in a video (see fit_to_state)
     first_shot: int = 0  # the index of ``shots``' first (a video taken up after it was judged)
 
-    def fitted(self, shot: Mapping[str, Any], state: GameState
-               ) -> tuple[Mapping[str, Any], list[str]]:
-        """A shot's record as judged from ``state``, and what was left out of it: a camera's
-        facts are fitted to the state (see :func:`fit_to_state`), a file's are not."""
-        return fit_to_state(state, shot) if self.from_camera else (shot, [])
+    def fitted(self, shot: Mapping[str, Any] | ShotFacts, state: GameState, where: str
+               ) -> tuple[ShotFacts, list[str]]:
+        """A shot (a record, parsed here; or a camera's facts) as judged from ``state``, and
+        what was left out of it: a camera's facts are fitted to the state (see
+        :func:`fit_to_state`), a file's are not. Raises KaisaError naming ``where``."""
+        facts = shot if isinstance(shot, ShotFacts) else ShotFacts.from_dict(shot, where)
+        return fit_to_state(state, facts) if self.from_camera else (facts, [])
 
     def judged(self) -> Iterator[tuple[int, ShotFacts, Verdict]]:
         """Each shot with its verdict, judged in order. Raises InputError (naming the file, the
         shot and the field) at the first shot that cannot be judged; earlier ones are yielded."""
         state = self.start
-        for i, shot in enumerate(self.shots):
+        for i, shot in enumerate(self.shots, self.first_shot):
             where = f"shots[{i}]"
             try:
-                facts = ShotFacts.from_dict(self.fitted(shot, state)[0], where)
+                facts = self.fitted(shot, state, where)[0]
                 verdict = judge(state, facts)
             except KaisaError as err:
                 located = err if err.where.startswith(where) else err.at(where)
@@ -110,32 +112,34 @@ def load_game(path: Path, options: RuleOptions | None = None) -> Game:
     return Game(path, opts, start, tuple(shots), str(data.get("description", "")))
 
 
-def fit_to_state(state: GameState, shot: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
+def fit_to_state(state: GameState, facts: ShotFacts) -> tuple[ShotFacts, list[str]]:
     """A camera's shot facts made to fit the game state they are judged from, and what was
     left out: a ball the state has in hand, other than the shooter's cue ball (which he
     places), is off the table, so what the tracker took for it (a hand, a shadow in the house)
     was not it: its events after the strike and its positions are dropped. Without this the
     record is refused as impossible (RULES.md 6.4) and the match stops at a tracker's slip."""
     cue = cue_ball_of(state.shooter)
-    away = {b.value for b in state.in_hand if b is not cue}
+    away = {b for b in state.in_hand if b is not cue}
     if not away:
-        return dict(shot), []
-    out = dict(shot)
+        return facts, []
+    names = ", ".join(sorted(b.value for b in away))
     notes = []
-    events = list(shot.get("events") or [])
-
-    def of_a_ball_away(event: object) -> bool:
-        return isinstance(event, Mapping) and bool(
-            away & {event.get("ball"), *(event.get("balls") or [])})
-
-    kept = events[:1] + [e for e in events[1:] if not of_a_ball_away(e)]
-    if len(kept) < len(events):
-        out["events"] = kept
-        notes.append(f"{len(events) - len(kept)} event(s) of {', '.join(sorted(away))} left out "
+    events = facts.events[:1] + tuple(e for e in facts.events[1:] if not away & set(e.balls))
+    if len(events) < len(facts.events):
+        notes.append(f"{len(facts.events) - len(events)} event(s) of {names} left out "
                      "(in hand)")
-    for key in ("final_positions", "start_positions"):
-        where = shot.get(key)
-        if isinstance(where, Mapping) and away & set(where):
-            out[key] = {b: xy for b, xy in where.items() if b not in away}
-            notes.append(f"{key} of {', '.join(sorted(away & set(where)))} left out (in hand)")
-    return out, notes
+    finals = facts.final_positions
+    if finals is not None and away & set(finals):
+        notes.append("final_positions of "
+                     f"{', '.join(sorted(b.value for b in away & set(finals)))} left out "
+                     "(in hand)")
+        finals = {b: xy for b, xy in finals.items() if b not in away}
+    extra = dict(facts.extra)
+    placed = extra.get("start_positions")
+    if isinstance(placed, Mapping) and {b.value for b in away} & set(placed):
+        notes.append("start_positions of "
+                     f"{', '.join(sorted({b.value for b in away} & set(placed)))} left out "
+                     "(in hand)")
+        extra["start_positions"] = {b: xy for b, xy in placed.items()
+                                    if b not in {a.value for a in away}}
+    return replace(facts, events=events, final_positions=finals, extra=extra), notes

@@ -73,28 +73,16 @@ class CallBook:
             {k for k, c in enumerate(calls) if "t" in c
              and judged_until_t >= float(c["t"]) - 0.5})
 
-    def call_for(self, index: int, shot: Mapping[str, Any]) -> dict[str, Any] | None:
+    def call_for(self, index: int, facts: ShotFacts) -> Call | None:
         call = None
-        strike_t = float(shot["events"][0]["t"])
         for k, c in enumerate(self._calls):
             if "shot" in c:
                 if int(c["shot"]) == index:
-                    call = {"ball": c["ball"], "pocket": c["pocket"]}
-            elif k not in self._struck_before and strike_t >= float(c["t"]) - 0.5:
+                    call = Call.from_dict(c)
+            elif k not in self._struck_before and facts.strike.t >= float(c["t"]) - 0.5:
                 self._struck_before.add(k)
-                call = {"ball": c["ball"], "pocket": c["pocket"]}
+                call = Call.from_dict(c)
         return call
-
-
-def apply_calls(shots: Sequence[dict[str, Any]], calls: Sequence[Mapping[str, Any]]
-                ) -> list[dict[str, Any]]:
-    """The shots with their calls (shots without one stay uncalled)."""
-    book = CallBook(calls)
-    out = []
-    for i, s in enumerate(shots):
-        call = book.call_for(i, s)
-        out.append({**s, "call": call} if call is not None else dict(s))
-    return out
 
 
 class Illustrator:
@@ -108,24 +96,26 @@ class Illustrator:
         self._cv2 = cv2
         self._capture = cv2.VideoCapture(str(video))
 
-    def add(self, shot: dict[str, Any], rows: Sequence[Row]) -> None:
-        """``rows``: the tracker's rows from at least the shot's strike to its rest."""
+    def pictures(self, facts: ShotFacts, rows: Sequence[Row]) -> dict[str, Any]:
+        """``paths`` and ``still_jpeg_b64`` of a shot; ``rows``: the tracker's rows from at
+        least the shot's strike to its rest."""
         import base64
 
         cv2 = self._cv2
-        first, last = int(shot["strike_frame"]), int(shot["rest_frame"])
+        first, last = int(facts.extra["strike_frame"]), int(facts.extra["rest_frame"])
         paths: dict[str, list[list[float]]] = {}
         for frame, ball, x, y, visible in rows:
             if visible and first <= frame <= last and (frame - first) % 2 == 0:
                 paths.setdefault(ball, []).append([round(x), round(y)])
-        shot["paths"] = paths
+        out: dict[str, Any] = {"paths": paths}
         self._capture.set(cv2.CAP_PROP_POS_FRAMES, max(first - 3, 0))
         ok, image = self._capture.read()
         if ok:
             small = cv2.resize(image, (640, image.shape[0] * 640 // image.shape[1]))
             ok, jpeg = cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, 70])
             if ok:
-                shot["still_jpeg_b64"] = base64.b64encode(jpeg.tobytes()).decode("ascii")
+                out["still_jpeg_b64"] = base64.b64encode(jpeg.tobytes()).decode("ascii")
+        return out
 
     def close(self) -> None:
         self._capture.release()
@@ -294,7 +284,7 @@ def game_from_video(video: Path, options: RuleOptions, start: GameState,
 
 def _shots_as_read(video: Path, found: VideoFacts, table: TableSpec, state: GameState,
                    drift: DriftMonitor, calls: CallBook, resume: ResumePoint | None = None
-                   ) -> Iterator[dict[str, Any]]:
+                   ) -> Iterator[ShotFacts]:
     """Each shot of the video as soon as its balls are at rest, tracking the video meanwhile
     (from its start, from ``state``, or from ``resume``); ``found``'s rows and timings filled
     as it goes (the time spent while the caller judges a shot is not counted)."""
@@ -307,19 +297,18 @@ def _shots_as_read(video: Path, found: VideoFacts, table: TableSpec, state: Game
     spent = {"tracking_s": 0.0, "shot_facts_s": 0.0, "pictures_s": 0.0}
     given = 0 if resume is None else resume.first_shot
 
-    def ready(streamed: StreamedShot) -> dict[str, Any]:
+    def ready(streamed: StreamedShot) -> ShotFacts:
         nonlocal given
         clock = time.perf_counter()
-        shot: dict[str, Any] = {**streamed.facts, "found_frame": streamed.found_frame}
-        pictures.add(shot, found.rows.between(int(shot["strike_frame"]),
-                                              int(shot["rest_frame"])))
-        call = calls.call_for(given, shot)
-        if call is not None:
-            shot["call"] = call
+        facts = streamed.facts
+        rows = found.rows.between(int(facts.extra["strike_frame"]), streamed.rest_frame)
+        extra = {**facts.extra, "found_frame": streamed.found_frame,
+                 **pictures.pictures(facts, rows)}
+        facts = replace(facts, call=calls.call_for(given, facts), extra=extra)
         given += 1
         spent["pictures_s"] += time.perf_counter() - clock
         progress.clear()
-        return shot
+        return facts
 
     try:
         clock = time.perf_counter()

@@ -71,15 +71,15 @@ def test_a_cameras_ball_the_state_has_in_hand_is_left_out_and_the_shot_judged(tm
     from referee.app import referee_game
     from referee.gamefile import Game, fit_to_state
     from referee.journal import Journal
-    from rules import GameState, RuleOptions
+    from rules import Ball, GameState, RuleOptions, ShotFacts
 
     start = GameState(options=RuleOptions())
     shot = opening_with_a_phantom_w2()
-    fitted, notes = fit_to_state(start, shot)
-    assert [e.get("balls") for e in fitted["events"]] == [None, ["W1", "Y"]]
-    assert "W2" not in fitted["final_positions"] and len(notes) == 2
-    assert fit_to_state(start, {**shot, "events": shot["events"][:1]})[0]["events"] == \
-        shot["events"][:1]
+    fitted, notes = fit_to_state(start, ShotFacts.from_dict(shot))
+    assert [e.get("balls") for e in fitted.to_dict()["events"]] == [None, ["W1", "Y"]]
+    assert Ball.W2 not in (fitted.final_positions or {}) and len(notes) == 2
+    strike_only = ShotFacts.from_dict({**shot, "events": shot["events"][:1]})
+    assert fit_to_state(start, strike_only)[0].events == strike_only.events
     # a file's record is the user's: refused as impossible, a camera's is fitted and judged
     from_file = Game(tmp_path / "g.json", RuleOptions(), start, (shot,))
     with pytest.raises(Exception, match="W2 is in hand"):

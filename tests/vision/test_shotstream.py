@@ -12,6 +12,7 @@ import pytest
 
 from referee.evaluate import true_track_rows
 from referee.labels import load_labels
+from rules.events import EventType
 from rules.table import TableSpec
 from vision.shots.facts import shots_from_tracks, tracks_from_rows
 from vision.shots.stream import (
@@ -66,9 +67,9 @@ def test_each_roll_is_given_out_once_soon_after_it_stops_and_memory_stays_bounde
     given += stream.finish()
     assert len(given) == len(rests)
     for shot, rest in zip(given, rests, strict=True):
-        assert shot.facts["events"][0]["type"] == "strike"  # type: ignore[index]
+        assert shot.facts.strike.type is EventType.STRIKE
         # (the roll's last 4-5 steps, under 1.5 mm a frame give or take the noise, are rest)
-        rest_frame = int(shot.facts["rest_frame"])  # type: ignore[call-overload]
+        rest_frame = shot.rest_frame
         assert rest - 8 <= rest_frame <= rest
         late = (shot.found_frame - rest_frame) / FPS
         assert params.settle_s - 0.1 <= late <= params.settle_s + params.check_every_s + 0.1
@@ -88,9 +89,9 @@ def test_streamed_facts_equal_the_whole_tracks_on_every_committed_clip():
         rows = true_track_rows(labels)
         whole = shots_from_tracks(labels.table, tracks_from_rows(rows, labels.fps), labels.fps)
         streamed = shots_from_rows(rows, labels.table, labels.fps)
-        assert [s.facts for s in streamed] == whole, path.name
+        assert [s.facts.to_dict() for s in streamed] == whole, path.name
         for s in streamed[:-1]:  # (the last is given out when the video ends)
-            assert s.found_frame - int(s.facts["rest_frame"]) <= 2 * labels.fps  # type: ignore[call-overload]
+            assert s.found_frame - s.rest_frame <= 2 * labels.fps
 
 
 def test_parameters_and_frame_order_are_checked():

@@ -24,6 +24,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from rules.balls import Ball
+from rules.events import Event, EventType, ShotFacts
 from rules.table import Cushion, Pocket, TableSpec
 
 Point = tuple[float, float]
@@ -145,30 +146,25 @@ def _fit(samples: Sequence[Sample]) -> Callable[[float], Vector]:
 
 @dataclass(frozen=True)
 class FoundEvent:
-    """An event with its time, frame, where it happened, and how sure the geometry is (0-1)."""
+    """An event as found, in the rules' vocabulary, with where it happened (table mm) and how
+    sure the geometry is (0-1); its time may precede the video (a strike in the first frame
+    extrapolated back). ``balls`` are the tracks' ids."""
 
     t: float
-    type: str
+    type: EventType
     balls: tuple[str, ...]
     xy: Point
-    cushion: str | None = None
-    pocket: str | None = None
+    cushion: Cushion | None = None
+    pocket: Pocket | None = None
     confidence: float = 1.0
 
-    def to_fact(self, fps: float) -> dict[str, object]:
-        t = max(self.t, 0.0)  # a strike in the first frame can extrapolate to before it
-        fact: dict[str, object] = {"t": round(t, 4), "frame": round(t * fps),
-                                   "type": self.type}
-        if self.type == "contact":
-            fact["balls"] = list(self.balls)
-        else:
-            fact["ball"] = self.balls[0]
-        if self.cushion:
-            fact["cushion"] = self.cushion
-        if self.pocket:
-            fact["pocket"] = self.pocket
-        fact["confidence"] = round(self.confidence, 3)
-        return fact
+    def to_event(self, fps: float) -> Event:
+        """The rules' event: time clamped to the video's start and rounded to 0.1 ms, the frame
+        it falls in, the confidence to 0.001."""
+        t = max(self.t, 0.0)
+        return Event(type=self.type, t=round(t, 4), balls=tuple(Ball(b) for b in self.balls),
+                     frame=round(t * fps), cushion=self.cushion, pocket=self.pocket,
+                     confidence=round(self.confidence, 3))
 
 
 @dataclass
@@ -898,7 +894,7 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
 
     for k, (t, ball) in enumerate(starts):
         if k == 0:
-            events.append(FoundEvent(t, "strike", (ball,), rests[ball]))
+            events.append(FoundEvent(t, EventType.STRIKE, (ball,), rests[ball]))
             continue
         # only a ball already moving can have hit it (or the striker, for a ball that left
         # with it: the striker is given the first start, which may be this ball's own)
@@ -925,7 +921,7 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
                                           {movers[0]: paths[movers[0]]}, D, fps,
                                           tolerance=LONE_HITTER_MM)
         if hitter is not None:
-            events.append(FoundEvent(t, "contact", (hitter, ball), rests[ball],
+            events.append(FoundEvent(t, EventType.CONTACT, (hitter, ball), rests[ball],
                                      confidence=_confidence(gap, CONTACT_TOLERANCE_MM)))
     # 2. Kinks in moving balls: cushions, or contacts between moving balls.
     def kink_event(ball: str, before: Piece, after: Piece) -> FoundEvent | None:
@@ -947,7 +943,7 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
         if partner is not None and not _pushed_away(v_out - v_in, xy, position(partner, t)):
             partner = None  # its turn is the track's noise, not a push from the other ball
         if partner is not None and gap <= cushion_gap:
-            return FoundEvent(t, "contact", (ball, partner), xy,
+            return FoundEvent(t, EventType.CONTACT, (ball, partner), xy,
                               confidence=_confidence(gap, CONTACT_TOLERANCE_MM))
         # (the lines meet where the blurred pictures' centres put them: worse the longer the
         # streaks, as a sample's tolerance is: for a ball off the jaw of a middle pocket at
@@ -955,7 +951,7 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
         tolerance = CUSHION_TOLERANCE_MM + BLUR_SHARE * max(
             float(np.hypot(*v_in)), float(np.hypot(*v_out))) / fps
         if cushion_gap <= tolerance:
-            return FoundEvent(t, "cushion", (ball,), xy, cushion=cushion.value,
+            return FoundEvent(t, EventType.CUSHION, (ball,), xy, cushion=cushion,
                               confidence=_confidence(cushion_gap, tolerance))
         return None
 
@@ -1015,13 +1011,13 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
                           if speed > 0 else 1 / (2 * fps))
             # (a ball lost on its way for longer than a blur lasts: likely, not seen)
             confidence = 1.0 if speed > 0 and (near or t - seen.t <= 3 / fps) else 0.7
-            events.append(FoundEvent(t, "pocket", (ball,), seen.xy, pocket=pocket.value,
+            events.append(FoundEvent(t, EventType.POCKET, (ball,), seen.xy, pocket=pocket,
                                      confidence=confidence))
             continue
         if velocity is None and step is not None:
             velocity = step[0]
         if _could_leave(table, seen.xy, velocity, fps):
-            events.append(FoundEvent(seen.t + 1 / (2 * fps), "off_table", (ball,), seen.xy,
+            events.append(FoundEvent(seen.t + 1 / (2 * fps), EventType.OFF_TABLE, (ball,), seen.xy,
                                      confidence=0.5))
         elif ps and len(ps) >= 2 and len(ps[-1].samples) <= 2 and _could_leave(
                 table, ps[-2].end.xy, ps[-2].velocity(ps[-2].end.t), fps):
@@ -1031,7 +1027,7 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
             t_over = ps[-1].start.t
             events = [e for e in events if not (e.type == "cushion" and e.balls == (ball,)
                                                 and abs(e.t - t_over) <= 1 / fps)]
-            events.append(FoundEvent(t_over, "off_table", (ball,), ps[-2].end.xy,
+            events.append(FoundEvent(t_over, EventType.OFF_TABLE, (ball,), ps[-2].end.xy,
                                      confidence=0.4))
         # else the tracker lost the ball on the cloth: no event (it is where it was last seen
         # or where the next shot finds it)
@@ -1079,7 +1075,7 @@ def _grazes(pieces: Mapping[str, list[Piece]], position: Callable[[str, float], 
             if all(_pushed_at(ball, other, t, position, fps) for ball, other in ((a, b), (b, a))):
                 xy = position(a, t)
                 assert xy is not None
-                found.append(FoundEvent(t, "contact", (a, b), xy,
+                found.append(FoundEvent(t, EventType.CONTACT, (a, b), xy,
                                         confidence=_confidence(abs(gap - diameter), GRAZE_MM)))
     return found
 
@@ -1110,7 +1106,7 @@ def _nudges(pieces: Mapping[str, list[Piece]], rests: Mapping[str, Point],
             continue
         if any(e.type == "contact" and set(e.balls) == {other, ball} for e in events):
             continue
-        found.append(FoundEvent(s.t, "contact", (other, ball), place,
+        found.append(FoundEvent(s.t, EventType.CONTACT, (other, ball), place,
                                 confidence=_confidence(abs(gap - diameter), GRAZE_MM)))
     return found
 
@@ -1145,8 +1141,8 @@ def _slow_bounces(table: TableSpec, paths: Mapping[str, Sequence[Sample]],
                 if any(ball in e.balls and e.type in ("cushion", "contact")
                        and abs(e.t - t) <= k / fps for e in [*events, *found]):
                     continue
-                found.append(FoundEvent(t, "cushion", (ball,), seen[i].xy,
-                                        cushion=cushion.value,
+                found.append(FoundEvent(t, EventType.CUSHION, (ball,), seen[i].xy,
+                                        cushion=cushion,
                                         confidence=_confidence(abs(g), BOUNCE_TOUCH_MM)))
     return found
 
@@ -1431,35 +1427,35 @@ def tracks_from_rows(rows: Sequence[tuple[int, str, float, float, bool]], fps: f
 
 def shots_from_tracks(table: TableSpec, tracks: Mapping[str, Sequence[Sample]],
                       fps: float) -> list[dict[str, object]]:
-    """Every shot found in the tracks, as DESIGN.md shot facts (call unknown: null) with
-    ``strike_frame``, ``rest_frame`` and ``start_positions`` (where the balls lay just before the
-    strike: respotted and placed balls included, for the placement check)."""
+    """Every shot found in the whole tracks, in DESIGN.md's JSON form (see :func:`shot_facts`;
+    call null)."""
     tracks = steady_tracks(tracks)
     shots = []
     for window in split_shots(tracks, fps):
-        shot = shot_record(table, tracks, window, fps)
-        if shot is not None:
-            shots.append(shot)
+        facts = shot_facts(table, tracks, window, fps)
+        if facts is not None:
+            shots.append(facts.to_dict())
     return shots
 
 
 def steady_tracks(tracks: Mapping[str, Sequence[Sample]]) -> dict[str, list[Sample]]:
     """The tracks with each resting ball's flicker undone (see :func:`_without_rest_flicker`):
-    what :func:`split_shots` and :func:`shot_record` read."""
+    what :func:`split_shots` and :func:`shot_facts` read."""
     return {ball: _without_rest_flicker(samples) for ball, samples in tracks.items()}
 
 
-def shot_record(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window: ShotWindow,
-                fps: float) -> dict[str, object] | None:
-    """One shot's DESIGN.md shot facts (call unknown: null) found in ``window`` of the steady
-    ``tracks``, with ``strike_frame``, ``rest_frame`` and ``start_positions``; None when no
-    strike is found in it."""
+def shot_facts(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window: ShotWindow,
+               fps: float) -> ShotFacts | None:
+    """One shot's facts found in ``window`` of the steady ``tracks`` (no call), with
+    ``strike_frame``, ``rest_frame`` and ``start_positions`` (where the balls lay just before
+    the strike, mm: respotted and placed balls included, for the placement check) in its
+    ``extra``; None when no strike is found in it."""
     events, finals = shot_events(table, tracks, window, fps)
     if not events:
         return None
-    return {"call": None, "events": [e.to_fact(fps) for e in events],
-            "start_positions": {b: [round(x, 2), round(y, 2)]
-                                for b, (x, y) in window.rest_before.items()},
-            "final_positions": {b: [round(x, 2), round(y, 2)]
-                                for b, (x, y) in finals.items()},
-            "strike_frame": round(events[0].t * fps), "rest_frame": window.last}
+    return ShotFacts(
+        events=tuple(e.to_event(fps) for e in events),
+        final_positions={Ball(b): (round(x, 2), round(y, 2)) for b, (x, y) in finals.items()},
+        extra={"start_positions": {b: [round(x, 2), round(y, 2)]
+                                   for b, (x, y) in window.rest_before.items()},
+               "strike_frame": round(events[0].t * fps), "rest_frame": window.last})

@@ -5,7 +5,7 @@ The tracker's frames are fed in order. Every ``check_every_s`` the shots are cut
 kept so far, by the same rules as a finished match's (:func:`vision.shots.facts.split_shots`): a
 shot whose last motion lies ``settle_s`` back is over (motion again sooner would have been the
 same shot's: ``settle_s`` is longer than that gap), and its facts are found from the frames up
-to now (:func:`vision.shots.facts.shot_record`). Frames older than ``history_s`` before the shot
+to now (:func:`vision.shots.facts.shot_facts`). Frames older than ``history_s`` before the shot
 still open, or before now, are dropped, so memory does not grow with the video's length; a ball
 not seen for longer keeps its last few sightings (where it was when it went out of view).
 
@@ -21,13 +21,14 @@ import math
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
+from rules.events import ShotFacts
 from rules.table import TableSpec
 from vision.shots.facts import (
     NEXT_STRIKE_S,
     STILL_FRAMES,
     STILL_MM_PER_FRAME,
     Sample,
-    shot_record,
+    shot_facts,
     split_shots,
     steady_tracks,
 )
@@ -70,11 +71,15 @@ class ShotStreamParams:
 
 @dataclass(frozen=True)
 class StreamedShot:
-    """One shot's facts (a DESIGN.md shot record, call null) and the frame whose arrival let
-    them be found (``found_frame``: the shot's balls at rest since ``facts["rest_frame"]``)."""
+    """One shot's facts (no call yet) and the frame whose arrival let them be found
+    (``found_frame``: the shot's balls at rest since ``rest_frame``)."""
 
-    facts: dict[str, object]
+    facts: ShotFacts
     found_frame: int
+
+    @property
+    def rest_frame(self) -> int:
+        return int(self.facts.extra["rest_frame"])
 
 
 @dataclass
@@ -145,9 +150,9 @@ class ShotStream:
                 open_from = w.first
                 break
             self._given_until = w.last
-            shot = shot_record(self.table, tracks, w, self.fps)
-            if shot is not None:
-                out.append(StreamedShot(shot, self._frame))
+            facts = shot_facts(self.table, tracks, w, self.fps)
+            if facts is not None:
+                out.append(StreamedShot(facts, self._frame))
         cut = (self._frame if open_from is None else open_from) - self._history
         self._forget_before(max(cut, self._frame - self._longest))
         return out
