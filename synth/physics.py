@@ -46,6 +46,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from rules.balls import Ball
+from rules.events import Event as RulesEvent
 from rules.events import EventType  # the one event vocabulary, shared with the rules
 from rules.table import Cushion, Pocket, TableSpec
 
@@ -153,7 +154,8 @@ class Strike:
 
 @dataclass(frozen=True)
 class Event:
-    """One shot event. ``to_fact()`` gives the DESIGN.md shot-fact dict (without ``frame``).
+    """One shot event as the simulation found it; ``to_event()`` is it in the rules' own terms,
+    ``to_fact()`` in DESIGN.md's JSON (both without ``frame``).
 
     ``jaw`` is set on a cushion event where the ball hit a pocket's jaw point (the pocket);
     ``xy`` is the ball centre (of the first ball for a contact) at the event.
@@ -168,18 +170,19 @@ class Event:
     jaw: Pocket | None = None
     xy: Point | None = None
 
-    def to_fact(self) -> dict[str, object]:
-        fact: dict[str, object] = {"t": self.t, "type": self.type.value}
+    def to_event(self) -> RulesEvent:
+        """The rules' event (no frame: the caller adds it)."""
         if self.type is EventType.CONTACT:
             assert self.balls is not None
-            fact["balls"] = list(self.balls)
+            ids: tuple[str, ...] = self.balls
         else:
-            fact["ball"] = self.ball
-        if self.cushion is not None:
-            fact["cushion"] = self.cushion.value
-        if self.pocket is not None:
-            fact["pocket"] = self.pocket.value
-        return fact
+            assert self.ball is not None
+            ids = (self.ball,)
+        return RulesEvent(type=self.type, t=self.t, balls=tuple(Ball(b) for b in ids),
+                          cushion=self.cushion, pocket=self.pocket)
+
+    def to_fact(self) -> dict[str, object]:
+        return self.to_event().to_dict()
 
 
 @dataclass(frozen=True)
