@@ -9,7 +9,12 @@ with each row dropped as it comes (as ``kaisa track`` writes it out), and sample
 pass's largest, and the growth from the first pass's largest to the last's, per thousand frames.
 Bounded memory: every pass the same, give or take a few frames' arrays.
 
-    python benchmarks/bench_memory.py [VIDEO] [--times K] [--every N] [--no-trace]
+    python benchmarks/bench_memory.py [VIDEO] [--times K] [--every N] [--no-trace] [--referee]
+
+``--referee``: instead of the tracker alone, the referee's one reading of a video
+(``referee.pipeline.game_from_video``: tracking, the shot stream, the rows kept on disk, each
+shot's paths and still), sampled as each shot is given out (the shots are not judged: the
+repeated video puts the balls back at each seam, which no match does).
 
 VIDEO defaults to the demo match (its labels give the calibration); another video needs its
 ``.labels.json`` beside it. ``--no-trace``: the resident memory only (tracemalloc slows Python
@@ -25,12 +30,15 @@ import sys
 import tempfile
 import time
 import tracemalloc
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from calibration import Calibration  # noqa: E402
+from rules import ShotFacts  # noqa: E402
 from rules.table import TableSpec  # noqa: E402
 from vision.tracking.tracker import track_video  # noqa: E402
 
@@ -73,6 +81,25 @@ def resident_mib() -> float:
     return pages * os.sysconf("SC_PAGE_SIZE") / MIB
 
 
+def referee_reading(video: Path, cal: Calibration, sample: Callable[[int], None]) -> int:
+    """The referee's reading of ``video`` from the demo's start state (no calls, shots not
+    judged), sampled as each shot is given out; returns the frames read."""
+    from referee.pipeline import game_from_video
+    from rules import GameState, RuleOptions
+
+    options = RuleOptions()
+    start = GameState.from_dict(json.loads(
+        (ROOT / "referee" / "data" / "demo_match.start.json").read_text()), options)
+    found = game_from_video(video, options, start, replace(cal, table=options.table), [])
+    try:
+        for shot in found.game.shots:
+            assert isinstance(shot, ShotFacts)
+            sample(int(shot.extra["found_frame"]) + 1)
+        return found.rows.last_frame + 1
+    finally:
+        found.rows.close()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("video", nargs="?", type=Path,
@@ -80,6 +107,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--times", type=int, default=3, help="passes over the video (>= 2)")
     parser.add_argument("--every", type=int, default=500, help="sample every N frames")
     parser.add_argument("--no-trace", action="store_true", help="resident memory only")
+    parser.add_argument("--referee", action="store_true",
+                        help="the referee's reading (tracking, shot stream, rows, pictures)")
     args = parser.parse_args(argv)
     labels_path = args.video.with_suffix(".labels.json")
     if not args.video.is_file() or not labels_path.is_file():
@@ -110,10 +139,14 @@ def main(argv: list[str] | None = None) -> int:
 
         t0 = time.perf_counter()
         done = 0
-        for _ in track_video(long_video, cal, table):
-            done += 1
-            if done % args.every == 0 or done % per_pass == 0:
-                sample(done)
+        if args.referee:
+            done = referee_reading(long_video, cal, sample)
+            sample(done)
+        else:
+            for _ in track_video(long_video, cal, table):
+                done += 1
+                if done % args.every == 0 or done % per_pass == 0:
+                    sample(done)
         seconds = time.perf_counter() - t0
     peak = tracemalloc.get_traced_memory()[1] / MIB if not args.no_trace else 0.0
     if done != n:

@@ -48,6 +48,11 @@ class TrackRows:
         if len(self._pending) >= PENDING_ROWS:
             self._flush()
 
+    @property
+    def last_frame(self) -> int:
+        """The frame of the last row kept (-1 before the first)."""
+        return self._last_frame
+
     def __len__(self) -> int:
         return self._written + len(self._pending)
 

@@ -1,6 +1,8 @@
-"""Frames -> ball detections -> tracks with the fixed identities W1 W2 R1 R2 Y.
+"""Frames -> ball detections -> tracks with the fixed identities W1 W2 R1 R2 Y -> each shot's
+facts as soon as its balls rest. One package per stage: ``detection``, ``tracking``, ``shots``
+(see docs/architecture.md).
 
-Imports ``rules`` and ``calibration`` only. Typical use::
+Imports ``rules``, ``calibration`` and ``video`` only. Typical use::
 
     detector = BallDetector(calibration)                 # ball size and table area from it
     detector.learn_cloth(first_frame)                    # the empty-cloth model of this video
