@@ -3,6 +3,7 @@ tracks (hidden frames left out) against their labels."""
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pytest
 from referee.evaluate import judge_found_shots, read_tracks, score_shots
 from referee.labels import load_labels
 from rules import EventType, Pocket, TableSpec
+from vision.shots import facts
 from vision.shots.facts import (
     FoundEvent,
     Sample,
@@ -22,6 +24,8 @@ from vision.shots.facts import (
     shots_from_tracks,
     tracks_from_rows,
 )
+from vision.shots.params import DEFAULT_SHOT_FACTS, ShotFactsParams, ShotFactsParamsError
+from vision.shots.stream import shots_from_rows
 
 FPS = 30.0
 TABLE = TableSpec()
@@ -263,10 +267,10 @@ def test_a_slow_ball_turned_by_a_kiss_is_cut_where_it_turned():
 def test_a_slow_ball_kissed_turns_by_less_than_the_noise_of_a_fast_one_and_still_turned():
     # carom_3_s11: W1 at 90 mm/s kisses Y and goes on at 23 mm/s the other way; the change
     # (112 mm/s) is under what a fast ball's track wobbles by, but half the ball's speed.
-    assert _kinked(np.array([77.0, -46.0]), np.array([-16.0, 17.0]))
+    assert _kinked(np.array([77.0, -46.0]), np.array([-16.0, 17.0]), DEFAULT_SHOT_FACTS)
     # a fast ball whose fit wobbles by 100 mm/s has not turned; nor a slow one by 40 mm/s
-    assert not _kinked(np.array([1500.0, 0.0]), np.array([1480.0, 98.0]))
-    assert not _kinked(np.array([60.0, 0.0]), np.array([50.0, 39.0]))
+    assert not _kinked(np.array([1500.0, 0.0]), np.array([1480.0, 98.0]), DEFAULT_SHOT_FACTS)
+    assert not _kinked(np.array([60.0, 0.0]), np.array([50.0, 39.0]), DEFAULT_SHOT_FACTS)
 
 
 def clips() -> list[Path]:
@@ -306,12 +310,12 @@ def test_a_resting_ball_whose_detection_flickers_between_two_places_did_not_move
     place, other = (1000.0, 500.0), (1000.0, 530.0)
     xys = [place] * 5 + [other] * 3 + [place] * 4 + [other] * 2 + [place] * 3
     samples = [Sample(k, k / 30, xy) for k, xy in enumerate(xys)]
-    assert all(s.xy == place for s in _without_rest_flicker(samples))
+    assert all(s.xy == place for s in _without_rest_flicker(samples, DEFAULT_SHOT_FACTS))
     # a ball that is hit and rolls on, or one that moves and stays, is left as it was
     rolls = [Sample(k, k / 30, (1000.0 + max(0, k - 4) * 30.0, 500.0)) for k in range(12)]
-    assert _without_rest_flicker(rolls) == rolls
+    assert _without_rest_flicker(rolls, DEFAULT_SHOT_FACTS) == rolls
     stays = samples[:8]
-    assert [s.xy for s in _without_rest_flicker(stays)] == xys[:8]
+    assert [s.xy for s in _without_rest_flicker(stays, DEFAULT_SHOT_FACTS)] == xys[:8]
 
 
 def test_a_ball_struck_back_through_the_place_it_rolled_off_did_not_flicker_there():
@@ -321,11 +325,12 @@ def test_a_ball_struck_back_through_the_place_it_rolled_off_did_not_flicker_ther
     from vision.shots.facts import Sample, _without_rest_flicker
     xs = [0.0, 0.0, 0.0, 1.8, 1.8, 1.8, 1.8, 1.8, 1.8, -1.0, -9.0, -17.0, -25.0]
     samples = [Sample(k, k / 30, (1000.0 + x, 500.0)) for k, x in enumerate(xs)]
-    assert _without_rest_flicker(samples) == samples
+    assert _without_rest_flicker(samples, DEFAULT_SHOT_FACTS) == samples
     # back on the place and staying near it (between two readings 1.6 mm apart): flicker
     flicker = [*samples[:9], *(Sample(k, k / 30, (1000.0 + (k % 2) * 1.6, 500.0))
                                for k in range(9, 13))]
-    assert all(s.xy == (1000.0, 500.0) for s in _without_rest_flicker(flicker)[:9])
+    steady = _without_rest_flicker(flicker, DEFAULT_SHOT_FACTS)
+    assert all(s.xy == (1000.0, 500.0) for s in steady[:9])
 
 
 def test_a_rolling_ball_unseen_a_few_frames_rolled_on_a_ball_unseen_and_elsewhere_was_placed():
@@ -334,14 +339,14 @@ def test_a_rolling_ball_unseen_a_few_frames_rolled_on_a_ball_unseen_and_elsewher
     xs = [1000.0 + 30.0 * k for k in range(6)] + [1000.0 + 30.0 * k for k in range(10, 14)]
     frames = [*range(6), *range(10, 14)]
     rolling = [Sample(f, f / 30, (x, 500.0)) for f, x in zip(frames, xs, strict=True)]
-    assert _until_placed(rolling) == rolling
+    assert _until_placed(rolling, DEFAULT_SHOT_FACTS) == rolling
     # at rest, unseen four frames (a hand over it), then 120 mm away, staying: put there by hand
     rest = [Sample(f, f / 30, (1000.0, 500.0)) for f in range(6)]
     moved = [*rest, *(Sample(f, f / 30, (1120.0, 500.0)) for f in range(10, 14))]
-    assert _until_placed(moved) == rest
+    assert _until_placed(moved, DEFAULT_SHOT_FACTS) == rest
     # rolling, unseen, then seen off its way (sideways), staying: put there by hand
     aside = [*rolling[:6], *(Sample(f, f / 30, (1150.0, 620.0)) for f in range(10, 14))]
-    assert _until_placed(aside) == rolling[:6]
+    assert _until_placed(aside, DEFAULT_SHOT_FACTS) == rolling[:6]
 
 
 def test_a_ball_seen_blurred_in_the_frame_it_came_off_a_cushion_still_came_off_it():
@@ -593,7 +598,7 @@ def test_a_ball_struck_unseen_and_back_rolling_after_a_turn_was_struck_not_place
     # at rest and back elsewhere at rest (or creeping, as a hand moves a ball): placed
     rest = [Sample(f, f / FPS, (1950.0, 305.0)) for f in range(20, 31)]
     put = [Sample(f, f / FPS, (2400.0 + 5.0 * (f - 35), 700.0)) for f in range(35, 45)]
-    assert _until_placed(rest + put) == rest
+    assert _until_placed(rest + put, DEFAULT_SHOT_FACTS) == rest
 
 
 def test_a_ball_that_rattles_in_a_middle_pocket_s_jaws_and_comes_out_touched_the_cushion():
@@ -646,7 +651,7 @@ def test_a_ball_struck_at_14_m_s_unseen_three_frames_hit_the_ball_that_then_move
     # a jump faster than the hardest shot is a ball put down elsewhere (or another ball)
     rest = [Sample(f, f / FPS, (854.0, 494.0)) for f in range(10, 31)]
     far = [Sample(f, f / FPS, (2400.0 + 150.0 * (f - 32), 1500.0)) for f in range(32, 40)]
-    assert _until_placed(rest + far) == rest
+    assert _until_placed(rest + far, DEFAULT_SHOT_FACTS) == rest
 
 
 def test_a_ball_seen_in_two_frames_running_faster_than_a_hand_but_not_the_hardest_shot_rolled():
@@ -657,11 +662,11 @@ def test_a_ball_seen_in_two_frames_running_faster_than_a_hand_but_not_the_hardes
     blurred = [Sample(31, 31 / FPS, (1588.0, 671.0)), Sample(32, 32 / FPS, (1295.0, 960.0))]
     on = [Sample(f, f / FPS, (911.0 - 230.0 * (f - 34), 1221.0 + 150.0 * (f - 34)))
           for f in range(34, 37)]
-    assert _until_placed(rest + blurred + on) == rest + blurred + on
+    assert _until_placed(rest + blurred + on, DEFAULT_SHOT_FACTS) == rest + blurred + on
     # unseen between the two (two frames apart), as far: put there by hand
     jumped = [*rest, Sample(32, 32 / FPS, (1723.0 - 800.0, 465.0)),
               Sample(40, 40 / FPS, (1723.0 - 800.0, 465.0))]
-    assert _until_placed(jumped) == rest
+    assert _until_placed(jumped, DEFAULT_SHOT_FACTS) == rest
 
 
 def test_a_ball_seen_rolling_on_from_a_jump_faster_than_the_hardest_shot_rolled():
@@ -674,9 +679,9 @@ def test_a_ball_seen_rolling_on_from_a_jump_faster_than_the_hardest_shot_rolled(
     blurred = [Sample(31, 31 / FPS, (2202.0, 587.0))]
     on = [Sample(f, f / FPS, (2591.0 + 320.0 * (f - 32), 909.0 + 206.0 * (f - 32)))
           for f in range(32, 35)]
-    assert _until_placed(rest + blurred + on) == rest + blurred + on
+    assert _until_placed(rest + blurred + on, DEFAULT_SHOT_FACTS) == rest + blurred + on
     still = [Sample(f, f / FPS, (2591.0, 909.0)) for f in range(32, 40)]
-    assert _until_placed(rest + blurred + still) == rest + blurred
+    assert _until_placed(rest + blurred + still, DEFAULT_SHOT_FACTS) == rest + blurred
     # as the phantom W2 on the club footage (simulation_vs_reality_2): a jump of 519 mm, then
     # steps of 207 and 244 mm and a slow roll: a thing wandering (no ball slows so), not rolling
     wander = [Sample(17, 17 / FPS, (573.0, 932.0)), Sample(18, 18 / FPS, (384.0, 847.0)),
@@ -684,7 +689,7 @@ def test_a_ball_seen_rolling_on_from_a_jump_faster_than_the_hardest_shot_rolled(
     wander += [Sample(f, f / FPS, (162.0 - 20.0 * (f - 19), 748.0 - 13.0 * (f - 19)))
                for f in range(20, 24)]
     jumped = [Sample(f, f / FPS, (1050.0, 1135.0)) for f in range(10, 17)]
-    assert _until_placed(jumped + wander) == jumped
+    assert _until_placed(jumped + wander, DEFAULT_SHOT_FACTS) == jumped
 
 
 def test_a_ball_sent_off_while_one_ball_alone_rolled_near_was_hit_by_it():
@@ -941,13 +946,14 @@ def test_a_contact_pushes_a_ball_away_from_the_other_along_the_line_of_centres()
     the track's noise); Y's turn went sideways to that line: no contact."""
     from vision.shots.facts import _pushed_away
     y, r1 = (3254.0, 361.0), (3206.0, 303.0)
+    within = DEFAULT_SHOT_FACTS.push_angle_deg
     away = np.subtract(y, r1) / math.dist(y, r1)
     across = np.array([-away[1], away[0]])
-    assert _pushed_away(300.0 * away, y, r1)  # straight away from R1
-    assert _pushed_away(300.0 * (away + 0.5 * across), y, r1)  # a cut, thrown a little
-    assert not _pushed_away(200.0 * across, y, r1)  # sideways: the track's wobble
-    assert not _pushed_away(-300.0 * away, y, r1)  # toward R1: no push pulls
-    assert _pushed_away(np.zeros(2), y, None)  # no other ball's place to judge by
+    assert _pushed_away(300.0 * away, y, r1, within)  # straight away from R1
+    assert _pushed_away(300.0 * (away + 0.5 * across), y, r1, within)  # a cut, thrown a little
+    assert not _pushed_away(200.0 * across, y, r1, within)  # sideways: the track's wobble
+    assert not _pushed_away(-300.0 * away, y, r1, within)  # toward R1: no push pulls
+    assert _pushed_away(np.zeros(2), y, None, within)  # no other ball's place to judge by
 
 
 def test_a_ball_seen_moving_again_within_a_second_of_the_rest_is_still_the_same_shot():
@@ -1381,3 +1387,116 @@ def test_a_ball_come_to_rest_in_a_middle_pockets_hole_then_gone_after_the_shot_d
     r1 += [(31, "R1", 1783.0, 111.0, True), (32, "R1", 1777.0, 12.0, True)]
     r1 += [(f, "R1", 1777.0, 6.0, True) for f in range(34, 38)]
     assert pot_frames(w1 + r1) == [("MR", 37)]
+
+
+# --- the thresholds as a parameter object ------------------------------------------------------
+# the module constants' values before they became ShotFactsParams' fields, literally
+PREVIOUS_CONSTANTS = {
+    "still_mm_per_frame": 1.5, "still_frames": 8, "next_strike_s": 1.0,
+    "rest_jitter_diameters": 0.3, "first_step_share": 0.25, "touching_diameters": 1.15,
+    "touching_s": 0.1, "near_diameters": 3.0, "wander_s": 0.5, "placed_mm_per_frame": 400.0,
+    "hardest_mm_per_frame": 480.0, "min_travel_mm": 34.0, "min_shot_frames": 4,
+    "max_gap_frames": 3, "hand_s": 0.2, "nudge_mm": 68.0, "line_tolerance_mm": 8.0,
+    "blur_share": 0.08, "predict_samples": 6, "outlier_samples": 2, "turn_samples": 2,
+    "drift_growth_ratio": 1.25, "local_samples": 4, "heavy_drag_mm_s2": 500.0,
+    "typical_drag_mm_s2": 100.0, "rolling_samples": 3, "rolling_mm_per_frame": 7.0,
+    "fast_mm_per_frame": 100.0, "steady_step_mm": 34.0, "min_kink_mm_s": 150.0,
+    "slow_kink_mm_s": 60.0, "push_angle_deg": 60.0, "double_kiss_s": 0.1,
+    "contact_tolerance_mm": 22.0, "lone_hitter_mm": 51.0, "graze_mm": 4.0, "graze_frames": 3,
+    "graze_kink_mm_s": 40.0, "cushion_tolerance_mm": 22.0, "bounce_touch_mm": 6.0,
+    "nudged_mm": 2.5, "nudge_angle_deg": 45.0, "jaw_tolerance_mm": 8.0,
+    "pocket_reach_diameters": 2.5, "past_mouth_mm": 3.0, "in_the_hole_gap_frames": 2,
+    "in_the_hole_radii": 0.5,
+}
+
+
+def test_the_default_thresholds_are_the_previous_constants():
+    defaults = DEFAULT_SHOT_FACTS.to_dict()
+    assert defaults == PREVIOUS_CONSTANTS
+    # the same types too: counts stay whole numbers, the rest floats
+    assert {k: type(v) for k, v in defaults.items()} == {
+        k: type(v) for k, v in PREVIOUS_CONSTANTS.items()}
+    # the derived ones, computed as before (three still steps)
+    assert DEFAULT_SHOT_FACTS.flicker_return_mm == 3 * 1.5 == 4.5
+    assert DEFAULT_SHOT_FACTS.reseated_mm == 4.5
+    assert ShotFactsParams(still_mm_per_frame=2.0).reseated_mm == 6.0
+    # the names the tracker reads them by
+    assert (facts.REST_JITTER_DIAMETERS, facts.TOUCHING_DIAMETERS) == (0.3, 1.15)
+    assert ShotFactsParams() == DEFAULT_SHOT_FACTS
+
+
+@pytest.mark.parametrize(("changes", "field"), [
+    ({"still_mm_per_frame": 0.0}, "still_mm_per_frame"),
+    ({"contact_tolerance_mm": -22.0}, "contact_tolerance_mm"),
+    ({"cushion_tolerance_mm": math.nan}, "cushion_tolerance_mm"),
+    ({"next_strike_s": math.inf}, "next_strike_s"),
+    ({"blur_share": 1.5}, "blur_share"),
+    ({"first_step_share": 0.0}, "first_step_share"),
+    ({"push_angle_deg": 0.0}, "push_angle_deg"),
+    ({"nudge_angle_deg": 200.0}, "nudge_angle_deg"),
+    ({"drift_growth_ratio": 0.9}, "drift_growth_ratio"),
+    ({"still_frames": 0}, "still_frames"),
+    ({"graze_frames": 2.5}, "graze_frames"),
+    ({"rolling_samples": True}, "rolling_samples"),
+    ({"predict_samples": 1}, "predict_samples"),
+    ({"hand_s": "0.2"}, "hand_s"),
+    ({"hardest_mm_per_frame": 300.0}, "hardest_mm_per_frame"),  # (below placed_mm_per_frame)
+    ({"slow_kink_mm_s": 200.0}, "min_kink_mm_s"),  # (the slow ball's kink above the least)
+])
+def test_a_threshold_out_of_its_range_is_refused_naming_it(changes: dict[str, object],
+                                                          field: str) -> None:
+    with pytest.raises(ShotFactsParamsError, match=f"^{field}: expected ") as refused:
+        ShotFactsParams(**changes)
+    assert isinstance(refused.value, ValueError)
+    assert "\n" not in str(refused.value)
+
+
+def test_the_thresholds_go_to_a_dict_and_back():
+    for params in (DEFAULT_SHOT_FACTS,
+                   ShotFactsParams(contact_tolerance_mm=30.0, still_frames=10, blur_share=0.1)):
+        d = params.to_dict()
+        assert ShotFactsParams(**d) == params
+        assert ShotFactsParams(**json.loads(json.dumps(d))) == params  # (as a report has it)
+    # a whole number given for a length is kept as the same float
+    given = ShotFactsParams(contact_tolerance_mm=30)
+    assert type(given.contact_tolerance_mm) is float and given.contact_tolerance_mm == 30.0
+
+
+def near_miss_rows(gap_mm: float) -> list[tuple[int, str, float, float, bool]]:
+    """W1 struck at 3 m/s along x passes R1 with their centres a diameter and ``gap_mm`` apart
+    (no turn of its own), and R1 leaves then, straight away from W1's line; Y, far off, is
+    rolling meanwhile (so W1 is not the only ball that could have hit R1)."""
+    frames = range(0, 60)
+    w1 = straight((1000.0, 800.0), (3000.0, 0.0), 1.0, 1.4, frames)
+    r1 = straight((1300.0, 800.0 + TABLE.ball_diameter_mm + gap_mm), (0.0, 1500.0), 1.1, 1.3,
+                  frames)
+    y = straight((2500.0, 1300.0), (0.0, -1500.0), 1.05, 1.3, frames)
+    return [(f, ball, x, yy, True) for ball, rows in (("W1", w1), ("R1", r1), ("Y", y))
+            for f, x, yy in rows]
+
+
+def test_a_wider_contact_tolerance_takes_a_near_miss_for_a_contact():
+    rows = near_miss_rows(45.0)
+    tracks = tracks_from_rows(rows, FPS)
+    wide = ShotFactsParams(contact_tolerance_mm=50.0)
+    (narrow_shot,) = shots_from_tracks(TABLE, tracks, FPS)
+    (wide_shot,) = shots_from_tracks(TABLE, tracks, FPS, wide)
+    assert events_of(narrow_shot) == [("strike", "W1")]
+    assert events_of(wide_shot) == [("strike", "W1"), ("contact", ("W1", "R1"))]
+    # the stream passes the thresholds on: the same facts as the whole tracks by them
+    streamed = shots_from_rows(rows, TABLE, FPS, facts=wide)
+    assert [s.facts.to_dict() for s in streamed] == [wide_shot]
+    # nearer, the default finds it too
+    (near_shot,) = shots_from_tracks(TABLE, tracks_from_rows(near_miss_rows(10.0), FPS), FPS)
+    assert events_of(near_shot) == [("strike", "W1"), ("contact", ("W1", "R1"))]
+
+
+def test_a_shorter_least_travel_takes_a_small_push_for_a_shot():
+    """W1 pushed 30 mm over six frames: less than half a ball, jitter by default; a shot when
+    a shot need move a ball only 20 mm."""
+    rows = [(f, "W1", 1000.0 + 5.0 * min(max(f - 20, 0), 6), 800.0, True) for f in range(60)]
+    rows += [(f, "Y", 2500.0, 1200.0, True) for f in range(60)]
+    tracks = tracks_from_rows(rows, FPS)
+    assert shots_from_tracks(TABLE, tracks, FPS) == []
+    (shot,) = shots_from_tracks(TABLE, tracks, FPS, ShotFactsParams(min_travel_mm=20.0))
+    assert events_of(shot) == [("strike", "W1")]

@@ -15,6 +15,7 @@ from referee.labels import load_labels
 from rules.events import EventType
 from rules.table import TableSpec
 from vision.shots.facts import shots_from_tracks, tracks_from_rows
+from vision.shots.params import ShotFactsParams
 from vision.shots.stream import (
     ShotStream,
     ShotStreamParams,
@@ -95,8 +96,13 @@ def test_streamed_facts_equal_the_whole_tracks_on_every_committed_clip():
 
 
 def test_parameters_and_frame_order_are_checked():
-    with pytest.raises(StreamError, match="settle_s must exceed"):
-        ShotStreamParams(settle_s=0.5)
+    table = TableSpec.from_value("russian-12ft")
+    # (settle_s against the shot facts' next_strike_s: checked where both are known)
+    with pytest.raises(StreamError, match="settle_s must exceed next_strike_s"):
+        ShotStream(table, FPS, ShotStreamParams(settle_s=0.5))
+    with pytest.raises(StreamError, match="settle_s must exceed next_strike_s"):
+        ShotStream(table, FPS, facts=ShotFactsParams(next_strike_s=1.6))
+    ShotStream(table, FPS, ShotStreamParams(settle_s=0.5), ShotFactsParams(next_strike_s=0.4))
     with pytest.raises(StreamError, match="history_s"):
         ShotStreamParams(settle_s=2.0, history_s=1.5)
     with pytest.raises(StreamError, match="check_every_s"):

@@ -9,7 +9,8 @@ a cushion, one diameter from another ball is a contact with it. A ball at rest t
 was hit at the time its new motion extrapolates back to its resting place. A track that ends in a
 pocket's mouth, moving into it, is a pot; one that ends elsewhere at a cushion left the table.
 
-Every threshold is in millimetres or ball diameters.
+Every threshold is a field of :class:`vision.shots.params.ShotFactsParams` (its unit in its name),
+passed as ``params``; :data:`vision.shots.params.DEFAULT_SHOT_FACTS` by default.
 """
 
 from __future__ import annotations
@@ -26,60 +27,15 @@ from numpy.typing import NDArray
 from rules.balls import Ball
 from rules.events import Event, EventType, ShotFacts
 from rules.table import Cushion, Pocket, TableSpec
+from vision.shots.params import DEFAULT_SHOT_FACTS, ShotFactsParams
 
 Point = tuple[float, float]
 Vector = NDArray[np.float64]  # a place, velocity or offset (mm, mm/s): x and y
 
-STILL_MM_PER_FRAME = 1.5  # a ball moving less than this per frame is at rest
-STILL_FRAMES = 8  # all balls at rest this long: the shot is over
-NEXT_STRIKE_S = 1.0  # ... and no player strikes again sooner: motion then is still this shot's
-# A resting ball seen this near its place (in diameters) may be seen only in part there (under
-# the cue, its shadow across it): the tracker keeps it in place, and shot facts do not take such
-# a sighting for the start of a motion.
-REST_JITTER_DIAMETERS = 0.3
-FIRST_STEP_SHARE = 0.25  # a ball leaving its place: its first step at least this share of the next
-TOUCHING_DIAMETERS = 1.15  # two balls at rest this near (centre to centre) touch ...
-TOUCHING_S = 0.1  # ... and, one struck, leave together, though their starts differ this much
-NEAR_DIAMETERS = 3.0  # balls resting this near that start within a frame left together
-FLICKER_RETURN_MM = 3 * STILL_MM_PER_FRAME  # a resting ball seen back this near never left
-WANDER_S = 0.5  # ... nor one seen off its place no longer than this, then back on it at rest
-RESEATED_MM = FLICKER_RETURN_MM  # ... nor one seen moved this little in one step, still around it
-PLACED_MM_PER_FRAME = 400.0  # faster than a shot (12 m/s) across unseen frames: put back by hand
-HARDEST_MM_PER_FRAME = 480.0  # ... unless rolling on, or seen in two frames running up to this
-MIN_TRAVEL_MM = 34.0  # a shot moves some ball at least half a diameter (less is jitter)
-MIN_SHOT_FRAMES = 4  # motion over fewer frames is a ball being placed, not a shot
-MAX_GAP_FRAMES = 3  # a ball unseen for longer and then elsewhere was not rolling there ...
-HAND_S = 0.2  # ... unless back this soon (no hand lifts a ball and puts it down so fast) ...
-NUDGE_MM = 68.0  # ... and at most this far (a ball's width) from where it was last seen
-LINE_TOLERANCE_MM = 8.0  # a sample this far off the straight motion starts a new piece
-BLUR_SHARE = 0.08  # ... and this share of its step more (a blurred centre is less sure)
-PREDICT_SAMPLES = 6  # a motion is extrapolated from a fit of its last this many samples
-OUTLIER_SAMPLES = 2  # ... unless the ball is back on the line within this many samples
-TURN_SAMPLES = 2  # at most this many blurred pictures of a turn lie on neither line
-DRIFT_GROWTH = 1.25  # a slow turn's samples drift off the line before it by this much more each
-HEAVY_DRAG_MM_S2 = 500.0  # a rolling ball slows by this at most (5x a usual cloth's drag)
-TYPICAL_DRAG_MM_S2 = 100.0  # ... and by about this (rolling resistance 0.01 of its weight)
-ROLLING_SAMPLES = 3  # a ball back elsewhere seen this many frames running at a steady step ...
-ROLLING_MM_PER_FRAME = 7.0  # ... no slower than this (0.2 m/s) is rolling: it was not placed
-FAST_MM_PER_FRAME = 100.0  # ... or seen in its last two frames this fast (3 m/s), then gone
-STEADY_STEP_MM = 34.0  # ... its steps differing by at most this (half a ball)
-MIN_KINK_MM_S = 150.0  # a smaller change of velocity at a piece's end is noise, not an event
-SLOW_KINK_MM_S = 60.0  # ... unless at least this and half the ball's speed (a slow ball's turn)
-PUSH_ANGLE_DEG = 60.0  # a contact changes a ball's velocity away from the other ball, within this
-DOUBLE_KISS_S = 0.1  # two contacts of one pair this close in time are one (the track's noise)
-CONTACT_TOLERANCE_MM = 22.0  # centres within 2R +- this at an event: a contact
-# ... and a ball at rest sent off while one ball alone was rolling was hit by it when its path
-# passed this near where the hitter must have been (see _passing_hitter)
-LONE_HITTER_MM = 51.0
-GRAZE_MM = 4.0  # two rolling balls' centres this near touching (and pushed apart): a graze
-GRAZE_FRAMES = 3  # ... each ball's velocity compared over this many frames before and after
-GRAZE_KINK_MM_S = 40.0  # ... changed by at least this, each pushed off the other along their line
-CUSHION_TOLERANCE_MM = 22.0  # centre within R +- this of a nose at an event: a cushion
-BOUNCE_TOUCH_MM = 6.0  # a slow ball's centre within R + this of a nose, then off it: a cushion
-NUDGED_MM = 2.5  # a ball at rest through a shot found this far off its place after it ...
-NUDGE_ANGLE_DEG = 45.0  # ... away from a ball that rolled to within GRAZE_MM of it: nudged
-JAW_TOLERANCE_MM = 8.0  # a cushion contact this near a jaw may have been the jaw
-POCKET_REACH_DIAMETERS = 2.5  # a track ending this close to a pocket mouth may be a pot
+# (the defaults' values under the names the tracker reads them by: a doubtful sighting of a resting
+# ball this near its place keeps it in place; balls this near touch)
+REST_JITTER_DIAMETERS = DEFAULT_SHOT_FACTS.rest_jitter_diameters
+TOUCHING_DIAMETERS = DEFAULT_SHOT_FACTS.touching_diameters
 
 
 @dataclass(frozen=True)
@@ -89,16 +45,15 @@ class Sample:
     xy: Point
 
 
-LOCAL_SAMPLES = 4  # a piece's motion near its ends is fitted on this many samples
-
-
 @dataclass
 class Piece:
     """A straight stretch of one ball's motion. Positions inside it are interpolated between
     samples; beyond its ends (where its events are) they are extrapolated from a quadratic fit of
-    the few samples at that end, since a long piece may curve (a ball with spin off a cushion)."""
+    the ``local_samples`` samples at that end, since a long piece may curve (a ball with spin off
+    a cushion)."""
 
     samples: list[Sample]
+    local_samples: int  # (ShotFactsParams.local_samples)
 
     def at(self, t: float) -> Vector:
         ts = [s.t for s in self.samples]
@@ -114,11 +69,11 @@ class Piece:
     # (the fits at its two ends, made once: a piece's samples do not change once it is cut)
     @functools.cached_property
     def _head(self) -> Callable[[float], Vector]:
-        return _fit(self.samples[:LOCAL_SAMPLES])
+        return _fit(self.samples[:self.local_samples])
 
     @functools.cached_property
     def _tail(self) -> Callable[[float], Vector]:
-        return _fit(self.samples[-LOCAL_SAMPLES:])
+        return _fit(self.samples[-self.local_samples:])
 
     def velocity(self, t: float) -> Vector:
         h = 1e-3
@@ -178,18 +133,20 @@ class ShotWindow:
 
 
 # --- cutting a match into shots -----------------------------------------------------------------
-def split_shots(tracks: Mapping[str, Sequence[Sample]], fps: float = 30.0) -> list[ShotWindow]:
-    """Windows of motion separated by STILL_FRAMES of stillness, and by NEXT_STRIKE_S: motion
-    again sooner is the same shot's (a ball creeping on that the tracker held in place, seen
-    moving again); a jump faster than any shot (a ball put back by hand) is not motion."""
+def split_shots(tracks: Mapping[str, Sequence[Sample]], fps: float = 30.0,
+                params: ShotFactsParams = DEFAULT_SHOT_FACTS) -> list[ShotWindow]:
+    """Windows of motion separated by ``still_frames`` of stillness, and by ``next_strike_s``:
+    motion again sooner is the same shot's (a ball creeping on that the tracker held in place,
+    seen moving again); a jump faster than any shot (a ball put back by hand) is not motion."""
     moving: set[int] = set()
     for samples in tracks.values():
         for k, (a, b) in enumerate(itertools.pairwise(samples), 1):
             step = math.dist(a.xy, b.xy) / max(b.frame - a.frame, 1)
-            if step > STILL_MM_PER_FRAME and not (_placed(samples, k) or _reseated(samples, k)):
+            if step > params.still_mm_per_frame and not (
+                    _placed(samples, k, params) or _reseated(samples, k, params)):
                 moving.update(range(a.frame + 1, b.frame + 1))
     windows: list[ShotWindow] = []
-    same_shot = max(STILL_FRAMES, round(NEXT_STRIKE_S * fps))
+    same_shot = max(params.still_frames, round(params.next_strike_s * fps))
     for frame in sorted(moving):
         if windows and frame - windows[-1].last <= same_shot:
             windows[-1].last = frame
@@ -197,20 +154,20 @@ def split_shots(tracks: Mapping[str, Sequence[Sample]], fps: float = 30.0) -> li
             windows.append(ShotWindow(frame, frame))
     # A ball that moves and stops again within a few frames was put there by hand: no rolling
     # ball stops that fast (it would decelerate at several g).
-    windows = [w for w in windows if w.last - w.first >= MIN_SHOT_FRAMES
-               and _travel(tracks, w) >= MIN_TRAVEL_MM]
+    windows = [w for w in windows if w.last - w.first >= params.min_shot_frames
+               and _travel(tracks, w) >= params.min_travel_mm]
     for w, nxt in itertools.pairwise(windows):
         w.next_first = nxt.first
     for w in windows:
         for ball, samples in tracks.items():
-            before = [s for s in samples if w.first - STILL_FRAMES <= s.frame < w.first]
+            before = [s for s in samples if w.first - params.still_frames <= s.frame < w.first]
             if before:
                 w.rest_before[ball] = before[-1].xy
     return windows
 
 
-def _reseated(samples: Sequence[Sample], k: int) -> bool:
-    """Between samples ``k - 1`` and ``k`` a resting ball's picture shifted (RESEATED_MM at
+def _reseated(samples: Sequence[Sample], k: int, params: ShotFactsParams) -> bool:
+    """Between samples ``k - 1`` and ``k`` a resting ball's picture shifted (``reseated_mm`` at
     most: the cue or a hand beside it), at rest for two steps before and after: it did not roll,
     for no rolling ball stops dead. (The next shot's cue ball, read 2.9 mm aside as the player
     addressed it, would otherwise join two shots into one.)"""
@@ -219,10 +176,11 @@ def _reseated(samples: Sequence[Sample], k: int) -> bool:
     a, b = samples[k - 1], samples[k]
     around = itertools.chain(itertools.pairwise(samples[k - 3:k]),
                              itertools.pairwise(samples[k:k + 3]))
-    return math.dist(a.xy, b.xy) <= RESEATED_MM and all(_still(p, q) for p, q in around)
+    return math.dist(a.xy, b.xy) <= params.reseated_mm and all(
+        _still(p, q, params) for p, q in around)
 
 
-def _without_rest_flicker(samples: Sequence[Sample]) -> list[Sample]:
+def _without_rest_flicker(samples: Sequence[Sample], params: ShotFactsParams) -> list[Sample]:
     """The samples with a resting ball's flicker undone: a ball at rest seen off its place
     and later back on it (see :func:`_back_on`) never moved. No real ball leaves its rest and
     stops dead a frame later, nor comes back to rest on the very place it left."""
@@ -230,8 +188,9 @@ def _without_rest_flicker(samples: Sequence[Sample]) -> list[Sample]:
     k = 2
     while k + 1 < len(out):
         anchor, before, jumped = out[k - 1], out[k - 2], out[k]
-        end = (_back_on(out, k, anchor)
-               if _still(before, anchor) and not _still(anchor, jumped) else None)
+        end = (_back_on(out, k, anchor, params)
+               if _still(before, anchor, params) and not _still(anchor, jumped, params)
+               else None)
         if end is None:
             k += 1
             continue
@@ -240,32 +199,34 @@ def _without_rest_flicker(samples: Sequence[Sample]) -> list[Sample]:
     return out
 
 
-def _back_on(samples: Sequence[Sample], k: int, anchor: Sample) -> int | None:
+def _back_on(samples: Sequence[Sample], k: int, anchor: Sample, params: ShotFactsParams
+             ) -> int | None:
     """The index of the sample from ``k`` on that shows the ball back on ``anchor``'s place
     after it was seen off it from sample ``k``, or None: seen at another still place (a
     detection that splits two touching balls differently from frame to frame) and then back
     on the first, with no motion between, and still near it in the sample after (not struck
     back across it: a ball may come to rest 1.8 mm off a place it was seen at as it stopped,
     and be struck back through that place 800 frames later); or seen off its place for
-    WANDER_S at most (its picture drawn onto a hand or the cue beside it), twice as far as back
+    ``wander_s`` at most (its picture drawn onto a hand or the cue beside it), twice as far as back
     on it at rest there (a white by a cushion, its picture drawn for 20 frames onto the hand of
     the player respotting another ball, would otherwise join two shots into one)."""
-    if k + 1 < len(samples) and _still(samples[k], samples[k + 1]):
+    if k + 1 < len(samples) and _still(samples[k], samples[k + 1], params):
         end = k + 2  # the run of still samples at the other place
-        while end < len(samples) and _still(samples[end - 1], samples[end]):
+        while end < len(samples) and _still(samples[end - 1], samples[end], params):
             end += 1
-        if end < len(samples) and all(math.dist(s.xy, anchor.xy) <= FLICKER_RETURN_MM
+        if end < len(samples) and all(math.dist(s.xy, anchor.xy) <= params.flicker_return_mm
                                       for s in samples[end:end + 2]):
             return end
-    j = _resettled(samples[k + 1:], anchor.xy, math.dist(samples[k].xy, anchor.xy),
-                   since=anchor.t, within=WANDER_S)
+    j = _resettled(samples[k + 1:], anchor.xy, math.dist(samples[k].xy, anchor.xy), params,
+                   since=anchor.t, within=params.wander_s)
     return None if j is None else k + 1 + j
 
 
-def _resettled(later: Sequence[Sample], place: Point, off: float, since: float = -math.inf,
-               within: float = math.inf, last_stays: bool = False) -> int | None:
+def _resettled(later: Sequence[Sample], place: Point, off: float, params: ShotFactsParams,
+               since: float = -math.inf, within: float = math.inf, last_stays: bool = False
+               ) -> int | None:
     """The index of the first of ``later`` that shows the ball back at rest on ``place``
-    (within FLICKER_RETURN_MM, and still to the next sample; the last sample counts as still
+    (within ``flicker_return_mm``, and still to the next sample; the last sample counts as still
     with ``last_stays``), coming from at least twice as far (``off``: how far off it was seen
     before these; a ball nudged a few mm stops a few mm off), looking no further than
     ``within`` seconds after ``since``; None when it is not."""
@@ -277,19 +238,20 @@ def _resettled(later: Sequence[Sample], place: Point, off: float, since: float =
         if last and not last_stays:
             break
         d = math.dist(s.xy, place)
-        if d <= FLICKER_RETURN_MM and furthest >= 2 * FLICKER_RETURN_MM and (
-                last or _still(s, later[j + 1])):
+        if d <= params.flicker_return_mm and furthest >= 2 * params.flicker_return_mm and (
+                last or _still(s, later[j + 1], params)):
             return j
         furthest = max(furthest, d)
     return None
 
 
-def _still(a: Sample, b: Sample) -> bool:
-    return math.dist(a.xy, b.xy) <= STILL_MM_PER_FRAME * max(b.frame - a.frame, 1)
+def _still(a: Sample, b: Sample, params: ShotFactsParams) -> bool:
+    return math.dist(a.xy, b.xy) <= params.still_mm_per_frame * max(b.frame - a.frame, 1)
 
 
 # --- pieces and events of one shot --------------------------------------------------------------
-def cut_into_pieces(samples: Sequence[Sample]) -> list[Piece]:
+def cut_into_pieces(samples: Sequence[Sample], params: ShotFactsParams = DEFAULT_SHOT_FACTS
+                    ) -> list[Piece]:
     """Straight pieces of a moving ball's samples (the first sample may be its resting place).
 
     A sample or two far off a well-seen straight motion (three samples or more), after which the
@@ -300,53 +262,57 @@ def cut_into_pieces(samples: Sequence[Sample]) -> list[Piece]:
     i = 0
     while i < len(samples):
         s = samples[i]
-        if len(current) >= 3 and _drifts_off(current, s, samples[i + 1:i + 3]):
-            pieces.append(Piece(current))
+        if len(current) >= 3 and _drifts_off(current, s, samples[i + 1:i + 3], params):
+            pieces.append(Piece(current, params.local_samples))
             current = [s]
             i += 1
             continue
-        if len(current) < 2 or _on_line(current, s):
+        if len(current) < 2 or _on_line(current, s, params):
             current.append(s)
             i += 1
             continue
-        back = next((k for k in range(i + 1, min(i + 1 + OUTLIER_SAMPLES, len(samples)))
-                     if _on_line(current, samples[k])), None)
-        if back is not None and len(current) >= 3 and _off_line(current, s) > 2 * (
-                LINE_TOLERANCE_MM):
+        back = next((k for k in range(i + 1, min(i + 1 + params.outlier_samples, len(samples)))
+                     if _on_line(current, samples[k], params)), None)
+        if back is not None and len(current) >= 3 and _off_line(current, s, params) > 2 * (
+                params.line_tolerance_mm):
             i = back
             continue
-        pieces.append(Piece(current))
+        pieces.append(Piece(current, params.local_samples))
         # a ball that turned while these pictures were taken is on neither line: left out
-        turned = _turned_within(current, samples, i) if len(current) >= 3 else 0
+        turned = _turned_within(current, samples, i, params) if len(current) >= 3 else 0
         current = [] if turned else [s]
         i += max(turned, 1)
     if current:
-        pieces.append(Piece(current))
+        pieces.append(Piece(current, params.local_samples))
     return pieces
 
 
-def _turned_within(before: Sequence[Sample], samples: Sequence[Sample], i: int) -> int:
-    """How many samples from ``i`` on (0 to TURN_SAMPLES), off the line ``before`` them, are off the
-    line after them too (the next two samples' line, which the third after it confirms), with
-    the two lines meeting: the ball turned (a cushion, a ball) while those frames were exposed,
-    and its blurred pictures lie between (a fast ball's streak bent at a cushion is measured
-    short of it, sometimes in two frames). 0: the ball did not turn there."""
-    for k in range(1, TURN_SAMPLES + 1):
+def _turned_within(before: Sequence[Sample], samples: Sequence[Sample], i: int,
+                   params: ShotFactsParams) -> int:
+    """How many samples from ``i`` on (0 to ``turn_samples``), off the line ``before`` them, are
+    off the line after them too (the next two samples' line, which the third after it confirms),
+    with the two lines meeting: the ball turned (a cushion, a ball) while those frames were
+    exposed, and its blurred pictures lie between (a fast ball's streak bent at a cushion is
+    measured short of it, sometimes in two frames). 0: the ball did not turn there."""
+    for k in range(1, params.turn_samples + 1):
         if i + k + 2 >= len(samples):
             return 0
         after = [samples[i + k], samples[i + k + 1]]
-        if not _on_line(after, samples[i + k + 2]):
+        if not _on_line(after, samples[i + k + 2], params):
             continue
         backward = [Sample(-a.frame, -a.t, a.xy) for a in reversed(after)]  # time run backward
-        if any(_on_line(backward, Sample(-s.frame, -s.t, s.xy)) for s in samples[i:i + k]):
+        if any(_on_line(backward, Sample(-s.frame, -s.t, s.xy), params)
+               for s in samples[i:i + k]):
             continue
-        _, gap = _meeting(Piece(list(before)), Piece([*after, samples[i + k + 2]]))
-        if gap <= 2 * LINE_TOLERANCE_MM:
+        _, gap = _meeting(Piece(list(before), params.local_samples),
+                          Piece([*after, samples[i + k + 2]], params.local_samples))
+        if gap <= 2 * params.line_tolerance_mm:
             return k
     return 0
 
 
-def _drifts_off(samples: Sequence[Sample], s: Sample, following: Sequence[Sample]) -> bool:
+def _drifts_off(samples: Sequence[Sample], s: Sample, following: Sequence[Sample],
+                params: ShotFactsParams) -> bool:
     """``s`` is a little off the straight motion of ``samples`` (within the tolerance, but more
     than half of it) and the next sample is off it, half as far again the same way: ``s`` is the
     first picture of a new motion (a slow ball's turn: one frame after it, it is off by less
@@ -358,53 +324,53 @@ def _drifts_off(samples: Sequence[Sample], s: Sample, following: Sequence[Sample
     each bends the fit)."""
     if not following:
         return False
-    tolerance = _tolerance(samples)
-    off_s = np.subtract(s.xy, _predict(samples, s.t))
+    tolerance = _tolerance(samples, params)
+    off_s = np.subtract(s.xy, _predict(samples, s.t, params))
     size_s = float(np.hypot(*off_s))
     if not tolerance / 4 < size_s <= tolerance:
         return False  # (most samples: on the line; the next one's fits are not needed)
 
     def off(nxt: Sample) -> tuple[float, bool]:
         """How far ``nxt`` is off the line, and whether the same way as ``s``."""
-        o = np.subtract(nxt.xy, _predict(samples, nxt.t))
+        o = np.subtract(nxt.xy, _predict(samples, nxt.t, params))
         size = float(np.hypot(*o))
         return size, float(off_s @ o) > 0.9 * size_s * size
 
     size, same_way = off(following[0])
     if size > tolerance:  # (else the turn is seen there)
         return (size_s > tolerance / 2 and same_way and size >= 1.5 * size_s
-                and _on_line([*samples, s], following[0]))
-    if len(following) < 2 or not same_way or size < DRIFT_GROWTH * size_s:
+                and _on_line([*samples, s], following[0], params))
+    if len(following) < 2 or not same_way or size < params.drift_growth_ratio * size_s:
         return False
     size_2, same_way = off(following[1])
-    return (same_way and size_2 > tolerance and size_2 >= DRIFT_GROWTH * size
-            and _on_line([*samples, s, following[0]], following[1]))
+    return (same_way and size_2 > tolerance and size_2 >= params.drift_growth_ratio * size
+            and _on_line([*samples, s, following[0]], following[1], params))
 
 
-def _off_line(samples: Sequence[Sample], s: Sample) -> float:
+def _off_line(samples: Sequence[Sample], s: Sample, params: ShotFactsParams) -> float:
     """How far (mm) ``s`` is from where the straight motion of ``samples`` puts the ball."""
-    return math.dist(_predict(samples, s.t), s.xy)
+    return math.dist(_predict(samples, s.t, params), s.xy)
 
 
-def _on_line(samples: Sequence[Sample], s: Sample) -> bool:
-    return _off_line(samples, s) <= _tolerance(samples)
+def _on_line(samples: Sequence[Sample], s: Sample, params: ShotFactsParams) -> bool:
+    return _off_line(samples, s, params) <= _tolerance(samples, params)
 
 
-def _tolerance(samples: Sequence[Sample]) -> float:
-    """How far off its straight motion a sample may be and still be on it: LINE_TOLERANCE_MM,
-    and BLUR_SHARE of the last step more (a blurred streak's centre is measured worse the
+def _tolerance(samples: Sequence[Sample], params: ShotFactsParams) -> float:
+    """How far off its straight motion a sample may be and still be on it: ``line_tolerance_mm``,
+    and ``blur_share`` of the last step more (a blurred streak's centre is measured worse the
     longer the streak)."""
     a, b = samples[-2], samples[-1]
     step = math.dist(a.xy, b.xy) / max(b.frame - a.frame, 1)
-    return LINE_TOLERANCE_MM + BLUR_SHARE * step
+    return params.line_tolerance_mm + params.blur_share * step
 
 
-def _predict(samples: Sequence[Sample], t: float) -> Point:
+def _predict(samples: Sequence[Sample], t: float, params: ShotFactsParams) -> Point:
     """Where the straight motion of ``samples`` is at ``t``: a least-squares fit of the last
-    PREDICT_SAMPLES (a line, or with five samples or more a parabola, for the slowing down),
+    ``predict_samples`` (a line, or with five samples or more a parabola, for the slowing down),
     which measurement noise of a few millimetres does not throw off as a two-sample line
     would."""
-    recent = samples[-PREDICT_SAMPLES:]
+    recent = samples[-params.predict_samples:]
     ts = np.array([q.t for q in recent]) - recent[-1].t
     xy = np.array([q.xy for q in recent])
     degree = 2 if len(recent) >= 5 else 1
@@ -451,15 +417,8 @@ def _start_time(rest: Point, piece: Piece, fps: float, last_rest: Sample | None 
     return float(ts[k])
 
 
-PAST_MOUTH_MM = 3.0  # a centre this far past a pocket's mouth line has dropped
-# A ball come within half a radius of a mouth line and then unseen for more than this many frames
-# dropped: in the pocket's hole it is seen only now and then, its picture cut by the cloth's edge
-# and reading short of the line (by 5-10 mm); on the lip in plain view it is seen every frame
-IN_THE_HOLE_GAP = 2
-IN_THE_HOLE_RADII = 0.5  # ... and a ball in the hole reads up to this short of the line
 
-
-def past_mouth(table: TableSpec, xy: Point, margin: float = PAST_MOUTH_MM) -> Pocket | None:
+def past_mouth(table: TableSpec, xy: Point, margin: float) -> Pocket | None:
     """The pocket whose mouth line the ball centre ``xy`` has crossed by ``margin`` mm (it has
     dropped), if any; a negative margin: come that near the line. Corner mouths run between
     the jaws across the corner; middle mouths along the nose line."""
@@ -481,7 +440,8 @@ def past_mouth(table: TableSpec, xy: Point, margin: float = PAST_MOUTH_MM) -> Po
     return None
 
 
-def _until_dropped(table: TableSpec, samples: list[Sample]) -> list[Sample]:
+def _until_dropped(table: TableSpec, samples: list[Sample], params: ShotFactsParams
+                   ) -> list[Sample]:
     """The samples before the ball's centre crossed a pocket's mouth (a tracker may go on
     reporting a ball it sees in the pocket's shadow), unless it crossed by less than a quarter
     of a radius and did not drop there: its picture in the jaws reads deeper than it was. It
@@ -493,7 +453,7 @@ def _until_dropped(table: TableSpec, samples: list[Sample]) -> list[Sample]:
     else.)"""
     r = table.ball_radius_mm
     for k, s in enumerate(samples):
-        if past_mouth(table, s.xy) is None:
+        if past_mouth(table, s.xy, params.past_mouth_mm) is None:
             continue
         shallow = past_mouth(table, s.xy, 0.25 * r) is None
         sits = k + 1 < len(samples) and samples[k + 1].frame == s.frame + 1 and past_mouth(
@@ -506,7 +466,8 @@ def _until_dropped(table: TableSpec, samples: list[Sample]) -> list[Sample]:
 
 
 def _dropped_from_the_lip(table: TableSpec, samples: Sequence[Sample], last: Sample,
-                          window: ShotWindow, clip_end: int) -> Sample | None:
+                          window: ShotWindow, clip_end: int, params: ShotFactsParams
+                          ) -> Sample | None:
     """The ball's last sample on a pocket's lip, when it came to rest there (``last``, within
     half a radius of the mouth line, as :func:`_into_the_hole` has it: a ball in the hole reads
     short of the line, one in a middle pocket's hole seen resting 6 mm short of it until it
@@ -515,7 +476,7 @@ def _dropped_from_the_lip(table: TableSpec, samples: Sequence[Sample], last: Sam
     hanging in the jaws creeps in too slowly for the tracker, which holds it in place, and
     falls in its own time (as late as 0.4 s after the others stopped). None when it is still
     there when the next shot begins or the video ends, or it is on no lip."""
-    if past_mouth(table, last.xy, -IN_THE_HOLE_RADII * table.ball_radius_mm) is None:
+    if past_mouth(table, last.xy, -params.in_the_hole_radii * table.ball_radius_mm) is None:
         return None
     end = window.next_first if window.next_first is not None else math.inf
     stay = last
@@ -530,18 +491,20 @@ def _dropped_from_the_lip(table: TableSpec, samples: Sequence[Sample], last: Sam
     return stay if stay.frame < clip_end else None
 
 
-def _into_the_hole(table: TableSpec, samples: Sequence[Sample]) -> int | None:
+def _into_the_hole(table: TableSpec, samples: Sequence[Sample], params: ShotFactsParams
+                   ) -> int | None:
     """The index of the sample after which the ball was in a pocket's hole: it came within
-    half a radius of the mouth line and was then unseen for more than IN_THE_HOLE_GAP frames
-    (there it is seen only now and then, reading short of the line); None if it never was."""
-    half = IN_THE_HOLE_RADII * table.ball_radius_mm
+    ``in_the_hole_radii`` of the mouth line and was then unseen for more than
+    ``in_the_hole_gap_frames`` (there it is seen only now and then, reading short of the line);
+    None if it never was."""
+    half = params.in_the_hole_radii * table.ball_radius_mm
     for k, (s, after) in enumerate(itertools.pairwise(samples)):
-        if after.frame - s.frame > IN_THE_HOLE_GAP and past_mouth(table, s.xy, -half):
+        if after.frame - s.frame > params.in_the_hole_gap_frames and past_mouth(table, s.xy, -half):
             return k
     return None
 
 
-def _left_rest(samples: list[Sample], rest: Point, diameter: float,
+def _left_rest(samples: list[Sample], rest: Point, diameter: float, params: ShotFactsParams,
                vanished: bool = True, table: TableSpec | None = None) -> list[Sample]:
     """The samples from the one where the ball leaves its resting place: off it, and the next
     two samples further off (or none: gone at once, if the ball ``vanished`` after them rather
@@ -556,8 +519,8 @@ def _left_rest(samples: list[Sample], rest: Point, diameter: float,
         # (into the cushion by the place, further off by more than a still ball drifts, and
         # back off it)
         bounced = (table is not None and len(after) == 3
-                   and after[0] < after[1] - STILL_MM_PER_FRAME and after[2] < after[1]
-                   and nearest_cushion(table, samples[k + 1].xy)[1] <= CUSHION_TOLERANCE_MM)
+                   and after[0] < after[1] - params.still_mm_per_frame and after[2] < after[1]
+                   and nearest_cushion(table, samples[k + 1].xy)[1] <= params.cushion_tolerance_mm)
         # (a sample off by less than the jitter and then unseen, as under the cue at the
         # strike, has not shown the ball leave: the motion is seen after the gap)
         gap_next = k + 1 < len(samples) and samples[k + 1].frame - samples[k].frame > 1
@@ -567,26 +530,28 @@ def _left_rest(samples: list[Sample], rest: Point, diameter: float,
         # a ball sent off goes fastest at once (a ball touching the one struck may drift a
         # little, a step of a mm, before it is hit and goes 20 mm a frame)
         going = bounced or (all(b > a for a, b in itertools.pairwise(after)) and (
-            after[-1] - after[0] > STILL_MM_PER_FRAME if len(after) == 3 else vanished)
-            and (len(after) < 3 or after[1] - after[0] >= FIRST_STEP_SHARE * (after[2] - after[1])))
-        leaves = d > STILL_MM_PER_FRAME and going and not (
-            gap_next and d < REST_JITTER_DIAMETERS * diameter)
+            after[-1] - after[0] > params.still_mm_per_frame if len(after) == 3 else vanished)
+            and (len(after) < 3
+                 or after[1] - after[0] >= params.first_step_share * (after[2] - after[1])))
+        leaves = d > params.still_mm_per_frame and going and not (
+            gap_next and d < params.rest_jitter_diameters * diameter)
         # (or far off after a gap; the first sample: the rest was seen before these samples)
         far_after_gap = d > diameter and (
             k == 0 or samples[k].frame - samples[k - 1].frame > 1)
-        if (leaves or far_after_gap) and not _back_at_rest(samples[k + 1:], rest, d):
+        if (leaves or far_after_gap) and not _back_at_rest(samples[k + 1:], rest, d, params):
             return samples[k:]
     return []
 
 
-def _back_at_rest(later: Sequence[Sample], rest: Point, off: float) -> bool:
+def _back_at_rest(later: Sequence[Sample], rest: Point, off: float, params: ShotFactsParams
+                  ) -> bool:
     """The ball, seen ``off`` mm from its resting place ``rest``, is seen back at rest on it
     later (see :func:`_resettled`): it never left (its detection wandered while the cue or a
     hand lay over part of it). A ball that leaves its place is not seen resting on it again;
     one barely nudged (a few mm) is seen further off each time, never coming back; one sent
     into a cushion near by may roll back across it (a ball resting 47 mm from a cushion, sent
     into it, came back through its place 9 frames later at 0.13 m/s)."""
-    return _resettled(later, rest, off, last_stays=True) is not None
+    return _resettled(later, rest, off, params, last_stays=True) is not None
 
 
 def _travel(tracks: Mapping[str, Sequence[Sample]], w: ShotWindow) -> float:
@@ -600,7 +565,7 @@ def _travel(tracks: Mapping[str, Sequence[Sample]], w: ShotWindow) -> float:
     return most
 
 
-def _placed(samples: Sequence[Sample], k: int) -> bool:
+def _placed(samples: Sequence[Sample], k: int, params: ShotFactsParams) -> bool:
     """Between samples ``k - 1`` and ``k`` the ball was put somewhere by hand: it jumped faster
     than any shot, or it was away for a while (pocketed, in hand, hidden) and is back elsewhere,
     but not where its rolling would have taken it (a rolling ball unseen a while in a cluster
@@ -610,20 +575,21 @@ def _placed(samples: Sequence[Sample], k: int) -> bool:
     a, b = samples[k - 1], samples[k]
     gap = max(b.frame - a.frame, 1)
     distance = math.dist(a.xy, b.xy)
-    if k == len(samples) - 1 and distance / gap < PLACED_MM_PER_FRAME:
+    if k == len(samples) - 1 and distance / gap < params.placed_mm_per_frame:
         return False  # seen there once and gone: struck there unseen (into a pocket), not put
-    if distance / gap >= PLACED_MM_PER_FRAME:
+    if distance / gap >= params.placed_mm_per_frame:
         # (seen in two frames running, it was not moved by hand: a fast ball's blurred centres
         # lag and lead its true place by up to a ball; faster than the hardest shot, only when
         # it rolls on from there as fast: no hand moves a ball so and puts it down rolling)
-        if distance / gap >= HARDEST_MM_PER_FRAME:
+        if distance / gap >= params.hardest_mm_per_frame:
             return gap > 1 or not _rolls_on_as_fast(samples, k, distance)
-        return gap > 1 and not _rolling_from(samples, k)
-    if gap <= MAX_GAP_FRAMES or distance <= STILL_MM_PER_FRAME * gap:
+        return gap > 1 and not _rolling_from(samples, k, params)
+    if gap <= params.max_gap_frames or distance <= params.still_mm_per_frame * gap:
         return False
-    if b.t - a.t <= HAND_S and distance <= NUDGE_MM:
+    if b.t - a.t <= params.hand_s and distance <= params.nudge_mm:
         return False  # no hand picks a ball up and puts it down so soon, so near
-    return not (k >= 2 and _rolled_on(samples[k - 2], a, b)) and not _rolling_from(samples, k)
+    return not (k >= 2 and _rolled_on(samples[k - 2], a, b, params)) and not _rolling_from(
+        samples, k, params)
 
 
 def _rolls_on_as_fast(samples: Sequence[Sample], k: int, jump: float) -> bool:
@@ -636,48 +602,48 @@ def _rolls_on_as_fast(samples: Sequence[Sample], k: int, jump: float) -> bool:
     return len(steps) == 2 and steps[0] >= 0.5 * jump and sum(steps) >= jump
 
 
-def _rolling_from(samples: Sequence[Sample], k: int) -> bool:
-    """The ball is seen rolling from sample ``k`` on: ROLLING_SAMPLES samples in consecutive
-    frames at a steady step of at least ROLLING_MM_PER_FRAME, starting within as many more
-    samples (it may be seen first at a cushion, turning), or at FAST_MM_PER_FRAME or more each,
+def _rolling_from(samples: Sequence[Sample], k: int, params: ShotFactsParams) -> bool:
+    """The ball is seen rolling from sample ``k`` on: ``rolling_samples`` samples in consecutive
+    frames at a steady step of at least ``rolling_mm_per_frame``, starting within as many more
+    samples (it may be seen first at a cushion, turning), or at ``fast_mm_per_frame`` or more each,
     steady or not (a ball struck at 16 m/s may be seen again 1.2 m away, bouncing between
     cushions). A hand puts a ball down at rest; a ball back elsewhere, rolling, was
     struck too fast to be followed (gone into a blur and a collision), not placed."""
-    for first in range(k, k + ROLLING_SAMPLES + 1):
-        run = samples[first:first + ROLLING_SAMPLES]
+    for first in range(k, k + params.rolling_samples + 1):
+        run = samples[first:first + params.rolling_samples]
         if len(run) == 2 and first == k and run[1].frame - run[0].frame == 1:
             # the track's last two samples: rolling fast (no hand moves a ball so) and gone,
             # into a pocket
-            return math.dist(run[0].xy, run[1].xy) >= FAST_MM_PER_FRAME
-        if len(run) < ROLLING_SAMPLES:
+            return math.dist(run[0].xy, run[1].xy) >= params.fast_mm_per_frame
+        if len(run) < params.rolling_samples:
             return False
         if any(b.frame - a.frame != 1 for a, b in itertools.pairwise(run)):
             continue  # (a frame unseen in its first samples: a blur, or by another ball)
         steps = np.diff(np.array([q.xy for q in run]), axis=0)
         shortest = float(np.hypot(*steps.T).min())
-        if shortest >= FAST_MM_PER_FRAME:
+        if shortest >= params.fast_mm_per_frame:
             return True  # (no hand moves a ball so; at this speed, bounces change its steps)
-        if shortest >= ROLLING_MM_PER_FRAME and all(
-                float(np.hypot(*(v - u))) <= STEADY_STEP_MM
+        if shortest >= params.rolling_mm_per_frame and all(
+                float(np.hypot(*(v - u))) <= params.steady_step_mm
                 for u, v in itertools.pairwise(steps)):
             return True
     return False
 
 
-def _rolled_on(before: Sample, a: Sample, b: Sample) -> bool:
+def _rolled_on(before: Sample, a: Sample, b: Sample, params: ShotFactsParams) -> bool:
     """``b`` lies the way the ball was rolling from ``before`` to ``a`` (within 30 degrees),
     no faster than it rolled."""
     v = np.subtract(a.xy, before.xy) / max(a.frame - before.frame, 1)
     step = np.subtract(b.xy, a.xy) / max(b.frame - a.frame, 1)
     speed, step_speed = float(np.hypot(*v)), float(np.hypot(*step))
-    return (speed > STILL_MM_PER_FRAME and step_speed <= 1.2 * speed
+    return (speed > params.still_mm_per_frame and step_speed <= 1.2 * speed
             and within_degrees(v, step, 30.0))
 
 
-def _until_placed(samples: list[Sample]) -> list[Sample]:
+def _until_placed(samples: list[Sample], params: ShotFactsParams) -> list[Sample]:
     """The samples before the ball was picked up and put back somewhere else by hand."""
     for k in range(1, len(samples)):
-        if _placed(samples, k):
+        if _placed(samples, k, params):
             return samples[:k]
     return samples
 
@@ -756,7 +722,8 @@ def nearest_pocket(table: TableSpec, xy: Point) -> tuple[Pocket, float]:
 
 
 def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window: ShotWindow,
-                fps: float) -> tuple[list[FoundEvent], dict[str, Point]]:
+                fps: float, params: ShotFactsParams = DEFAULT_SHOT_FACTS
+                ) -> tuple[list[FoundEvent], dict[str, Point]]:
     """The events of one shot and the final positions of the balls still on the table."""
     D, R = table.ball_diameter_mm, table.ball_radius_mm
     pieces: dict[str, list[Piece]] = {}
@@ -770,14 +737,15 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
     for ball, samples in tracks.items():
         # The shot, and the still frames after it (where a ball that stayed is seen again).
         inside = _until_dropped(table, _until_placed(
-            [s for s in samples if window.first - 1 <= s.frame <= window.last + STILL_FRAMES]))
+            [s for s in samples
+             if window.first - 1 <= s.frame <= window.last + params.still_frames], params), params)
         if not inside:
             continue
-        into_the_hole = _into_the_hole(table, inside)
+        into_the_hole = _into_the_hole(table, inside, params)
         if into_the_hole is not None:
             inside = inside[:into_the_hole + 1]
         # (one in the hole already dropped there: seen in it now and then, it is no hanging)
-        hung = (_dropped_from_the_lip(table, samples, inside[-1], window, clip_end)
+        hung = (_dropped_from_the_lip(table, samples, inside[-1], window, clip_end, params)
                 if inside[-1].frame > window.last and into_the_hole is None else None)
         if hung is not None:
             inside = inside + [s for s in samples if inside[-1].frame < s.frame <= hung.frame]
@@ -789,12 +757,12 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
             never_again.add(ball)
         dropped = hung is not None or into_the_hole is not None
         vanished = dropped or (inside[-1].frame < clip_end if after is None
-                               else past_mouth(table, after.xy) is not None)
-        moving = ([s for s in _left_rest(inside, rests[ball], D, vanished, table)
-                   if math.dist(s.xy, rests[ball]) > STILL_MM_PER_FRAME]
+                               else past_mouth(table, after.xy, params.past_mouth_mm) is not None)
+        moving = ([s for s in _left_rest(inside, rests[ball], D, params, vanished, table)
+                   if math.dist(s.xy, rests[ball]) > params.still_mm_per_frame]
                   if ball in rests else inside)
         if ball in rests and moving:
-            pieces[ball] = cut_into_pieces(moving)
+            pieces[ball] = cut_into_pieces(moving, params)
             before = [s for s in samples if s.frame < moving[0].frame]
             if before:
                 last_rest[ball] = before[-1]
@@ -802,15 +770,15 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
         # pocket's mouth line creeping in after the other balls stopped, then gone for good or
         # next seen past that line: it is no ball at rest)
         crept_in = ball in pieces and (dropped or (
-            vanished and past_mouth(table, inside[-1].xy, -PAST_MOUTH_MM) is not None))
+            vanished and past_mouth(table, inside[-1].xy, -params.past_mouth_mm) is not None))
         # (at rest, then read off its place by less than half a ball in the video's last
         # frame, not dropping: that was jitter, and the video ended, the ball did not vanish;
         # a flicker of the light in the last frame can read a ball at rest by a cushion 13 mm
         # nearer it, and that step would make it leave the table. A ball seen rolling in the
         # last frames of the tracks may be on its way into a pocket: looked at below.)
         jitter_at_end = (inside[-1].frame == clip_end and not dropped and len(inside) >= 3
-                         and math.dist(inside[-3].xy, inside[-2].xy) <= STILL_MM_PER_FRAME
-                         and math.dist(inside[-2].xy, inside[-1].xy) <= MIN_TRAVEL_MM)
+                         and math.dist(inside[-3].xy, inside[-2].xy) <= params.still_mm_per_frame
+                         and math.dist(inside[-2].xy, inside[-1].xy) <= params.min_travel_mm)
         if ((inside[-1].frame > window.last and not crept_in) or ball not in pieces
                 or jitter_at_end):
             finals[ball] = inside[-1].xy
@@ -840,14 +808,14 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
 
     def together(t: float, ball: str) -> bool:
         """``ball``, leaving at ``t``, left with the first ball to leave: resting near it
-        (within NEAR_DIAMETERS), within a frame; resting touching it, within TOUCHING_S (the
+        (within ``near_diameters``), within a frame; resting touching it, within ``touching_s`` (the
         one struck pushes the other off at once; their starts, extrapolated from the first few
         blurred steps, may miss it by more). (Further apart, the order of their starts says
         which was struck, though one hit it within a frame.)"""
         t0, first = starts[0]
         apart = math.dist(rests[ball], rests[first])
-        return (t - t0 < 1 / fps and apart <= NEAR_DIAMETERS * D) or (
-            t - t0 <= TOUCHING_S and apart <= TOUCHING_DIAMETERS * D)
+        return (t - t0 < 1 / fps and apart <= params.near_diameters * D) or (
+            t - t0 <= params.touching_s and apart <= params.touching_diameters * D)
 
     if len(starts) > 1 and together(*starts[1]):
         # Balls leaving together (touching or nearly): one that leaves straight away from another
@@ -868,7 +836,7 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
         for earlier, later in itertools.pairwise(ps):
             t, _ = _meeting_time(earlier, later)
             v_in, v_out = earlier.velocity(t), later.velocity(t)
-            if _kinked(v_in, v_out):
+            if _kinked(v_in, v_out, params):
                 changes[b].append((earlier.end.t, later.start.t, v_out - v_in))
 
     def changed_near(ball: str, t: float, by: Point) -> bool:
@@ -903,32 +871,32 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
         first_piece = pieces[ball][0]
         # (the way it left: along its first straight piece, from its place to the piece's end;
         # the piece's first samples may be its picture creeping as the hitter came)
-        hitter, gap = _partner(ball, rests[ball], t, position, D, movers,
+        hitter, gap = _partner(ball, rests[ball], t, position, D, params, movers,
                                leaving=np.subtract(first_piece.end.xy, rests[ball]),
                                after_s=2 / fps)
         if hitter is None:  # a fast hitter's pieces are too short to say where it was at t
             hitter, gap = _passing_hitter(ball, rests[ball],
                                           first_piece.velocity(first_piece.start.t), t,
-                                          paths, D, fps)
+                                          paths, D, fps, params)
         if hitter is None and len(movers) == 1 and _unseen_at(tracks[movers[0]], t):
             # the only ball rolling was not seen then (too fast, merged): it hit this one
-            hitter, gap = movers[0], CONTACT_TOLERANCE_MM
+            hitter, gap = movers[0], params.contact_tolerance_mm
         if hitter is None and len(movers) == 1:
             # the only ball rolling passed near where its hitter must have been: a fast ball
             # that turns in mid-exposure leaves a bent blur, whose centre is off its way
             hitter, gap = _passing_hitter(ball, rests[ball],
                                           first_piece.velocity(first_piece.start.t), t,
-                                          {movers[0]: paths[movers[0]]}, D, fps,
-                                          tolerance=LONE_HITTER_MM)
+                                          {movers[0]: paths[movers[0]]}, D, fps, params,
+                                          tolerance=params.lone_hitter_mm)
         if hitter is not None:
             events.append(FoundEvent(t, EventType.CONTACT, (hitter, ball), rests[ball],
-                                     confidence=_confidence(gap, CONTACT_TOLERANCE_MM)))
+                                     confidence=_confidence(gap, params.contact_tolerance_mm)))
     # 2. Kinks in moving balls: cushions, or contacts between moving balls.
     def kink_event(ball: str, before: Piece, after: Piece) -> FoundEvent | None:
         """The event where ``before`` turned into ``after``, if any."""
         t, xy = _meeting_time(before, after)
         v_in, v_out = before.velocity(t), after.velocity(t)
-        if not _kinked(v_in, v_out):
+        if not _kinked(v_in, v_out, params):
             return None  # the track wobbles (detection noise); the motion did not change
         cushion, cushion_gap = nearest_cushion(table, xy)
         if not _bounced(cushion, v_in, v_out):
@@ -937,18 +905,19 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
         if jaw_gap < cushion_gap and (_bounced(jaw, v_in, v_out) or _bounced_off_point(
                 jaw_xy, xy, v_in, v_out)):
             cushion, cushion_gap = jaw, jaw_gap  # off a jaw: its cushion's end
-        partner, gap = _partner(ball, xy, t, position, D)
+        partner, gap = _partner(ball, xy, t, position, D, params)
         if partner is not None and not changed_near(partner, t, xy):
             partner = None  # a ball passing by, not hit: its motion went on unchanged
-        if partner is not None and not _pushed_away(v_out - v_in, xy, position(partner, t)):
+        if partner is not None and not _pushed_away(v_out - v_in, xy, position(partner, t),
+                                                    params.push_angle_deg):
             partner = None  # its turn is the track's noise, not a push from the other ball
         if partner is not None and gap <= cushion_gap:
             return FoundEvent(t, EventType.CONTACT, (ball, partner), xy,
-                              confidence=_confidence(gap, CONTACT_TOLERANCE_MM))
+                              confidence=_confidence(gap, params.contact_tolerance_mm))
         # (the lines meet where the blurred pictures' centres put them: worse the longer the
         # streaks, as a sample's tolerance is: for a ball off the jaw of a middle pocket at
         # 3.2 m/s they met 30 mm short of it)
-        tolerance = CUSHION_TOLERANCE_MM + BLUR_SHARE * max(
+        tolerance = params.cushion_tolerance_mm + params.blur_share * max(
             float(np.hypot(*v_in)), float(np.hypot(*v_out))) / fps
         if cushion_gap <= tolerance:
             return FoundEvent(t, EventType.CUSHION, (ball,), xy, cushion=cushion,
@@ -961,7 +930,7 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
         while k < len(at_ends):
             event = at_ends[k]
             if (event is None and k + 1 < len(at_ends) and at_ends[k + 1] is None
-                    and len(ps[k + 1].samples) <= TURN_SAMPLES + 1):
+                    and len(ps[k + 1].samples) <= params.turn_samples + 1):
                 # a bounce's blurred pictures, a short piece on neither line: off the cushion
                 # where the lines around it meet (and one picture more, when a noisy one cut the
                 # line before a frame early: a ball rolling into a cushion at 6 mm a frame, its
@@ -973,16 +942,16 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
             k += 1
             if event is not None and not (event.type == "contact" and any(
                     e.type == "contact" and set(e.balls) == set(event.balls)
-                    and abs(e.t - event.t) < DOUBLE_KISS_S for e in events)):
+                    and abs(e.t - event.t) < params.double_kiss_s for e in events)):
                 events.append(event)
     # 2b. Grazes: two rolling balls that touch gently, each pushed off its line by too little to
     # cut its track into pieces.
-    events += _grazes(pieces, position, events, D, fps)
+    events += _grazes(pieces, position, events, D, fps, params)
     # 2c. Slow bounces: a ball that came to a cushion and went back off it too slowly for its
     # track to be cut there.
-    events += _slow_bounces(table, {b: seen_in_shot[b] for b in pieces}, events, fps)
+    events += _slow_bounces(table, {b: seen_in_shot[b] for b in pieces}, events, fps, params)
     # 2d. Nudges: a ball at rest crept into, which moved too little to be seen leaving.
-    events += _nudges(pieces, rests, finals, events, D)
+    events += _nudges(pieces, rests, finals, events, D, params)
     # 3. Balls that vanish: into a pocket, or off the table.
     for ball, seen in last_seen.items():
         if ball in finals:
@@ -997,17 +966,20 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
         if ps and len(ps) == 1 and len(ps[0].samples) <= 2:
             # hit and gone almost at once: it left as fast as its hitter's velocity changed
             velocity = _faster(velocity, _handed_on(ball, events, pieces, seen.xy, rests))
-        near = distance <= POCKET_REACH_DIAMETERS * D + mouth / 2
+        near = distance <= params.pocket_reach_diameters * D + mouth / 2
         # (lost for good, after it was seen rolling steadily: not a sighting or two, whose
         # speed may be a misreading's)
-        rolls_on = ball in never_again and bool(ps and len(ps[-1].samples) >= ROLLING_SAMPLES)
-        if near or _heading_into(table, pocket, seen.xy, velocity, fps, rolls_on=rolls_on):
+        rolls_on = ball in never_again and bool(
+            ps and len(ps[-1].samples) >= params.rolling_samples)
+        if near or _heading_into(table, pocket, seen.xy, velocity, fps, params,
+                                 rolls_on=rolls_on):
             # Vanished by a pocket: into it (after the jaws, if it rattled), timed by its speed
             # (by a pocket, within a frame: it may have been lost in the jaws; on its way there,
             # when it gets there)
             speed = float(np.hypot(*velocity)) if velocity is not None else 0.0
             travel = max(distance - mouth / 2 - R, 0.0)
-            t = seen.t + ((min(travel / speed, 1 / fps) if near else _rolling_time(travel, speed))
+            t = seen.t + ((min(travel / speed, 1 / fps) if near
+                           else _rolling_time(travel, speed, params))
                           if speed > 0 else 1 / (2 * fps))
             # (a ball lost on its way for longer than a blur lasts: likely, not seen)
             confidence = 1.0 if speed > 0 and (near or t - seen.t <= 3 / fps) else 0.7
@@ -1016,11 +988,11 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
             continue
         if velocity is None and step is not None:
             velocity = step[0]
-        if _could_leave(table, seen.xy, velocity, fps):
+        if _could_leave(table, seen.xy, velocity, fps, params):
             events.append(FoundEvent(seen.t + 1 / (2 * fps), EventType.OFF_TABLE, (ball,), seen.xy,
                                      confidence=0.5))
         elif ps and len(ps) >= 2 and len(ps[-1].samples) <= 2 and _could_leave(
-                table, ps[-2].end.xy, ps[-2].velocity(ps[-2].end.t), fps):
+                table, ps[-2].end.xy, ps[-2].velocity(ps[-2].end.t), fps, params):
             # rolling into a cushion, then a sample or two on it and gone for good: over it
             # (the ball rising onto the rail, not bouncing: its last pictures go nowhere); the
             # turn there was no cushion contact
@@ -1031,16 +1003,17 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
                                      confidence=0.4))
         # else the tracker lost the ball on the cloth: no event (it is where it was last seen
         # or where the next shot finds it)
-    events = [e for e in events if not _jaw_of_its_pot(table, e, events)]
+    events = [e for e in events if not _jaw_of_its_pot(table, e, events, params)]
     events.sort(key=lambda e: (e.t, e.type != "strike"))
     return _after_the_strike(_once_per_cushion_visit(events)), finals
 
 
 def _grazes(pieces: Mapping[str, list[Piece]], position: Callable[[str, float], Point | None],
-            events: list[FoundEvent], diameter: float, fps: float) -> list[FoundEvent]:
-    """Contacts between two moving balls that came within GRAZE_MM of touching, where each
-    ball's velocity over the GRAZE_FRAMES after that moment differs from the one before by at
-    least SLOW_KINK_MM_S, pushing it away from the other along their line of centres (within
+            events: list[FoundEvent], diameter: float, fps: float, params: ShotFactsParams
+            ) -> list[FoundEvent]:
+    """Contacts between two moving balls that came within ``graze_mm`` of touching, where each
+    ball's velocity over the ``graze_frames`` after that moment differs from the one before by at
+    least ``graze_kink_mm_s``, pushing it away from the other along their line of centres (within
     30 degrees): a touch too gentle to turn either track by more than its noise. Passing a hair
     apart, neither is pushed."""
     found: list[FoundEvent] = []
@@ -1056,8 +1029,8 @@ def _grazes(pieces: Mapping[str, list[Piece]], position: Callable[[str, float], 
         moved = np.r_[np.hypot(*np.diff(apart, axis=0).T), 0.0]
         reach = np.maximum(moved, np.r_[0.0, moved[:-1]])
         closest = np.r_[True, gaps[1:] < gaps[:-1]] & np.r_[gaps[:-1] <= gaps[1:], True]
-        near = np.flatnonzero(closest & (gaps - reach <= diameter + GRAZE_MM)
-                              & (reach > STILL_MM_PER_FRAME))  # (not two balls at rest)
+        near = np.flatnonzero(closest & (gaps - reach <= diameter + params.graze_mm)
+                              & (reach > params.still_mm_per_frame))  # (not two balls at rest)
         for k in near:
             t_f = frames[k] / fps
             best: tuple[float, float] | None = None
@@ -1066,74 +1039,76 @@ def _grazes(pieces: Mapping[str, list[Piece]], position: Callable[[str, float], 
                 if pa is not None and pb is not None and (
                         best is None or math.dist(pa, pb) < best[0]):
                     best = (math.dist(pa, pb), float(t))
-            if best is None or best[0] > diameter + GRAZE_MM:
+            if best is None or best[0] > diameter + params.graze_mm:
                 continue
             gap, t = best
-            if any(e.type == "contact" and set(e.balls) == {a, b} and abs(e.t - t) < DOUBLE_KISS_S
-                   for e in events + found):
+            if any(e.type == "contact" and set(e.balls) == {a, b}
+                   and abs(e.t - t) < params.double_kiss_s for e in events + found):
                 continue
-            if all(_pushed_at(ball, other, t, position, fps) for ball, other in ((a, b), (b, a))):
+            if all(_pushed_at(ball, other, t, position, fps, params)
+                   for ball, other in ((a, b), (b, a))):
                 xy = position(a, t)
                 assert xy is not None
-                found.append(FoundEvent(t, EventType.CONTACT, (a, b), xy,
-                                        confidence=_confidence(abs(gap - diameter), GRAZE_MM)))
+                found.append(FoundEvent(t, EventType.CONTACT, (a, b), xy, confidence=_confidence(
+                    abs(gap - diameter), params.graze_mm)))
     return found
 
 
 def _nudges(pieces: Mapping[str, list[Piece]], rests: Mapping[str, Point],
             finals: Mapping[str, Point], events: Sequence[FoundEvent],
-            diameter: float) -> list[FoundEvent]:
-    """Contacts with a ball that stayed at rest through the shot, yet lay NUDGED_MM or more
-    off its place after it, away from a ball that had rolled to within GRAZE_MM of touching it
-    (within NUDGE_ANGLE_DEG of their line of centres): crept into, it moved a few mm, too
+            diameter: float, params: ShotFactsParams) -> list[FoundEvent]:
+    """Contacts with a ball that stayed at rest through the shot, yet lay ``nudged_mm`` or more
+    off its place after it, away from a ball that had rolled to within ``graze_mm`` of touching it
+    (within ``nudge_angle_deg`` of their line of centres): crept into, it moved a few mm, too
     slowly to be seen leaving (a ball creeping into it at 1.5 mm a frame moves it 3 mm)."""
     found: list[FoundEvent] = []
     for ball, place in rests.items():
         if ball in pieces or ball not in finals:
             continue
         shift = np.subtract(finals[ball], place)
-        if float(np.hypot(*shift)) < NUDGED_MM:
+        if float(np.hypot(*shift)) < params.nudged_mm:
             continue
         near = [(gap, s, other) for other, ps in pieces.items() for p in ps for s in p.samples
-                if (gap := math.dist(s.xy, place)) <= diameter + GRAZE_MM]
+                if (gap := math.dist(s.xy, place)) <= diameter + params.graze_mm]
         if not near:
             continue
         # (when it got there: the first sample a diameter from it, or as near as it came, give
         # or take a still ball's drift; a ball creeping in stops against the other one)
-        touch = max(min(gap for gap, _, _ in near), diameter) + STILL_MM_PER_FRAME
+        touch = max(min(gap for gap, _, _ in near), diameter) + params.still_mm_per_frame
         gap, s, other = min((x for x in near if x[0] <= touch), key=lambda x: x[1].t)
-        if not within_degrees(np.subtract(place, s.xy), shift, NUDGE_ANGLE_DEG):
+        if not within_degrees(np.subtract(place, s.xy), shift, params.nudge_angle_deg):
             continue
         if any(e.type == "contact" and set(e.balls) == {other, ball} for e in events):
             continue
         found.append(FoundEvent(s.t, EventType.CONTACT, (other, ball), place,
-                                confidence=_confidence(abs(gap - diameter), GRAZE_MM)))
+                                confidence=_confidence(abs(gap - diameter), params.graze_mm)))
     return found
 
 
 def _slow_bounces(table: TableSpec, paths: Mapping[str, Sequence[Sample]],
-                  events: Sequence[FoundEvent], fps: float) -> list[FoundEvent]:
-    """Cushion contacts of balls that came within BOUNCE_TOUCH_MM of touching a cushion's nose
-    (between its jaws) and went back off it, their speed toward the nose over the
-    GRAZE_FRAMES before and away from it over those after differing by at least MIN_KINK_MM_S:
-    a bounce too slow to turn the track by more than its noise, so that no piece ends there
-    (a ball into a cushion at 5 mm a frame, off it at 1 mm)."""
+                  events: Sequence[FoundEvent], fps: float, params: ShotFactsParams
+                  ) -> list[FoundEvent]:
+    """Cushion contacts of balls that came within ``bounce_touch_mm`` of touching a cushion's
+    nose (between its jaws) and went back off it, their speed toward the nose over the
+    ``graze_frames`` before and away from it over those after differing by at least
+    ``min_kink_mm_s``: a bounce too slow to turn the track by more than its noise, so that no
+    piece ends there (a ball into a cushion at 5 mm a frame, off it at 1 mm)."""
     found: list[FoundEvent] = []
-    R, k = table.ball_radius_mm, GRAZE_FRAMES
+    R, k = table.ball_radius_mm, params.graze_frames
     for ball, seen in paths.items():
         each = [_cushion_gaps(table, s.xy) for s in seen]
         for cushion in Cushion:
             gaps = [g[cushion] - R for g in each]
             for i in range(k, len(seen) - k):
                 g = gaps[i]
-                if not (g <= BOUNCE_TOUCH_MM and g <= min(gaps[i - k:i + k + 1])):
+                if not (g <= params.bounce_touch_mm and g <= min(gaps[i - k:i + k + 1])):
                     continue
                 a, b = seen[i - k], seen[i + k]
                 if b.frame - a.frame != 2 * k:
                     continue  # (not seen in every frame around it)
                 into = (g - gaps[i - k]) * fps / k
                 off = (gaps[i + k] - g) * fps / k
-                if not (into < 0 < off and off - into >= MIN_KINK_MM_S):
+                if not (into < 0 < off and off - into >= params.min_kink_mm_s):
                     continue
                 if _jaw_near(table, seen[i].xy):
                     continue  # (a jaw's bounce or a pocket's lip: the other checks' business)
@@ -1143,7 +1118,7 @@ def _slow_bounces(table: TableSpec, paths: Mapping[str, Sequence[Sample]],
                     continue
                 found.append(FoundEvent(t, EventType.CUSHION, (ball,), seen[i].xy,
                                         cushion=cushion,
-                                        confidence=_confidence(abs(g), BOUNCE_TOUCH_MM)))
+                                        confidence=_confidence(abs(g), params.bounce_touch_mm)))
     return found
 
 
@@ -1153,10 +1128,11 @@ def _jaw_near(table: TableSpec, xy: Point) -> bool:
 
 
 def _pushed_at(ball: str, other: str, t: float,
-               position: Callable[[str, float], Point | None], fps: float) -> bool:
-    """``ball``'s velocity over the GRAZE_FRAMES after ``t`` differs from the one before by at
-    least SLOW_KINK_MM_S, away from ``other`` along their line of centres within 30 degrees."""
-    span = GRAZE_FRAMES / fps
+               position: Callable[[str, float], Point | None], fps: float,
+               params: ShotFactsParams) -> bool:
+    """``ball``'s velocity over the ``graze_frames`` after ``t`` differs from the one before by at
+    least ``graze_kink_mm_s``, away from ``other`` along their line of centres within 30 degrees."""
+    span = params.graze_frames / fps
     at = [position(ball, t + dt) for dt in (-0.5 / fps - span, -0.5 / fps, 0.5 / fps,
                                             0.5 / fps + span)]
     here, there = position(ball, t), position(other, t)
@@ -1165,12 +1141,11 @@ def _pushed_at(ball: str, other: str, t: float,
             or there is None):
         return False
     change = (np.subtract(at_3, at_2) - np.subtract(at_1, at_0)) / span
-    return float(np.hypot(*change)) >= GRAZE_KINK_MM_S and _pushed_away(
+    return float(np.hypot(*change)) >= params.graze_kink_mm_s and _pushed_away(
         change, here, there, max_angle_deg=30.0)
 
 
-def _pushed_away(change: Vector, xy: Point, other: Point | None,
-                 max_angle_deg: float = PUSH_ANGLE_DEG) -> bool:
+def _pushed_away(change: Vector, xy: Point, other: Point | None, max_angle_deg: float) -> bool:
     """A ball at ``xy`` whose velocity changed by ``change`` was pushed by a ball at ``other``:
     a contact pushes along the line of centres, away from the other ball (within
     ``max_angle_deg``, for the cut's throw and the track's noise); a ball passing by another,
@@ -1182,13 +1157,13 @@ def _pushed_away(change: Vector, xy: Point, other: Point | None,
     return size == 0 or float(np.dot(change, away)) >= math.cos(math.radians(max_angle_deg)) * size
 
 
-def _kinked(v_in: Vector, v_out: Vector) -> bool:
+def _kinked(v_in: Vector, v_out: Vector, params: ShotFactsParams) -> bool:
     """The velocity changed at a piece's end by more than the track's noise: by
-    MIN_KINK_MM_S, or for a slow ball (a kiss at a walking pace) by half its speed and at
-    least SLOW_KINK_MM_S."""
+    ``min_kink_mm_s``, or for a slow ball (a kiss at a walking pace) by half its speed and at
+    least ``slow_kink_mm_s``."""
     change = float(np.hypot(*(v_out - v_in)))
     speed = max(float(np.hypot(*v_in)), float(np.hypot(*v_out)))
-    return change >= MIN_KINK_MM_S or change >= max(SLOW_KINK_MM_S, 0.5 * speed)
+    return change >= params.min_kink_mm_s or change >= max(params.slow_kink_mm_s, 0.5 * speed)
 
 
 def _last_step(track: Sequence[Sample]) -> tuple[Vector, int] | None:
@@ -1248,8 +1223,8 @@ def _once_per_cushion_visit(events: list[FoundEvent]) -> list[FoundEvent]:
 
 
 def _heading_into(table: TableSpec, pocket: Pocket, xy: Point, velocity: Vector | None,
-                  fps: float, rolls_on: bool = False) -> bool:
-    """A fast ball last seen further from ``pocket`` than POCKET_REACH_DIAMETERS, rolling
+                  fps: float, params: ShotFactsParams, rolls_on: bool = False) -> bool:
+    """A fast ball last seen further from ``pocket`` than ``pocket_reach_diameters``, rolling
     straight at its mouth (its line passes within half the mouth of the pocket's point), near
     enough to get there in the two frames it went unseen (three at the speed it is known by:
     a ball seen once after a hit is known only by its step from its place, which it left
@@ -1264,21 +1239,22 @@ def _heading_into(table: TableSpec, pocket: Pocket, xy: Point, velocity: Vector 
     if speed <= 0 or distance == 0 or float(np.dot(to, velocity)) <= 0:
         return False
     miss = abs(float(to[0] * velocity[1] - to[1] * velocity[0])) / speed  # line to the point
-    reach = POCKET_REACH_DIAMETERS * table.ball_diameter_mm + 3 * speed / fps
+    reach = params.pocket_reach_diameters * table.ball_diameter_mm + 3 * speed / fps
     if rolls_on:
-        reach = max(reach, speed * speed / (2 * HEAVY_DRAG_MM_S2))
+        reach = max(reach, speed * speed / (2 * params.heavy_drag_mm_s2))
     return miss <= table.pocket_mouth_mm(pocket) / 2 and distance <= reach
 
 
-def _rolling_time(travel: float, speed: float) -> float:
+def _rolling_time(travel: float, speed: float, params: ShotFactsParams) -> float:
     """Seconds a ball rolling at ``speed`` (mm/s) takes to go ``travel`` mm, slowed by a usual
-    cloth's drag (TYPICAL_DRAG_MM_S2); at its speed, if that drag would stop it short."""
-    a = TYPICAL_DRAG_MM_S2
+    cloth's drag (``typical_drag_mm_s2``); at its speed, if that drag would stop it short."""
+    a = params.typical_drag_mm_s2
     left = speed * speed - 2 * a * travel
     return (speed - math.sqrt(left)) / a if left > 0 else travel / speed
 
 
-def _could_leave(table: TableSpec, xy: Point, velocity: Vector | None, fps: float) -> bool:
+def _could_leave(table: TableSpec, xy: Point, velocity: Vector | None, fps: float,
+                 params: ShotFactsParams) -> bool:
     """A ball last seen at ``xy`` with ``velocity`` (mm/s, None: unknown) may have jumped off the
     table: it was rolling toward a cushion it could reach within a diameter and three frames of
     its travel. A ball that vanishes at rest, or in the open cloth, was lost by the tracker, not
@@ -1287,7 +1263,7 @@ def _could_leave(table: TableSpec, xy: Point, velocity: Vector | None, fps: floa
     gaps = _cushion_gaps(table, xy)
     if velocity is None:  # seen once: it may have left only where it was at a cushion
         return min(gaps.values()) - r <= d
-    if float(np.hypot(*velocity)) <= STILL_MM_PER_FRAME * fps:
+    if float(np.hypot(*velocity)) <= params.still_mm_per_frame * fps:
         return False
     for cushion, gap in gaps.items():
         toward = -float(np.dot(velocity, _INWARD[cushion]))  # mm/s toward the cushion
@@ -1296,7 +1272,8 @@ def _could_leave(table: TableSpec, xy: Point, velocity: Vector | None, fps: floa
     return False
 
 
-def _jaw_of_its_pot(table: TableSpec, event: FoundEvent, events: list[FoundEvent]) -> bool:
+def _jaw_of_its_pot(table: TableSpec, event: FoundEvent, events: list[FoundEvent],
+                    params: ShotFactsParams) -> bool:
     """A cushion event at the jaws of the pocket the ball then drops into: the ball rattled in
     (a jaw contact, not a bank)."""
     if event.type != "cushion" or event.cushion is None:
@@ -1311,7 +1288,7 @@ def _jaw_of_its_pot(table: TableSpec, event: FoundEvent, events: list[FoundEvent
             continue
         px, py = table.pocket_xy(pocket)
         along = abs(event.xy[0] - px) if cushion.is_long else abs(event.xy[1] - py)
-        if along <= table.jaw_offset_mm(pocket) + JAW_TOLERANCE_MM:
+        if along <= table.jaw_offset_mm(pocket) + params.jaw_tolerance_mm:
             return True
     return False
 
@@ -1320,7 +1297,7 @@ ALL_BALLS = tuple(b.value for b in Ball)
 
 
 def _partner(ball: str, xy: Point, t: float, position: Callable[[str, float], Point | None],
-             diameter: float, candidates: Sequence[str] = ALL_BALLS,
+             diameter: float, params: ShotFactsParams, candidates: Sequence[str] = ALL_BALLS,
              leaving: Vector | None = None, after_s: float = 0.0
              ) -> tuple[str | None, float]:
     """The other ball (of ``candidates``) closest to one diameter from ``xy`` at ``t``, and
@@ -1341,18 +1318,19 @@ def _partner(ball: str, xy: Point, t: float, position: Callable[[str, float], Po
     if not near:
         return None, math.inf
     gap, best, _ = min(near)
-    within = [q for q in near if q[0] <= CONTACT_TOLERANCE_MM]
+    within = [q for q in near if q[0] <= params.contact_tolerance_mm]
     if leaving is not None and len(within) > 1 and float(np.hypot(*leaving)) > 0:
         def off_line(q: tuple[float, str, Point]) -> float:
             away = np.subtract(xy, q[2])
             return float(np.dot(away, leaving)) / max(float(np.hypot(*away)), 1e-9)
         gap, best, _ = max(within, key=off_line)
-    return (best, gap) if gap <= CONTACT_TOLERANCE_MM else (None, gap)
+    return (best, gap) if gap <= params.contact_tolerance_mm else (None, gap)
 
 
 def _passing_hitter(ball: str, rest: Point, leaving: Vector, t: float,
                     samples: Mapping[str, list[Sample]], diameter: float, fps: float,
-                    tolerance: float = 1.5 * CONTACT_TOLERANCE_MM) -> tuple[str | None, float]:
+                    params: ShotFactsParams, tolerance: float | None = None
+                    ) -> tuple[str | None, float]:
     """The ball whose path, sample to sample around ``t``, passed where the hitter of ``ball``
     must have been: a ball at rest leaves along the line of centres, so at the contact the
     hitter's centre lay one diameter behind ``rest`` against ``leaving`` (its velocity). The
@@ -1360,9 +1338,11 @@ def _passing_hitter(ball: str, rest: Point, leaving: Vector, t: float,
     deflection, so the path is tested against that point, not against the exact contact time.
     Returns the ball and how far its path passed from that point; None when no path came within
     ``tolerance`` (by default the contact tolerance and half more: the point comes from the
-    start direction, itself measured), and BLUR_SHARE of the step more: a long streak's centre
+    start direction, itself measured), and ``blur_share`` of the step more: a long streak's centre
     is less sure (a ball at 10 m/s, its centres 40-90 mm off its way, passed 55 mm from where
     the hitter of the ball it hit must have been)."""
+    if tolerance is None:
+        tolerance = 1.5 * params.contact_tolerance_mm
     speed = float(np.hypot(*leaving))
     if speed <= 0:
         return None, math.inf
@@ -1376,12 +1356,12 @@ def _passing_hitter(ball: str, rest: Point, leaving: Vector, t: float,
             pa, pb = np.array(a.xy), np.array(b.xy)
             seg = pb - pa
             length2 = float(seg @ seg)
-            if length2 < STILL_MM_PER_FRAME ** 2:
+            if length2 < params.still_mm_per_frame ** 2:
                 continue  # at rest: a ball that did not move hit nothing
             u = min(max(float((contact - pa) @ seg) / length2, 0.0), 1.0)
             distance = float(np.hypot(*(pa + u * seg - contact)))
             # (a blurred centre is less sure the longer its streak)
-            excess = distance - BLUR_SHARE * math.sqrt(length2)
+            excess = distance - params.blur_share * math.sqrt(length2)
             if excess < best[2]:
                 best = (other, distance, excess)
     return (best[0] if best[2] <= tolerance else None), best[1]
@@ -1426,31 +1406,33 @@ def tracks_from_rows(rows: Sequence[tuple[int, str, float, float, bool]], fps: f
 
 
 def shots_from_tracks(table: TableSpec, tracks: Mapping[str, Sequence[Sample]],
-                      fps: float) -> list[dict[str, object]]:
+                      fps: float, params: ShotFactsParams = DEFAULT_SHOT_FACTS
+                      ) -> list[dict[str, object]]:
     """Every shot found in the whole tracks, in DESIGN.md's JSON form (see :func:`shot_facts`;
     call null)."""
-    tracks = steady_tracks(tracks)
+    tracks = steady_tracks(tracks, params)
     shots = []
-    for window in split_shots(tracks, fps):
-        facts = shot_facts(table, tracks, window, fps)
+    for window in split_shots(tracks, fps, params):
+        facts = shot_facts(table, tracks, window, fps, params)
         if facts is not None:
             shots.append(facts.to_dict())
     return shots
 
 
-def steady_tracks(tracks: Mapping[str, Sequence[Sample]]) -> dict[str, list[Sample]]:
+def steady_tracks(tracks: Mapping[str, Sequence[Sample]],
+                  params: ShotFactsParams = DEFAULT_SHOT_FACTS) -> dict[str, list[Sample]]:
     """The tracks with each resting ball's flicker undone (see :func:`_without_rest_flicker`):
     what :func:`split_shots` and :func:`shot_facts` read."""
-    return {ball: _without_rest_flicker(samples) for ball, samples in tracks.items()}
+    return {ball: _without_rest_flicker(samples, params) for ball, samples in tracks.items()}
 
 
 def shot_facts(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window: ShotWindow,
-               fps: float) -> ShotFacts | None:
+               fps: float, params: ShotFactsParams = DEFAULT_SHOT_FACTS) -> ShotFacts | None:
     """One shot's facts found in ``window`` of the steady ``tracks`` (no call), with
     ``strike_frame``, ``rest_frame`` and ``start_positions`` (where the balls lay just before
     the strike, mm: respotted and placed balls included, for the placement check) in its
     ``extra``; None when no strike is found in it."""
-    events, finals = shot_events(table, tracks, window, fps)
+    events, finals = shot_events(table, tracks, window, fps, params)
     if not events:
         return None
     return ShotFacts(

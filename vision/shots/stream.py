@@ -5,7 +5,8 @@ The tracker's frames are fed in order. Every ``check_every_s`` the shots are cut
 kept so far, by the same rules as a finished match's (:func:`vision.shots.facts.split_shots`): a
 shot whose last motion lies ``settle_s`` back is over (motion again sooner would have been the
 same shot's: ``settle_s`` is longer than that gap), and its facts are found from the frames up
-to now (:func:`vision.shots.facts.shot_facts`). Frames older than ``history_s`` before the shot
+to now (:func:`vision.shots.facts.shot_facts`), both by the thresholds of ``facts`` (a
+:class:`vision.shots.params.ShotFactsParams`). Frames older than ``history_s`` before the shot
 still open, or before now, are dropped, so memory does not grow with the video's length; a ball
 not seen for longer keeps its last few sightings (where it was when it went out of view).
 
@@ -23,15 +24,8 @@ from dataclasses import dataclass, field
 
 from rules.events import ShotFacts
 from rules.table import TableSpec
-from vision.shots.facts import (
-    NEXT_STRIKE_S,
-    STILL_FRAMES,
-    STILL_MM_PER_FRAME,
-    Sample,
-    shot_facts,
-    split_shots,
-    steady_tracks,
-)
+from vision.shots.facts import Sample, shot_facts, split_shots, steady_tracks
+from vision.shots.params import DEFAULT_SHOT_FACTS, ShotFactsParams
 
 KEPT_SIGHTINGS = 3  # of a ball out of view longer than the history: its last sightings are kept
 
@@ -42,7 +36,8 @@ class StreamError(ValueError):
 
 @dataclass(frozen=True)
 class ShotStreamParams:
-    """When a shot's facts are given out, and how much of the past is kept."""
+    """When a shot's facts are given out, and how much of the past is kept. (That ``settle_s``
+    exceeds the shot facts' ``next_strike_s`` is checked by :class:`ShotStream`, which has both.)"""
 
     settle_s: float = 1.5  # a shot is over when its balls have been at rest this long
     check_every_s: float = 0.1  # the kept frames are looked at for finished shots this often
@@ -52,9 +47,6 @@ class ShotStreamParams:
     longest_shot_s: float = 120.0
 
     def __post_init__(self) -> None:
-        if not self.settle_s > NEXT_STRIKE_S:
-            raise StreamError(f"settle_s must exceed {NEXT_STRIKE_S} s (motion again sooner "
-                              f"is the same shot's), got {self.settle_s}")
         if not self.check_every_s > 0:
             raise StreamError(f"check_every_s must be positive, got {self.check_every_s}")
         if not self.longest_shot_s > self.settle_s:
@@ -88,11 +80,12 @@ class ShotStream:
 
     ``feed`` takes one frame's balls (``{ball: (x_mm, y_mm, visible)}``, frames in increasing
     order) and returns the shots that frame finished; ``finish`` (the video has ended) returns
-    the rest."""
+    the rest. ``facts``: the thresholds by which shots are cut and their facts found."""
 
     table: TableSpec
     fps: float
     params: ShotStreamParams = field(default_factory=ShotStreamParams)
+    facts: ShotFactsParams = DEFAULT_SHOT_FACTS
     _samples: dict[str, list[Sample]] = field(default_factory=dict, init=False)
     _frame: int = field(default=-1, init=False)
     _next_check: int = field(default=0, init=False)
@@ -103,7 +96,11 @@ class ShotStream:
     def __post_init__(self) -> None:
         if not self.fps > 0:
             raise StreamError(f"expected a positive frame rate, got {self.fps}")
-        same_shot = max(STILL_FRAMES, round(NEXT_STRIKE_S * self.fps))
+        if not self.params.settle_s > self.facts.next_strike_s:
+            raise StreamError(f"settle_s must exceed next_strike_s ({self.facts.next_strike_s} s: "
+                              f"motion again sooner is the same shot's), got "
+                              f"{self.params.settle_s}")
+        same_shot = max(self.facts.still_frames, round(self.facts.next_strike_s * self.fps))
         self._settle = max(round(self.params.settle_s * self.fps), same_shot + 1)
         self._check_every = max(round(self.params.check_every_s * self.fps), 1)
         self._history = max(round(self.params.history_s * self.fps), self._settle)
@@ -124,7 +121,7 @@ class ShotStream:
             if not visible:
                 continue
             samples = self._samples.setdefault(ball, [])
-            if samples and _moved(samples[-1], x, y, frame):
+            if samples and _moved(samples[-1], x, y, frame, self.facts):
                 self._last_motion = frame
             samples.append(Sample(frame, frame / self.fps, (x, y)))
         if frame < self._next_check:
@@ -141,8 +138,9 @@ class ShotStream:
         return self._finished(final=True)
 
     def _finished(self, final: bool) -> list[StreamedShot]:
-        tracks = steady_tracks(self._samples)
-        windows = [w for w in split_shots(tracks, self.fps) if w.first > self._given_until]
+        tracks = steady_tracks(self._samples, self.facts)
+        windows = [w for w in split_shots(tracks, self.fps, self.facts)
+                   if w.first > self._given_until]
         out: list[StreamedShot] = []
         open_from: int | None = None
         for w in windows:
@@ -150,9 +148,9 @@ class ShotStream:
                 open_from = w.first
                 break
             self._given_until = w.last
-            facts = shot_facts(self.table, tracks, w, self.fps)
-            if facts is not None:
-                out.append(StreamedShot(facts, self._frame))
+            found = shot_facts(self.table, tracks, w, self.fps, self.facts)
+            if found is not None:
+                out.append(StreamedShot(found, self._frame))
         cut = (self._frame if open_from is None else open_from) - self._history
         self._forget_before(max(cut, self._frame - self._longest))
         return out
@@ -166,28 +164,29 @@ class ShotStream:
                 del samples[:k]
 
 
-def _moved(last: Sample, x: float, y: float, frame: int) -> bool:
+def _moved(last: Sample, x: float, y: float, frame: int, facts: ShotFactsParams) -> bool:
     """Seen moving since ``last`` as :func:`split_shots` counts motion (before it excuses a
     resting ball's flicker and a ball put down by hand: those make no shot, so this may say
     yes where it says no, never the reverse)."""
-    return math.dist(last.xy, (x, y)) > STILL_MM_PER_FRAME * max(frame - last.frame, 1)
+    return math.dist(last.xy, (x, y)) > facts.still_mm_per_frame * max(frame - last.frame, 1)
 
 
 def shots_as_they_end(frames: Iterable[tuple[int, Mapping[str, tuple[float, float, bool]]]],
-                      table: TableSpec, fps: float,
-                      params: ShotStreamParams | None = None) -> Iterator[StreamedShot]:
+                      table: TableSpec, fps: float, params: ShotStreamParams | None = None,
+                      facts: ShotFactsParams = DEFAULT_SHOT_FACTS) -> Iterator[StreamedShot]:
     """Every shot of a stream of (frame, balls), each as soon as it is over."""
-    stream = ShotStream(table, fps, params or ShotStreamParams())
+    stream = ShotStream(table, fps, params or ShotStreamParams(), facts)
     for frame, balls in frames:
         yield from stream.feed(frame, balls)
     yield from stream.finish()
 
 
 def shots_from_rows(rows: Iterable[tuple[int, str, float, float, bool]], table: TableSpec,
-                    fps: float, params: ShotStreamParams | None = None) -> list[StreamedShot]:
+                    fps: float, params: ShotStreamParams | None = None,
+                    facts: ShotFactsParams = DEFAULT_SHOT_FACTS) -> list[StreamedShot]:
     """Every shot of a video's tracker rows (frame, ball, x_mm, y_mm, visible), streamed frame
     by frame as :func:`shots_as_they_end` finds them (for evaluation and benchmarks)."""
     by_frame: dict[int, dict[str, tuple[float, float, bool]]] = {}
     for frame, ball, x, y, visible in rows:
         by_frame.setdefault(frame, {})[ball] = (x, y, visible)
-    return list(shots_as_they_end(sorted(by_frame.items()), table, fps, params))
+    return list(shots_as_they_end(sorted(by_frame.items()), table, fps, params, facts))
