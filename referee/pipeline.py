@@ -24,7 +24,8 @@ from referee.trackrows import Row, TrackRows
 from rules import Call, GameState, KaisaError, RuleOptions, ShotFacts, TableSpec, cue_ball_of
 from video import video_fps
 from vision.detection.ballsize import calibrate_for_the_balls, table_for_the_balls
-from vision.shots.stream import ShotStream, ShotStreamParams, StreamedShot
+from vision.shots.params import DEFAULT_SHOT_FACTS, ShotFactsParams
+from vision.shots.stream import ShotStream, ShotStreamParams, StreamedShot, check_stream_params
 from vision.tracking.tracker import FrameTracks, track_video
 
 DRIFT_CHECK_S = 5.0  # seconds of video between two checks that the camera has not moved
@@ -210,6 +211,7 @@ class VideoFacts:
     calibration: Calibration
     timings: dict[str, float]
     stream: ShotStreamParams
+    shot_facts: ShotFactsParams
     rows: TrackRows = field(default_factory=TrackRows)
     drift: list[DriftEvent] = field(default_factory=list)
     game: Game = field(init=False)
@@ -247,10 +249,18 @@ def resume_point(shot_key: str, facts: ShotFacts, state: GameState) -> ResumePoi
 def game_from_video(video: Path, options: RuleOptions, start: GameState,
                     calibration: Calibration | None, calls: Sequence[Mapping[str, Any]],
                     stream: ShotStreamParams | None = None,
-                    resume: ResumePoint | None = None) -> VideoFacts:
+                    resume: ResumePoint | None = None,
+                    shot_facts: ShotFactsParams = DEFAULT_SHOT_FACTS) -> VideoFacts:
     """Calibrate (unless given) now; then, as the game's shots are read, track (watching for
     the camera moving) and give out each shot as soon as its balls are at rest (with its paths,
-    a still and its call). ``resume``: take the video up after the shots already judged."""
+    a still and its call). ``resume``: take the video up after the shots already judged;
+    ``stream`` and ``shot_facts``: when shots are given out and how their facts are found (both
+    checked now, before any work)."""
+    stream = stream or ShotStreamParams()
+    try:
+        check_stream_params(stream, shot_facts)
+    except ValueError as err:
+        raise InputError(f"shot stream parameters: {err}", str(video)) from None
     clock = time.perf_counter()
     if calibration is None:
         calibration = calibrate_for_the_balls(video, options.table, sample_frames(video, 9))
@@ -266,7 +276,7 @@ def game_from_video(video: Path, options: RuleOptions, start: GameState,
     drift = DriftMonitor(calibration, every_s=DRIFT_CHECK_S,
                          recalibrate=lambda frame: find_table(frame, table))
     found = VideoFacts(calibration, {"calibration_s": round(time.perf_counter() - clock, 3)},
-                       stream or ShotStreamParams(), drift=drift.events)
+                       stream, shot_facts, drift=drift.events)
     if resume is None:
         book = CallBook(calls)
         shots = _shots_as_read(video, found, table, start, drift, book)
@@ -292,7 +302,7 @@ def _shots_as_read(video: Path, found: VideoFacts, table: TableSpec, state: Game
     first_frame = 0 if resume is None else resume.first_frame
     positions = {b.value: xy for b, xy in state.on_table.items()}
     progress = Progress(video.name, True)
-    stream = ShotStream(table, fps, found.stream)
+    stream = ShotStream(table, fps, found.stream, found.shot_facts)
     pictures = Illustrator(video)
     spent = {"tracking_s": 0.0, "shot_facts_s": 0.0, "pictures_s": 0.0}
     given = 0 if resume is None else resume.first_shot

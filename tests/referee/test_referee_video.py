@@ -28,6 +28,12 @@ def test_a_short_clip_is_refereed_from_the_video(tmp_path: Path, monkeypatch, ca
     doc = json.loads(report.read_text())
     assert doc["calibration"]["format"] == "kaisa-calibration/1"
     assert {"calibration_s", "tracking_s", "shot_facts_s"} <= set(doc["timings"])
+    # (the parameters used, so that the verdict can be reproduced)
+    from vision.shots.params import ShotFactsParams
+    from vision.shots.stream import ShotStreamParams
+
+    assert ShotFactsParams(**doc["shot_facts_params"]) == ShotFactsParams()
+    assert ShotStreamParams(**doc["shot_stream"]) == ShotStreamParams()
     (shot,) = doc["shots"]
     assert verdict_differences(labels["shots"][0]["verdict"], shot["verdict"]) == []
     assert "red in MR: +3" in capsys.readouterr().out

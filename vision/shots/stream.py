@@ -96,10 +96,7 @@ class ShotStream:
     def __post_init__(self) -> None:
         if not self.fps > 0:
             raise StreamError(f"expected a positive frame rate, got {self.fps}")
-        if not self.params.settle_s > self.facts.next_strike_s:
-            raise StreamError(f"settle_s must exceed next_strike_s ({self.facts.next_strike_s} s: "
-                              f"motion again sooner is the same shot's), got "
-                              f"{self.params.settle_s}")
+        check_stream_params(self.params, self.facts)
         same_shot = max(self.facts.still_frames, round(self.facts.next_strike_s * self.fps))
         self._settle = max(round(self.params.settle_s * self.fps), same_shot + 1)
         self._check_every = max(round(self.params.check_every_s * self.fps), 1)
@@ -162,6 +159,14 @@ class ShotStream:
                 k += 1
             if k:
                 del samples[:k]
+
+
+def check_stream_params(params: ShotStreamParams, facts: ShotFactsParams) -> None:
+    """Raise StreamError when the two cannot work together: a shot is over only after longer
+    at rest than the gap within which motion again is still the same shot's."""
+    if not params.settle_s > facts.next_strike_s:
+        raise StreamError(f"settle_s must exceed next_strike_s ({facts.next_strike_s} s: "
+                          f"motion again sooner is the same shot's), got {params.settle_s}")
 
 
 def _moved(last: Sample, x: float, y: float, frame: int, facts: ShotFactsParams) -> bool:
