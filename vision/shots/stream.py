@@ -143,6 +143,8 @@ class ShotStream:
         for w in windows:
             if not final and w.last + self._settle > self._frame:
                 open_from = w.first
+                # (its last motion can only move later: no look before it could end it)
+                self._next_check = max(self._next_check, w.last + self._settle)
                 break
             self._given_until = w.last
             found = shot_facts(self.table, tracks, w, self.fps, self.facts)
