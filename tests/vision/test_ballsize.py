@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import cv2
 import numpy as np
 import pytest
@@ -13,6 +15,7 @@ from vision.detection.ballsize import (
     table_for_the_balls,
     with_ball_check,
 )
+from vision.detection.params import DEFAULT_BALL_SIZE, BallSizeParams, DetectionParamsError
 
 PLACES = ((600.0, 400.0, "white"), (1500.0, 900.0, "red"), (2400.0, 1300.0, "yellow"),
           (3000.0, 500.0, "red"), (900.0, 1300.0, "white"))
@@ -80,3 +83,53 @@ def test_the_table_is_made_for_the_balls_only_when_the_preset_is_far_off():
     k = big.ball_diameter_mm / cal.table.ball_diameter_mm
     assert big.corner_mouth_mm == pytest.approx(cal.table.corner_mouth_mm * k)
     assert (big.length_mm, big.width_mm) == (cal.table.length_mm, cal.table.width_mm)
+
+
+# The tuned thresholds, as the module constants they were before they were parameters (the old
+# name after each; the pairs were one tuple each).
+TUNED = {
+    "size_window_share": 0.10,  # SIZE_WINDOW
+    "least_balls": 3,  # LEAST_BALLS
+    "most_peaks": 60,  # MOST_PEAKS
+    "cloth_window_diameters": 8.0,  # CLOTH_WINDOW
+    "edge_search_least_radii": 0.7,  # EDGE_SEARCH[0]
+    "edge_search_most_radii": 1.5,  # EDGE_SEARCH[1]
+    "round_share": 0.8,  # ROUND_SHARE
+    "smallest_ball_diameters": 0.5,  # SIZES[0]
+    "largest_ball_diameters": 2.5,  # SIZES[1]
+    "cushion_reach_diameters": 1.5,  # CUSHION_REACH
+    "pocket_reach_diameters": 2.5,  # POCKET_REACH
+    "most_off_share": 0.25,  # MOST_OFF
+}
+
+
+def test_the_default_parameters_are_the_tuned_thresholds():
+    assert BallSizeParams() == DEFAULT_BALL_SIZE
+    assert DEFAULT_BALL_SIZE.to_dict() == TUNED
+    assert type(DEFAULT_BALL_SIZE.least_balls) is int
+    assert BallSizeParams(**json.loads(json.dumps(TUNED))) == DEFAULT_BALL_SIZE
+
+
+@pytest.mark.parametrize(("field", "value"), [
+    ("least_balls", 0), ("most_peaks", 2.5), ("round_share", 1.2), ("most_off_share", -0.1),
+    ("cloth_window_diameters", float("nan")), ("edge_search_most_radii", 0.6),
+    ("smallest_ball_diameters", 3.0),
+])
+def test_a_parameter_out_of_its_range_is_refused_by_name(field, value):
+    with pytest.raises(DetectionParamsError, match=field):
+        BallSizeParams(**{field: value})
+
+
+def test_a_wider_tolerance_takes_bigger_balls_for_the_presets():
+    """Balls 40 % bigger than the preset's are more than ``most_off_share`` (a quarter) off: the
+    calibration is warned and the table made for them. Allowing half, they pass as the
+    preset's; asking for more of them than were seen, nothing is measured."""
+    cal, frames = calibration(), [frame_with_balls(95.0)]
+    tuned = with_ball_check(cal, frames)
+    assert len(tuned.warnings) == 1 and table_for_the_balls(tuned) != cal.table
+    wide = BallSizeParams(most_off_share=0.5)
+    allowed = with_ball_check(cal, frames, wide)
+    assert allowed.checks["ball_diameter_mm"] == tuned.checks["ball_diameter_mm"]
+    assert not allowed.warnings and table_for_the_balls(allowed, wide) == cal.table
+    assert measure_ball_size(frames, cal, BallSizeParams(least_balls=len(PLACES) + 1)) is None
+

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 import cv2
@@ -13,15 +14,18 @@ from rules.table import TableSpec
 from synth.camera import random_pose
 from synth.render import BallPose, Look, Renderer
 from vision.detection.detector import (
-    BALL_DEPTH,
-    STRONG,
-    STRONGER,
     BallDetector,
     ColourModel,
     VisionError,
     _distances,
     detect_frame,
 )
+from vision.detection.params import DEFAULT_DETECTION, DetectionParams, DetectionParamsError
+
+# the tuned levels the drawn foreground maps below are made against
+STRONG = DEFAULT_DETECTION.strong_thresholds
+STRONGER = DEFAULT_DETECTION.stronger_thresholds
+BALL_DEPTH = DEFAULT_DETECTION.ball_depth_radii
 
 W, H = 1280, 720
 TABLE = TableSpec()
@@ -122,7 +126,7 @@ def test_colour_classes_are_named_by_relative_hue_and_saturation():
 
 
 def test_a_blurred_ball_is_a_mixture_with_the_cloth_in_brightness_too():
-    """The real footage (video_9): a cream white, clipped to pure white at rest, blurs into a
+    """Real footage with a projector: a cream white, clipped to pure white at rest, blurs into a
     warm streak over green cloth. In chromaticity alone that streak is nearest a faint red
     mixture (a sixth of a red ball, the rest cloth), but such a mixture would be half as
     bright as the streak: it is the white. A red ball blurred over the same cloth stays red."""
@@ -143,9 +147,9 @@ def test_the_compressions_blocks_on_a_grey_cloth_are_no_white_balls():
     """On a grey cloth the threshold is low (a white ball differs from it in light only) and
     the compression leaves ball-sized blocks a little off the cloth's colour, many of them (more
     as the picture drifts from the key frame). By chromaticity alone they were white balls
-    (k-means gave them a class named white): an in-hand W2 was tracked on the cloth all clip
-    long (opening_yellow_first_s59). A white ball is brighter than the cloth; such a block is
-    not."""
+    (k-means gave them a class named white): an in-hand W2 was tracked on the cloth for the
+    whole of an opening shot on a grey cloth. A white ball is brighter than the cloth; such a
+    block is not."""
     from vision.detection.detector import Detection
 
     frames, _, _ = grey_cloth_frames(0)
@@ -169,10 +173,10 @@ def test_the_compressions_blocks_on_a_grey_cloth_are_no_white_balls():
 
 def test_a_ghost_with_a_hint_of_red_is_no_see_through_red_ball():
     """A ball dropped in a pocket leaves a ghost in the video until the next key frame: a blob
-    a little darker than the cloth at the mouth, with a hint of red (opening_yellow_first_s59).
-    Read as a mixture of red and the cloth it was a faint red ball, and R1 stayed on the table
-    for 3.6 s. A mixture must explain most of how a colour differs from the cloth; a red ball
-    blurred over the cloth still does."""
+    a little darker than the cloth at the mouth, with a hint of red (a red potted on a grey
+    cloth). Read as a mixture of red and the cloth it was a faint red ball, and R1 stayed on
+    the table for 3.6 s. A mixture must explain most of how a colour differs from the cloth; a
+    red ball blurred over the cloth still does."""
     model = ColourModel.fit(np.array([(148, 180, 187)] * 6 + [(18, 21, 145)] * 6
                                      + [(19, 160, 220)] * 4))  # grey cloth's balls
     ghost, mouth = (49.0, 41.0, 53.0), (41.0, 43.0, 45.0)
@@ -340,7 +344,7 @@ def assert_only_the_balls_in_the_second_frame(cal: Calibration, empty: list[np.n
 def test_a_white_ball_on_a_grey_cloth_in_the_first_frame_is_not_learned_as_cloth(seed):
     # On a grey cloth a white ball has hardly any colour against it, only light. Joined to the
     # compression noise of the first frame it made no ball-like blob, stayed in the cloth
-    # model, and was unseen for the whole video (carom_3 of seed 23: W2).
+    # model, and was unseen for the whole video (W2, at rest through a whole carom shot).
     # On a neutral cloth a pixel much brighter than the cloth is foreground too: the white is
     # a ball-like blob, painted out of the model. (Without a game state: the test below has one.)
     frames, _, white = grey_cloth_frames(seed)
@@ -375,8 +379,8 @@ def test_the_compressions_blocks_in_the_next_frame_raise_a_neutral_cloths_thresh
     """On a neutral cloth the threshold from the first frame is a quarter of a white ball's
     chromaticity contrast, a fifth of the blocks the compression changes in the next frames (a
     pale grey cloth: 0.003). The blocks were ball candidates, and joined a moving ball's blob
-    into one too wide for a ball (bank_yellow_corner_s67: Y lost for 100 frames). The threshold
-    is raised to twice the next frame's noise: only the balls are found."""
+    into one too wide for a ball (a rolling yellow banked to a corner: lost for 100 frames). The
+    threshold is raised to twice the next frame's noise: only the balls are found."""
     cal = calibration()
     base = np.ones((H, W, 3), np.float32) * np.array([150, 140, 130], np.float32)
     rng = np.random.default_rng(11)
@@ -457,7 +461,7 @@ def test_a_blob_of_the_cloths_own_colour_is_no_ball():
 
 
 def test_a_faint_core_with_a_red_balls_colour_and_light_on_a_red_cloth_is_a_ball():
-    # pot_FR_s131: a red on a red cloth, its core 1.6 thresholds unlike the cloth there (below
+    # A red potted on a red cloth: its core 1.6 thresholds unlike the cloth there (below
     # STRONG), but of the red class's chromaticity and brightness, and brighter than the cloth:
     # a ball. As unlike the cloth, but no brighter than it: junk (light falls on a ball's top).
     from dataclasses import replace
@@ -522,7 +526,7 @@ def test_a_moving_ball_in_stronger_junk_blocks_is_found():
 
 @pytest.mark.parametrize("mix", [0.3, 0.5])
 def test_two_pale_whites_in_a_row_with_a_yellow_in_junk_are_three_balls(mix):
-    # As W2, W1 and Y in carom_2_s13: three balls touching in a row, the two whites pale (W1
+    # As W2, W1 and Y after a carom: three balls touching in a row, the two whites pale (W1
     # blurred: a mixture with the cloth, under four times the threshold), joined by a faint
     # block of junk into a blob too wide for balls. Their pixels above twice the threshold are
     # three balls in a row, to be split there: above four times it only the yellow is left.
@@ -543,13 +547,13 @@ def test_two_pale_whites_in_a_row_with_a_yellow_in_junk_are_three_balls(mix):
 
 
 def test_a_red_ball_a_little_brighter_than_half_a_bright_cloth_is_seen_whole():
-    # As R1 in bank_red_corner_s53 (a bright green cloth): the red's middle is at 0.62 of the
+    # As a red banked to a corner on a bright green cloth: the red's middle is at 0.62 of the
     # cloth's brightness, its shaded rim at 0.4. Against the cloth's brightness the middle is
     # weighted down (lit, but little above the threshold) and the rim to nothing: half a ball's
     # blob, too small for a ball, and R1 was never seen until struck. Measured against its own
-    # brightness (a dark ball's reference) the whole disc is above the threshold. (The same on
-    # the fresh clips of seed 47: R2 in safety_s47, a red on a darker green, unseen for 118
-    # frames of 180, its blob flickering around the least area of a ball.)
+    # brightness (a dark ball's reference) the whole disc is above the threshold. (The same on a
+    # darker green: R2 unseen for 118 frames of 180, its blob flickering around the least area
+    # of a ball.)
     det = BallDetector(calibration())
     det.learn_cloth(cloth())
     det.threshold = 0.09  # that cloth's
@@ -609,18 +613,18 @@ def test_a_blob_barely_unlike_the_cloth_is_no_ball_a_white_on_a_pale_cloth_is():
     under = found[0].cloth_bgr
     assert under is not None
     junk = replace(found[0], bgr=(under[0], under[1], 1.12 * under[2]))
-    assert not _cloth_coloured(junk)
+    assert not _cloth_coloured(junk, DEFAULT_DETECTION)
     kept = det.classify([*found, junk])
     assert len(kept) == len(found) == 2
     # in a corner a third as bright, a chromaticity is three times as noisy: so is the margin
     dim = (under[0] / 3, under[1] / 3, under[2] / 3)
     dark_junk = replace(found[0], bgr=(dim[0], dim[1], 2.0 * dim[2]), cloth_bgr=dim)
-    assert not _cloth_coloured(dark_junk)
+    assert not _cloth_coloured(dark_junk, DEFAULT_DETECTION)
     assert len(det.classify([*found, dark_junk])) == 2
 
 
-# The mask (work pixels, ball radius 4.68) of two white balls touching on a diagonal on a fresh
-# clip's cloth (touching_whites, seed 11, frame 1): their light fills the neck.
+# The mask (work pixels, ball radius 4.68) of two white balls touching on a diagonal, as the
+# first frames of a synthetic video drew them: their light fills the neck.
 TOUCHING_ON_A_DIAGONAL = """
 ..............111...
 ............1111111.
@@ -765,7 +769,8 @@ def blurred(img: np.ndarray, cal: Calibration, start: np.ndarray, end: np.ndarra
 def test_a_red_whose_pale_middle_has_a_red_cloths_colour_is_a_ball():
     # A saturated red on a paler red cloth: its dots and highlight, white mixed with the red, have
     # the cloth's chromaticity (only brighter), so only its rim is foreground: a thin ring, which
-    # the opening would wipe (pot_ML_s137: both reds never seen). The ring's hole is the ball's.
+    # the opening would wipe (both reds were never seen in a whole shot). The ring's hole is the
+    # ball's.
     cal = calibration()
     img = np.full((H, W, 3), (50, 46, 140), np.float32)
     img += np.random.default_rng(4).normal(0, 2, img.shape).astype(np.float32)
@@ -825,7 +830,7 @@ def test_only_a_blob_longer_than_a_ball_and_as_wide_is_drawn_out():
     yy, xx = np.mgrid[0:40, 0:40].astype(np.float64) - 20.0
 
     def shape(inside: np.ndarray) -> tuple[bool, tuple[float, float]]:
-        b = _one_ball(inside, 20.0, 20.0, 1, (), r)
+        b = _one_ball(inside, 20.0, 20.0, 1, (), r, DEFAULT_DETECTION)
         assert not b.streak  # (whether it is a streak is decided by its core's colour)
         return b.drawn_out, b.axis
 
@@ -839,9 +844,9 @@ def test_only_a_blob_longer_than_a_ball_and_as_wide_is_drawn_out():
 
 
 def test_a_drawn_out_blob_is_a_blur_only_if_its_core_is_faint_but_no_fainter_than_a_ball_s():
-    # core colours measured on the synthetic clips: a red's blur on a red cloth (chain_two_s71),
-    # a sharp red there, and a block of junk by a pocket's hole (combination_s113: nearly the
-    # cloth's own colour, but just more than CLOTH_LIKE off in each channel of a dark cloth)
+    # core colours measured on the synthetic videos: a red's blur on a red cloth, a sharp red
+    # there, and a block of junk by a pocket's hole (nearly the cloth's own colour, but just more
+    # than cloth_like_share off in each channel of a dark cloth)
     cal, img = calibration(), red_cloth()
     det = BallDetector(cal)
     det.learn_cloth(img)
@@ -851,8 +856,8 @@ def test_a_drawn_out_blob_is_a_blur_only_if_its_core_is_faint_but_no_fainter_tha
 
 
 def test_a_compression_ghost_where_a_ball_rolled_is_no_blur():
-    """As in pot_HL_s131: after R2 rolled into a corner over a dark cloth, the video keeps a
-    ghost of it on its way there for a few seconds: a drawn-out blob a little bluer than the
+    """After R2 rolled into a corner pocket over a dark cloth, the video keeps a ghost of it
+    on its way there for a few seconds: a drawn-out blob a little bluer than the
     cloth, faint but above the threshold (1.27 of it where the corner is half as bright as the
     cloth's usual 249), named white and taken for R2 on the table for three seconds after its
     pot. No ball's colour mixed with the cloth makes it; a red blurred over the cloth does."""
@@ -888,7 +893,7 @@ def test_a_ball_creeping_a_little_each_frame_is_followed():
 
 
 def test_a_ball_joined_to_a_hand_by_the_cue_is_found_at_the_strong_level():
-    """As in simulation_vs_reality_1_0028_0032 (real footage): the cue's tip on a white ball
+    """As in real footage of a break: the cue's tip on a white ball
     joins it to the bridge hand in one blob. At STRONG times the threshold the ball is a part of
     its own and the hand one too wide for balls; at STRONGER the hand breaks into two knuckles
     and the pale ball is gone. Only the hand's part is searched at STRONGER: the ball stays."""
@@ -929,7 +934,7 @@ def test_a_white_ball_on_a_bright_neutral_cloth_is_found_by_its_lit_top():
     """A neutral cloth in a spotlight, at 0.7 of full white: a white ball there is at most 1.4
     times as bright as the cloth, and its rim is darker than the cloth. Its lit top (half its
     disc) is what shows. With a margin of 1.3 times the cloth's brightness, and a blob needing
-    0.45 of a disc, it was never seen after the first frame (yellow_middle_twice_s257)."""
+    0.45 of a disc, it was never seen after the first frame of a synthetic video."""
     cal = calibration()
     yy, xx = np.mgrid[0:H, 0:W].astype(np.float32)
     light = 0.8 + 0.2 * np.exp(-(((xx - 640) / 400) ** 2 + ((yy - 360) / 250) ** 2))
@@ -948,7 +953,7 @@ def test_a_white_ball_on_a_bright_neutral_cloth_is_found_by_its_lit_top():
 
 def test_touching_balls_turning_about_their_contact_are_followed():
     """Two touching balls turning slowly about the point where they touch (as two balls rolling
-    past each other, carom_1_s269): their blob keeps its size and centre, and the places of its
+    past each other after a carom): their blob keeps its size and centre, and the places of its
     pieces (maxima of a distance map, whole work pixels) stay put for frames on end. Each ball
     is found anew in every frame all the same (the last frame's answers were kept, up to 4 mm
     behind, and the contact was lost)."""
@@ -999,7 +1004,7 @@ def test_the_cloth_model_follows_the_light_as_it_changes():
 
 
 def test_the_model_updates_tell_the_cloth_from_the_balls_by_a_coarse_median():
-    # An update's wide median is taken on a grid COARSE_STEP_DIAMETERS apart (a tenth of the
+    # An update's wide median is taken on a grid coarse_step_diameters apart (a tenth of the
     # cost): on the cloth, balls and all, it is the full median within the noise, and what
     # stands out against it (the balls, a ball's shadow and light around them) is what stands
     # out against the full one; learning, once, takes the full median even when handed an
@@ -1062,7 +1067,7 @@ def work_map_by_the_middle() -> tuple[BallDetector, np.ndarray, tuple[int, int],
 
 
 def test_a_faint_ball_joined_to_the_hand_by_the_cue_is_found_by_its_round_core():
-    """As in video_13_0030_0034 (real footage), through a practice stroke: the cue's tip on a
+    """As in real footage, through a practice stroke: the cue's tip on a
     white ball joins it to the bridge hand in one blob too wide for balls, and the ball is so
     little above the threshold that at STRONG times it, it is gone, so the strong parts are the
     hand's alone. The blob's round piece with a core as deep as a ball's picture is a ball
@@ -1088,7 +1093,7 @@ def test_a_faint_ball_joined_to_the_hand_by_the_cue_is_found_by_its_round_core()
 
 
 def test_a_ball_joined_to_a_hand_too_wide_even_at_the_stronger_level_is_found_whole():
-    """As in video_1_0233_0240 frame 10 (real footage): the white, nudged by the cue's tip and
+    """As in real footage at a soft strike: the white, nudged by the cue's tip and
     a little drawn out, is joined by the cue to the bridge hand, and the hand is too wide for
     balls even at STRONGER, so the strong parts are given up. The white is a part of its own
     at STRONG, two balls' area, a ball's core deep with its rim: a ball. A fingertip's part
@@ -1115,7 +1120,7 @@ def test_a_ball_joined_to_a_hand_too_wide_even_at_the_stronger_level_is_found_wh
 
 
 def test_two_touching_balls_in_a_blob_with_a_hand_too_wide_for_balls_are_both_found():
-    """As in simulation_vs_reality_1_0104_0108 frame 19 (real footage): the struck white
+    """As in real footage, a frame into a shot: the struck white
     touches the red at the contact, the cue behind it joins both to the player's hand, and the
     hand is too wide for balls even at STRONGER, so the strong parts are given up. The two
     balls, with their rims, are one part at STRONG bigger than three balls: two discs necked
@@ -1141,7 +1146,7 @@ def test_two_touching_balls_in_a_blob_with_a_hand_too_wide_for_balls_are_both_fo
 
 
 def test_a_faint_ball_deeper_than_a_ball_with_its_glow_beside_a_strong_one_is_found():
-    """As in null_grad_stoss_1_0130_0135 frame 25 (real footage): the white, just after
+    """As in real footage of a straight shot: the white, just after
     hitting the red, nearly touches it; with its glow on the cloth it is 1.41 radii deep,
     deeper than one ball's picture may be, and only a little above the threshold, so the
     blob's one strong part is the red. Its summit, with little of the blob around it, is a
@@ -1160,7 +1165,7 @@ def test_a_faint_ball_deeper_than_a_ball_with_its_glow_beside_a_strong_one_is_fo
 
 
 def test_a_long_streak_too_big_for_two_balls_even_at_the_stronger_level_is_one_ball():
-    """As in video_9_0056_0101 frame 48 (real footage): the struck white's streak, three
+    """As in real footage with a projector: the struck white's streak, three
     balls long, lies in a faint glow joined to projected lines, so the blob is deeper than a
     ball; the streak's own pixels, well above STRONGER times the threshold, are a part of
     three balls' area and more, a ball wide: one ball's streak, at its middle (it was given
@@ -1184,7 +1189,7 @@ def test_a_long_streak_too_big_for_two_balls_even_at_the_stronger_level_is_one_b
 
 
 def test_a_pale_white_touching_a_bright_ball_is_two_balls_though_their_halos_make_it_big():
-    """As in video_12_0205_0208 (real footage): the white touches the red it has just hit. With
+    """As in real footage: the white touches the red it has just hit. With
     their rims and shadows the two make a part of 2.7 balls' area at STRONG times the threshold,
     more than two touching balls are allowed; at STRONGER the white, only three times the
     threshold, is gone. Two discs necked where they touch, one of them pale, are two balls."""
@@ -1202,7 +1207,7 @@ def test_a_pale_white_touching_a_bright_ball_is_two_balls_though_their_halos_mak
 
 
 def test_a_streak_whose_ends_are_two_ball_colours_is_two_balls():
-    """As at the contacts of simulation_vs_reality_1_0028_0032 and _0049_0053 (real footage):
+    """As at the contacts of two shots of real footage:
     the white, drawn out a little as it strikes the red, and the red, their shadows joining
     them, make a blob as wide all along as a streak, and the streak's middle, of neither colour,
     was the only detection. A streak is one ball, of one colour all along: with each end sure
@@ -1223,8 +1228,8 @@ def test_a_streak_whose_ends_are_two_ball_colours_is_two_balls():
     cv2.circle(small, (round(x2), round(y2)), round(r), BGR["red"], -1)
     two = det._streaks_of_one_colour(small, blobs)
     assert sorted((b.x, b.y, b.streak) for b in two) == [(x1, y1, False), (x2, y2, False)]
-    # the balls' shadows between them pull the peaks inward (null_grad_stoss_1_0130_0135: the
-    # red's peak 10 px from its middle toward the white): each end's colour is read half a
+    # the balls' shadows between them pull the peaks inward (in real footage of a straight
+    # shot: the red's peak 10 px from its middle toward the white): each end's colour is read half a
     # radius out along the streak, in the ball's middle, not at the shadowed peak
     small[:] = cloth_bgr
     cv2.circle(small, (round(x1 - 0.5 * r), round(y1)), round(r), BGR["white"], -1)
@@ -1239,7 +1244,7 @@ def test_a_streak_whose_ends_are_two_ball_colours_is_two_balls():
 
 
 def test_a_blurred_white_over_a_projected_line_is_read_against_the_cloth_under_it():
-    """video_9_0056_0101 (real footage): a projector draws the aiming line on the cloth, so the
+    """Real footage: a projector draws the aiming line on the cloth, so the
     cloth model holds it. The struck cream white (clipped to pure white at rest) rolled along
     it as a warm streak; against the line's pale cyan at the streak's middle pixel that streak
     is a red's mixture, and it was read red for eight frames. Against the cloth under the
@@ -1272,7 +1277,7 @@ def test_a_blurred_white_over_a_projected_line_is_read_against_the_cloth_under_i
 
 
 def test_a_streak_joined_to_its_shadow_is_one_ball_though_wider_than_a_ball():
-    """video_9_0056_0101 (real footage): the struck white's blur, its shadow joined to it, is
+    """Real footage with a projector: the struck white's blur, its shadow joined to it, is
     1.44 radii deep, deeper than a ball; taken for a hand, its round parts were looked for and
     none was found, and the white was lost for the frame. Straight and as wide all along, it
     is one streak; a blob twice a ball's depth (an arm) is not."""
@@ -1292,7 +1297,7 @@ def test_a_streak_joined_to_its_shadow_is_one_ball_though_wider_than_a_ball():
 
 
 def test_two_balls_with_halos_a_little_apart_are_two_balls_not_three():
-    """simulation_vs_reality_1_0049_0053: the white rolling up to the resting red, a third of a
+    """Real footage: the white rolling up to the resting red, a third of a
     ball apart; each ball with its halo 1.3 radii deep, and the gap between them filled by the
     halos and the white's blur. The halos' rims between them were taken for a third ball,
     which pulled the red's centre 12 px toward the white. Each ball explains the pixels within
@@ -1318,8 +1323,8 @@ def test_two_balls_with_halos_a_little_apart_are_two_balls_not_three():
 
 
 def test_a_ball_as_deep_with_its_halo_as_the_ball_found_beside_it_is_a_ball():
-    """video_12_0205_0208 30: the white touching the red, each 1.43 radii deep with its halo
-    (a projected ring around it), joined into one blob. The red is found among the blob's
+    """Real footage: the white touching the red it has just hit, each 1.43 radii deep with its
+    halo (a projected ring around it), joined into one blob. The red is found among the blob's
     strong parts; the white, only a little above the threshold inside its bright rim, is not,
     and its summit is deeper than one ball alone. A summit as deep as the ball found beside
     it is a ball; one much deeper (a hand) is not, nor is any beside a ball of one ball's
@@ -1335,16 +1340,16 @@ def test_a_ball_as_deep_with_its_halo_as_the_ball_found_beside_it_is_a_ball():
 
     found = [_Blob(100.0 + red[0], 200.0 + red[1], 1)]
     pair = _distances(disc(white, 1.43 * r) | disc(red, 1.43 * r))
-    (ball,) = _as_deep_as_its_balls(pair, 100, 200, 1, r, found)
+    (ball,) = _as_deep_as_its_balls(pair, 100, 200, 1, r, found, DEFAULT_DETECTION)
     assert math.dist((ball.x - 100.0, ball.y - 200.0), white) <= 1.0
     hand = _distances(disc(white, 2.2 * r) | disc(red, 1.43 * r))
-    assert _as_deep_as_its_balls(hand, 100, 200, 1, r, found) == []
+    assert _as_deep_as_its_balls(hand, 100, 200, 1, r, found, DEFAULT_DETECTION) == []
     plain = _distances(disc(white, 1.43 * r) | disc(red, 1.1 * r))
-    assert _as_deep_as_its_balls(plain, 100, 200, 1, r, found) == []
+    assert _as_deep_as_its_balls(plain, 100, 200, 1, r, found, DEFAULT_DETECTION) == []
 
 
 def test_a_faint_ball_deeper_with_its_halo_joined_to_faint_lines_is_found_at_its_summit():
-    """As in video_12_0130_0140 32-34 (real footage): the rolling white, only a little above
+    """As in real footage, for three frames: the rolling white, only a little above
     the threshold inside its bright rim, is joined to projected lines as faint, and with its
     halo it is 1.41 radii deep, more than one ball's picture alone. Nothing in the blob is
     strong (no hand, no cue), and no round piece is a ball's core deep: its summit, no deeper
@@ -1420,3 +1425,97 @@ def test_the_balls_of_a_picture_unchanged_since_the_colours_were_fitted_are_name
         draw_ball(img, cal, xy, colour)
     det.fit_colours(det.detect(img, update=False))
     assert sorted(d.colour for d in det.detect(img, update=False)) == ["red", "white", "yellow"]
+
+
+# --- the detection's parameters ------------------------------------------------------------------
+# The tuned thresholds, as the module constants they were before they were parameters (the old
+# name after each).
+TUNED = {
+    "coloured_chroma": 0.5,  # _COLOURED
+    "neutral_cloth_chroma": 0.075,  # NEUTRAL_CLOTH
+    "brighter_share": 0.3,  # BRIGHTER
+    "headroom_share": 0.3,  # HEADROOM_SHARE
+    "palest_white_ratio": 1.5,  # PALEST_WHITE
+    "whole_share": 0.75,  # WHOLE
+    "mostly_changed_share": 0.4,  # MOSTLY_CHANGED
+    "coarse_step_diameters": 0.375,  # COARSE_STEP_DIAMETERS
+    "least_blob_share": 0.45,  # LEAST_BLOB
+    "least_lit_top_share": 0.3,  # LEAST_LIT_TOP
+    "strong_thresholds": 2.0,  # STRONG
+    "stronger_thresholds": 4.0,  # STRONGER
+    "round_core_radii": 1.2,  # ROUND_CORE
+    "touching_cores_ball_areas": 4.0,  # TOUCHING_CORES
+    "alone_share": 0.5,  # ALONE_SHARE
+    "streak_spread_radii": 0.65,  # STREAK_SPREAD
+    "short_streak_spread_ratio": 1.3,  # SHORT_STREAK_SPREAD
+    "short_streak_length_diameters": 1.25,  # SHORT_STREAK_LENGTH
+    "short_streak_width_radii": 0.37,  # SHORT_STREAK_WIDTH
+    "holed_ring_ball_areas": 1.6,  # HOLED_BALL
+    "ball_depth_radii": 1.4,  # BALL_DEPTH
+    "wide_streak_radii": 1.6,  # WIDE_STREAK
+    "cloth_like_share": 0.08,  # CLOTH_LIKE
+    "class_brightness_ratio": 1.25,  # CLASS_BRIGHTNESS
+    "mixture_brightness_ratio": 1.5,  # MIXTURE_BRIGHTNESS
+}
+
+
+def test_the_default_parameters_are_the_tuned_thresholds():
+    assert DetectionParams() == DEFAULT_DETECTION
+    assert DEFAULT_DETECTION.to_dict() == TUNED
+    assert all(type(v) is float for v in DEFAULT_DETECTION.to_dict().values())
+    det = BallDetector(calibration())
+    assert det.params is DEFAULT_DETECTION
+    assert ColourModel.fit(np.array([BGR["white"], BGR["red"]])).mixture_brightness_ratio == 1.5
+
+
+@pytest.mark.parametrize(("field", "value"), [
+    ("least_blob_share", 0.0), ("whole_share", 1.5), ("coloured_chroma", 2.5),
+    ("strong_thresholds", 0.5), ("class_brightness_ratio", 0.8), ("ball_depth_radii", -1.0),
+    ("short_streak_width_radii", float("nan")), ("coarse_step_diameters", math.inf),
+    ("round_core_radii", True), ("alone_share", "0.5"),
+    # the ends of ranges: the stronger level above the strong one, a ball no deeper than a streak
+    ("stronger_thresholds", 2.0), ("wide_streak_radii", 1.3), ("round_core_radii", 1.5),
+])
+def test_a_parameter_out_of_its_range_is_refused_by_name(field, value):
+    with pytest.raises(DetectionParamsError) as refused:
+        DetectionParams(**{field: value})
+    message = str(refused.value)
+    assert isinstance(refused.value, ValueError)
+    assert field in message and "\n" not in message
+
+
+def test_the_parameters_round_trip_through_their_dict():
+    changed = DetectionParams(least_blob_share=0.2, strong_thresholds=3, ball_depth_radii=1.5)
+    assert changed.strong_thresholds == 3.0 and type(changed.strong_thresholds) is float
+    for params in (DEFAULT_DETECTION, changed):
+        d = params.to_dict()
+        assert DetectionParams(**d) == params
+        assert DetectionParams(**json.loads(json.dumps(d))) == params
+    assert DetectionParams(strong_thresholds=2) == DEFAULT_DETECTION
+    with pytest.raises(TypeError, match="DetectionParams"):
+        BallDetector(calibration(), TUNED)  # type: ignore[arg-type]
+
+
+def test_a_lower_least_blob_share_finds_a_smaller_round_thing():
+    """A red disc of half a ball's radius (a quarter of a ball's disc) is noise to the tuned
+    detector (its blob under ``least_blob_share``, 0.45 of a disc); a detector that takes blobs
+    of a fifth of a disc finds it too, and the ball just as before."""
+    cal = calibration()
+    img = cloth()
+    ball = draw_ball(img, cal, (1000.0, 700.0), "red")
+    (x, y), = cal.table_to_image([(2400.0, 900.0)])
+    r = TABLE.ball_radius_mm / cal.mm_per_px()
+    cv2.circle(img, (round(x * 16), round(y * 16)), round(0.5 * r * 16), BGR["red"], -1,
+               cv2.LINE_AA, 4)
+
+    def found_with(params: DetectionParams) -> list:
+        det = BallDetector(cal, params)
+        det.learn_cloth(cloth())
+        return sorted(det.detect(img, update=False), key=lambda d: d.x_px)
+
+    tuned = found_with(DEFAULT_DETECTION)
+    lower = found_with(DetectionParams(least_blob_share=0.2))
+    assert len(tuned) == 1 and math.dist((tuned[0].x_px, tuned[0].y_px), ball) < 1.0
+    assert len(lower) == 2
+    assert (lower[0].x_px, lower[0].y_px) == (tuned[0].x_px, tuned[0].y_px)
+    assert math.dist((lower[1].x_px, lower[1].y_px), (x, y)) < 1.0

@@ -23,20 +23,11 @@ from numpy.typing import NDArray
 from calibration import Calibration, detect_table_in_video
 from rules.table import Pocket, TableSpec
 from vision.detection.detector import _chroma_distance, _chroma_planes, _odd
+from vision.detection.params import DEFAULT_BALL_SIZE, BallSizeParams
 
-MM_PER_PX = 4.0  # the rectified picture's scale: a 68 mm ball is 17 pixels across
-SIZE_WINDOW = 0.10  # sizes within 10 % of one another count as the same ball size
-LEAST_BALLS = 3  # fewer blobs of one size than this measure nothing
-MOST_PEAKS = 60  # contrast peaks looked at in one frame (the strongest)
-CLOTH_WINDOW = 8  # preset ball diameters: the median over it is cloth even beside a cluster
-EDGE_SEARCH = (0.7, 1.5)  # the edge is looked for this many half-contrast radii out
-ROUND_SHARE = 0.8  # of a ring well inside a ball contrasted, and of one well outside not
-SIZES = (0.5, 2.5)  # the least and most of the preset's ball size that can be a ball
-CUSHION_REACH = 1.5  # preset ball diameters from the cushions left out
-POCKET_REACH = 2.5  # preset ball diameters around each pocket point left out
-# the measured ball may be this much bigger (or 1 / (1 + this) smaller) than the preset's before
-# it is called wrong: the measure is within about 20 % of the truth on the labelled clips
-MOST_OFF = 0.25
+# The rectified picture's scale: a 68 mm ball is 17 pixels across. (A resolution, not a
+# threshold: the thresholds, in ball diameters, are BallSizeParams'.)
+MM_PER_PX = 4.0
 
 
 @dataclass(frozen=True)
@@ -63,7 +54,7 @@ _RING = (_RADII[:, None] * np.cos(_ANGLES)[None, :], _RADII[:, None] * np.sin(_A
 
 
 def _blob_sizes(top: NDArray[np.uint8], expected_px: float,
-                pockets_out: NDArray[np.uint8]) -> list[float]:
+                pockets_out: NDArray[np.uint8], params: BallSizeParams) -> list[float]:
     """Diameters (rectified pixels) of the round things of one rectified frame, outside the
     pockets (``pockets_out`` is 0 near them).
 
@@ -73,7 +64,8 @@ def _blob_sizes(top: NDArray[np.uint8], expected_px: float,
     the median, and a line's own peak has no size at all. A ball is contrasted all around, well
     inside that radius, and plain cloth all around well outside it (hands and sleeves are not).
     """
-    cloth = cv2.medianBlur(top, _odd(CLOTH_WINDOW * expected_px)).astype(np.float32) + 1
+    cloth = cv2.medianBlur(top, _odd(params.cloth_window_diameters * expected_px)).astype(
+        np.float32) + 1
     d, _, ratio = _chroma_distance(top, _chroma_planes(cloth))
     d += 0.5 * np.maximum(ratio - np.float32(1.0), 0)  # a white ball on pale cloth: brighter
     m = max(1, int(expected_px))  # leave out the cushions' edge
@@ -87,10 +79,10 @@ def _blob_sizes(top: NDArray[np.uint8], expected_px: float,
     peaks &= pockets_out.astype(bool)
     # not by the cushions: the marks projected where a drawn path meets them, a ball's shadow
     # on the cushion's face
-    e = int(CUSHION_REACH * expected_px)
+    e = int(params.cushion_reach_diameters * expected_px)
     peaks[:e], peaks[-e:], peaks[:, :e], peaks[:, -e:] = False, False, False, False
     ys, xs = np.nonzero(peaks)
-    strongest = np.argsort(-smooth[ys, xs])[:MOST_PEAKS]
+    strongest = np.argsort(-smooth[ys, xs])[:params.most_peaks]
     sizes = []
     for x, y in zip(xs[strongest], ys[strongest], strict=True):
         found = _half_radius(d, float(x), float(y), level)
@@ -104,12 +96,14 @@ def _blob_sizes(top: NDArray[np.uint8], expected_px: float,
         if found is None:
             continue
         r, ring, half = found
-        r = _edge_radius(np.median(ring, axis=1), r)
-        if not SIZES[0] * expected_px <= 2 * r <= SIZES[1] * expected_px:
+        r = _edge_radius(np.median(ring, axis=1), r, params)
+        if not (params.smallest_ball_diameters * expected_px <= 2 * r
+                <= params.largest_ball_diameters * expected_px):
             continue
         inside = ring[int(np.searchsorted(_RADII, 0.6 * r))]
         outside = ring[min(len(_RADII) - 1, int(np.searchsorted(_RADII, 1.5 * r)))]
-        if np.mean(inside > half) >= ROUND_SHARE and np.mean(outside < half) >= ROUND_SHARE:
+        if (np.mean(inside > half) >= params.round_share
+                and np.mean(outside < half) >= params.round_share):
             sizes.append(2 * r)
 
     return sizes
@@ -132,13 +126,14 @@ def _half_radius(d: NDArray[np.float32], x: float, y: float,
     return float(r), ring, half
 
 
-def _edge_radius(profile: NDArray[np.float32], r_half: float) -> float:
+def _edge_radius(profile: NDArray[np.float32], r_half: float, params: BallSizeParams) -> float:
     """Where the ring profile falls fastest near the half-contrast radius: the ball's edge.
     (A white ball's contrast peaks at its highlight and falls off over its shaded side, so half
     of the peak lies inside it; its edge is sharp, a shadow's is soft.)"""
     fall = profile[:-1] - profile[1:]
     mid = 0.5 * (_RADII[:-1] + _RADII[1:])
-    near = np.nonzero((mid >= EDGE_SEARCH[0] * r_half) & (mid <= EDGE_SEARCH[1] * r_half))[0]
+    near = np.nonzero((mid >= params.edge_search_least_radii * r_half)
+                      & (mid <= params.edge_search_most_radii * r_half))[0]
     if len(near) == 0:
         return r_half
     k = int(near[np.argmax(fall[near])])
@@ -163,20 +158,21 @@ def _middle_above(d: NDArray[np.float32], x: float, y: float, reach: float,
     return float(gx[keep].mean()), float(gy[keep].mean())
 
 
-def most_common_size(sizes: Sequence[float]) -> tuple[float, int]:
-    """The median of the largest group of sizes within ``SIZE_WINDOW`` of one another, and how
-    many are in it (0.0, 0 for none)."""
+def most_common_size(sizes: Sequence[float],
+                     params: BallSizeParams = DEFAULT_BALL_SIZE) -> tuple[float, int]:
+    """The median of the largest group of sizes within ``size_window_share`` of one another, and
+    how many are in it (0.0, 0 for none)."""
     s = np.sort(np.asarray(sizes, dtype=np.float64))
     best = (0.0, 0)
     for i, low in enumerate(s):
-        j = int(np.searchsorted(s, low * (1 + 2 * SIZE_WINDOW), side="right"))
+        j = int(np.searchsorted(s, low * (1 + 2 * params.size_window_share), side="right"))
         if j - i > best[1]:
             best = (float(np.median(s[i:j])), j - i)
     return best
 
 
-def measure_ball_size(frames: Sequence[NDArray[np.uint8]],
-                      calibration: Calibration) -> BallSize | None:
+def measure_ball_size(frames: Sequence[NDArray[np.uint8]], calibration: Calibration,
+                      params: BallSizeParams = DEFAULT_BALL_SIZE) -> BallSize | None:
     """The balls' diameter in table mm, from frames of the video (None: too few round blobs of
     one size to tell)."""
     mx, my = _rectify_maps(calibration)
@@ -187,45 +183,49 @@ def measure_ball_size(frames: Sequence[NDArray[np.uint8]],
     for pocket in Pocket:
         x, y = t.pocket_xy(pocket)
         cv2.circle(pockets_out, (round(x / MM_PER_PX), round(y / MM_PER_PX)),
-                   round(POCKET_REACH * expected_px), 0, -1)
+                   round(params.pocket_reach_diameters * expected_px), 0, -1)
     sizes: list[float] = []
     for frame in frames:
         top = np.asarray(cv2.remap(frame, mx, my, cv2.INTER_LINEAR), np.uint8)
-        sizes += _blob_sizes(top, expected_px, pockets_out)
-    size, count = most_common_size(sizes)
-    if count < LEAST_BALLS:
+        sizes += _blob_sizes(top, expected_px, pockets_out, params)
+    size, count = most_common_size(sizes, params)
+    if count < params.least_balls:
         return None
     return BallSize(size * MM_PER_PX, count, len(sizes))
 
 
-def off_the_preset(diameter_mm: float, table: TableSpec) -> bool:
-    """True when a measured ball is too far from the table preset's to be the same ball."""
+def off_the_preset(diameter_mm: float, table: TableSpec,
+                   params: BallSizeParams = DEFAULT_BALL_SIZE) -> bool:
+    """True when a measured ball is too far from the table preset's to be the same ball (by
+    more than ``most_off_share``)."""
     ratio = diameter_mm / table.ball_diameter_mm
-    return not 1 / (1 + MOST_OFF) <= ratio <= 1 + MOST_OFF
+    most = params.most_off_share
+    return not 1 / (1 + most) <= ratio <= 1 + most
 
 
-def table_for_the_balls(calibration: Calibration) -> TableSpec:
+def table_for_the_balls(calibration: Calibration,
+                        params: BallSizeParams = DEFAULT_BALL_SIZE) -> TableSpec:
     """The calibration's table, with the balls as measured (:func:`with_ball_check`) when the
     preset's are far off: the detector looks for balls of the table's size."""
     measured = (calibration.checks or {}).get("ball_diameter_mm")
     table = calibration.table
-    if isinstance(measured, (int, float)) and off_the_preset(float(measured), table):
+    if isinstance(measured, (int, float)) and off_the_preset(float(measured), table, params):
         return table.with_ball(float(measured))
     return table
 
 
-def with_ball_check(calibration: Calibration,
-                    frames: Sequence[NDArray[np.uint8]]) -> Calibration:
+def with_ball_check(calibration: Calibration, frames: Sequence[NDArray[np.uint8]],
+                    params: BallSizeParams = DEFAULT_BALL_SIZE) -> Calibration:
     """The calibration with the balls' measured size in its ``checks`` (``ball_diameter_mm``,
-    ``ball_count``) and, when it is off the table preset's by more than ``MOST_OFF``, a warning
-    saying so: then the preset (or the calibration's scale) is wrong, and the detector, which
-    expects the preset's ball, will miss the balls."""
-    return _with_ball_size(calibration, measure_ball_size(frames, calibration),
-                           calibration.table)
+    ``ball_count``) and, when it is off the table preset's by more than ``most_off_share``, a
+    warning saying so: then the preset (or the calibration's scale) is wrong, and the detector,
+    which expects the preset's ball, will miss the balls."""
+    return _with_ball_size(calibration, measure_ball_size(frames, calibration, params),
+                           calibration.table, params)
 
 
 def _with_ball_size(calibration: Calibration, size: BallSize | None,
-                    preset: TableSpec) -> Calibration:
+                    preset: TableSpec, params: BallSizeParams) -> Calibration:
     """:func:`with_ball_check`'s checks of a measured ``size``, warned against ``preset``."""
     checks = dict(calibration.checks or {})
     warnings = list(checks.get("warnings", ()))
@@ -233,7 +233,7 @@ def _with_ball_size(calibration: Calibration, size: BallSize | None,
         checks.update(ball_diameter_mm=None, ball_count=0)
     else:
         checks.update(ball_diameter_mm=round(size.diameter_mm, 1), ball_count=size.count)
-        if off_the_preset(size.diameter_mm, preset):
+        if off_the_preset(size.diameter_mm, preset, params):
             warnings.append(
                 f"the balls measure {size.diameter_mm:.0f} mm across at this calibration, the "
                 f"table preset {preset.name} says {preset.ball_diameter_mm:g} mm: the preset is "
@@ -244,7 +244,8 @@ def _with_ball_size(calibration: Calibration, size: BallSize | None,
 
 
 def calibrate_for_the_balls(video: str | Path, table: TableSpec,
-                            sample: Sequence[tuple[int, NDArray[np.uint8]]]) -> Calibration:
+                            sample: Sequence[tuple[int, NDArray[np.uint8]]],
+                            params: BallSizeParams = DEFAULT_BALL_SIZE) -> Calibration:
     """Calibrate from the video's sampled frames (:func:`calibration.sample_frames`) and check
     the balls (:func:`with_ball_check`); when they are far off the preset's, calibrate again
     for a table with balls of their size (the table finder uses the ball and mouth sizes: on
@@ -252,10 +253,10 @@ def calibrate_for_the_balls(video: str | Path, table: TableSpec,
     swapping the table)."""
     frames = [f for _, f in sample]
     first = detect_table_in_video(video, table, sample=sample).calibration
-    size = measure_ball_size(frames, first)
-    checked = _with_ball_size(first, size, table)
-    fitted = table_for_the_balls(checked)
+    size = measure_ball_size(frames, first, params)
+    checked = _with_ball_size(first, size, table, params)
+    fitted = table_for_the_balls(checked, params)
     if fitted == table:
         return checked
     return _with_ball_size(detect_table_in_video(video, fitted, sample=sample).calibration,
-                           size, table)
+                           size, table, params)

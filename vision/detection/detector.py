@@ -6,7 +6,8 @@ diameters) of a frame at the working resolution gives the empty cloth's colour a
 belongs to a ball when its *chromaticity* (colour / brightness) differs from the cloth's, or when it
 is brighter than the cloth: shadows and the dark pocket holes keep the cloth's chromaticity or are
 too dark to count, so neither is a ball. Every size is derived from the calibration (a ball's radius
-in pixels where it lies), so thresholds are in ball diameters:
+in pixels where it lies), so thresholds are in ball diameters (they are the fields of
+:class:`vision.detection.params.DetectionParams`, given to :class:`BallDetector`):
 
 * thin things (drawn or projected lines, the cue's shaft) are removed by an opening with a disc of
   0.4 ball diameters;
@@ -50,6 +51,7 @@ from rules.table import Pocket
 from video.errors import VideoError
 from video.frames import AnyFrame, Frame, PlanarFrame, bgr_patch
 from vision.detection.ballfit import count_dots, fit_ball
+from vision.detection.params import DEFAULT_DETECTION, DetectionParams
 
 F32 = NDArray[np.float32]
 F64 = NDArray[np.float64]
@@ -62,90 +64,7 @@ COLOURS = ("white", "red", "yellow", "other")
 _ONE = np.float32(1.0)
 # Reference hues (degrees) of the named ball colours; a cluster takes the nearest name.
 _HUES = {"red": 0.0, "yellow": 60.0}
-# Chromaticity distance (L1) from the cloth beyond which a pixel is strongly coloured (a red ball
-# on any cloth: 0.8 and more; most shadows stay below): a dark ball of such pixels is weighted by
-# its own brightness, not the cloth's (see BallDetector._foreground).
-_COLOURED = 0.5
-# A detection whose core colour is within this share of the cloth's (each of B, G, R) is cloth
-# (a white ball on the palest cloth is brighter by a sixth, a blurred ball's core by more)
-CLOTH_LIKE = 0.08
-# A cloth on which a white ball's chromaticity contrast is below this is neutral (a grey cloth:
-# 0.04-0.05; the club footage's cloth: 0.09 and more): there a white ball differs from the cloth in
-# light only, and a pixel brighter than the cloth by more than BRIGHTER counts as foreground too.
-# (Not on coloured cloths: there the chromaticity shows every ball, and the light's glints and
-# reflections, counted, made phantom balls on the club footage.)
-NEUTRAL_CLOTH = 0.075
-BRIGHTER = 0.3
-# ... but never more than this share of the way from the cloth's brightness to pure white, where
-# the cloth is bright (a cloth in a spotlight at 0.7 of full white: a white ball there is only 1.4
-# times as bright, and a 1.3 margin left its shaded half and its dots under the threshold, so it
-# was never seen in a whole shot)
-HEADROOM_SHARE = 0.3
-# A ball candidate's blob (opened) covers at least this share of a ball's disc (smaller ones are
-# noise) ...
-LEAST_BLOB = 0.45
-# ... and on a neutral cloth this share, as a white ball in a bright light shows only by its lit
-# top: its rim is darker than the cloth there (a white in a spotlight on a grey cloth: 0.41 of the
-# disc)
-LEAST_LIT_TOP = 0.3
-# On a neutral cloth a white ball is at least this many times as bright as the cloth (1 % of the
-# white sightings on the grey synthetic cloths are under it, moving ones)
-PALEST_WHITE = 1.5
-# When the picture changed over more than this share of the table (players over it), the
-# foreground and the blobs are made afresh for all of it in one go: cheaper than in pieces.
-MOSTLY_CHANGED = 0.4
-# A blob too wide for balls is searched again above this many times the ball threshold: a ball's
-# own pixels are, the faint junk that joined it to another ball is not (see _strong_parts).
-STRONG = 2.0
-# A strongly coloured ball with this share of its disc above the threshold against the cloth's
-# brightness shows whole; one with less (a red's shaded rim taken for a shadow) is weighed by its
-# own brightness (see _dark_balls): near half a disc, its blob flickers in and out of the search.
-WHOLE = 0.75
-STRONGER = 4.0  # ... and then above this, when the junk is stronger (blocks beside a moving ball)
-# A round piece of a blob too wide for balls is a ball when its middle lies this many radii from
-# the blob's edge: a ball's picture takes in its rim and shadow (1.27 radii for a white with the
-# cue's tip on it in the club footage); the round pieces of the cue and the fingers beside it
-# reach 1.0-1.19, and at 0.85 the cue ball's id walked off on them at the strike.
-ROUND_CORE = 1.2
-# A strong part of a blob with a hand in it up to this many balls big may be balls touching
-# (see BallDetector._strong_cores)
-TOUCHING_CORES = 4.0
-# A round piece of a blob with less than this share of a ring just outside it covered by the
-# blob is alone: a ball, not a knuckle of a hand or an arm (see _ring_share)
-ALONE_SHARE = 0.5
-# A strip one ball wide (a streak) spreads its pixels this many radii across its axis at most
-# (a uniform strip two radii wide: 0.58; see BallDetector._a_lone_streak)
-STREAK_SPREAD = 0.65
-# A blob of one ball's size drawn out along an axis (its pixels' spread along it this many times
-# that across; a disc's is 1.0-1.1, the faint streaks of a red on a red cloth 1.4-2.2) and longer
-# than this many diameters is a short streak (see _one_ball)
-SHORT_STREAK_SPREAD = 1.3
-SHORT_STREAK_LENGTH = 1.25
-SHORT_STREAK_WIDTH = 0.37  # (those streaks: 0.42-0.47 radii; the cue's pieces 0.29-0.31)
-# A ball's core has its colour class's brightness within this factor (see
-# BallDetector._a_ball_near_the_cloth)
-CLASS_BRIGHTNESS = 1.25
-# A ring of foreground whose outline encloses no more than this many balls' area is one ball
-# with a middle like the cloth (see BallDetector._fill_ball_holes)
-HOLED_BALL = 1.6
-# No point of one ball's blob (its rim, halo and shadow with it) lies further than this many
-# radii from the blob's edge: a deeper blob is a hand, an arm, the cue or balls in a cluster.
-# (At 1.5 a white with its two shadows beside a red in the club footage, 1.41, was found, but
-# that shot's contact was lost, and 50 more phantom id-frames came on the footage.)
-BALL_DEPTH = 1.4
-# A streak may be this deep (in radii) at its deepest: a bright ball's blur joined by its shadow
-# (a struck white in the club footage: 1.44 radii) is wider than a ball, and no hand
-WIDE_STREAK = 1.6
 KMEANS_SEED = 7  # k-means is seeded on every call: the same video always gives the same balls
-# a see-through (blurred) ball is a mixture of a class and the cloth in brightness as well as in
-# colour: a mixture whose brightness is off by more than this factor is not what was seen
-MIXTURE_BRIGHTNESS = 1.5
-
-
-# The cloth model's updates take the wide median on a grid this many ball diameters apart
-# only (see BallDetector._cloth_from): every 4th work pixel and row at the work resolution's 10
-# pixels a ball (9.5-11.5 on every clip measured, all 4)
-COARSE_STEP_DIAMETERS = 0.375
 
 
 class VisionError(VideoError):
@@ -217,14 +136,18 @@ class ColourModel:
     centres: NDArray[np.float64]  # (k, 3) chromaticity (B, G, R order)
     names: tuple[str, ...]
     brightness: tuple[float, ...] | None = None  # each class's median B+G+R (None: unknown)
+    # a see-through mixture's brightness is off by no more than this factor (see mixture)
+    mixture_brightness_ratio: float = DEFAULT_DETECTION.mixture_brightness_ratio
 
     @classmethod
-    def fit(cls, bgr: NDArray[Any] | Sequence[Sequence[float]]) -> ColourModel:
+    def fit(cls, bgr: NDArray[Any] | Sequence[Sequence[float]],
+            params: DetectionParams = DEFAULT_DETECTION) -> ColourModel:
         """Cluster the detections' core colours (k-means, k <= 4) and name the clusters.
 
         White is the least saturated class (below half the most saturated cluster's saturation,
         or below the mid-saturation when every cluster is alike); the others take the nearest
-        reference hue (red 0°, yellow 60°) within 30°, else "other".
+        reference hue (red 0°, yellow 60°) within 30°, else "other". ``params``: the
+        detection's, for ``mixture_brightness_ratio``.
         """
         chroma = chromaticity(np.asarray(bgr, dtype=np.float64))
         n = len(chroma)
@@ -259,7 +182,8 @@ class ColourModel:
                 if d <= dist:
                     best, dist = name, d
             names.append(best)
-        return cls(centres=centres, names=tuple(names), brightness=tuple(brightness))
+        return cls(centres=centres, names=tuple(names), brightness=tuple(brightness),
+                   mixture_brightness_ratio=params.mixture_brightness_ratio)
 
     def is_sure(self, bgr: Colour) -> bool:
         """True when the colour is close to one class (within 0.3 of the way to the next)."""
@@ -341,7 +265,8 @@ class ColourModel:
             sc = float(np.sum(cloth_bgr)) + 3.0
             a = alpha * sc / np.maximum(sb * (1.0 - alpha) + alpha * sc, 1e-12)
             ratio = (float(np.sum(bgr)) + 3.0) / (a * sb + (1.0 - a) * sc)
-            resid[(ratio > MIXTURE_BRIGHTNESS) | (ratio < 1.0 / MIXTURE_BRIGHTNESS)] = np.inf
+            most = self.mixture_brightness_ratio
+            resid[(ratio > most) | (ratio < 1.0 / most)] = np.inf
         return None if np.isinf(resid).all() else int(np.argmin(resid))
 
 
@@ -501,15 +426,21 @@ def _odd(v: float, low: int = 3) -> int:
 class BallDetector:
     """Finds balls in frames of one camera placement (one calibration).
 
-    ``work_diameter_px``: the ball diameter, in pixels, at which the search runs (frames are
-    shrunk to it; the centre is refined at full resolution). Call :meth:`learn_cloth` with a frame
-    of the video before :meth:`detect`; :meth:`detect` keeps the cloth model up to date slowly.
+    ``params``: every threshold of the detection (:class:`DetectionParams`; the tuned ones by
+    default), kept as ``self.params``. ``work_diameter_px``: the ball diameter, in pixels, at
+    which the search runs (frames are shrunk to it; the centre is refined at full resolution).
+    Call :meth:`learn_cloth` with a frame of the video before :meth:`detect`; :meth:`detect`
+    keeps the cloth model up to date slowly.
     """
 
-    def __init__(self, calibration: Calibration, *, work_diameter_px: float = 10.0,
-                 cloth_update_every: int = 30, cloth_update_rate: float = 0.25) -> None:
+    def __init__(self, calibration: Calibration, params: DetectionParams = DEFAULT_DETECTION, *,
+                 work_diameter_px: float = 10.0, cloth_update_every: int = 30,
+                 cloth_update_rate: float = 0.25) -> None:
+        if not isinstance(params, DetectionParams):
+            raise TypeError(f"expected DetectionParams, got {type(params).__name__}")
         if not (4.0 <= work_diameter_px <= 64.0):
             raise VisionError(f"expected work_diameter_px in [4, 64], got {work_diameter_px}")
+        self.params = params
         self.calibration = calibration
         self.table = calibration.table
         self.colours: ColourModel | None = None
@@ -587,7 +518,7 @@ class BallDetector:
         self._close_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
         self._median_k = _odd(2.5 * d_work, 5)
         # the same reach on a coarse grid: for the model's updates (see _cloth_from)
-        self._coarse_step = max(1, round(COARSE_STEP_DIAMETERS * d_work))
+        self._coarse_step = max(1, round(self.params.coarse_step_diameters * d_work))
         self._coarse_median_k = _odd(2.5 * d_work / self._coarse_step, 3)
         # how far from a pixel of the raw mask the closing and then the opening can reach
         self._morph_reach = (self._close_kernel.shape[0] // 2 * 2
@@ -603,10 +534,11 @@ class BallDetector:
         self._white_memo: tuple[F32, float] | None = None  # (see _white_contrast)
         # the cloth's usual brightness (the sum of B, G, R), set with the cloth model
         self._cloth_level = 0.0
-        # the cloth is neutral: brightening counts as foreground (see NEUTRAL_CLOTH) ...
+        # the cloth is neutral: brightening counts as foreground (see neutral_cloth_chroma) ...
         self._by_light = False
-        # ... beyond this relative margin (see BRIGHTER, HEADROOM_SHARE), set with the model
-        self._brighter = BRIGHTER
+        # ... beyond this relative margin (see brighter_share, headroom_share), set with the
+        # model
+        self._brighter = self.params.brighter_share
         self._labels = np.zeros((wh, ww), np.uint16)
         # the mask's parts (label -> work-pixel box x0, y0, x1, y1) and the candidates of the
         # last frame, kept where the picture did not change (see _blobs_where_changed)
@@ -730,11 +662,12 @@ class BallDetector:
         level = b + g
         level += r
         self._cloth_level = float(np.median(level[self.field]))
-        self._by_light = self._white_contrast() < NEUTRAL_CLOTH
+        self._by_light = self._white_contrast() < self.params.neutral_cloth_chroma
         # the margin where the cloth is at its brightest (a tenth of the field is brighter);
         # pure white is 3 x 256 (the model counts from 1)
         bright = float(np.quantile(level[self.field], 0.9))
-        self._brighter = min(BRIGHTER, HEADROOM_SHARE * (3 * 256.0 / bright - 1.0))
+        p = self.params
+        self._brighter = min(p.brighter_share, p.headroom_share * (3 * 256.0 / bright - 1.0))
         f = self._foreground(small)
         self.threshold = self._noise_threshold(f)
         model = small.astype(np.float32) + np.float32(1.0)
@@ -817,8 +750,9 @@ class BallDetector:
         floor = 2.0 * float(np.quantile(fg, 0.99)) if fg.size else 0.0
         # never above a quarter of the palest white's contrast (a player over the table in
         # that frame is more than the noise)
-        floor = min(floor, 0.25 * float(_brightening(np.array([PALEST_WHITE], np.float32),
-                                                     BRIGHTER)[0]))
+        p = self.params
+        floor = min(floor, 0.25 * float(_brightening(np.array([p.palest_white_ratio], np.float32),
+                                                     p.brighter_share)[0]))
         if floor <= self.threshold:
             return
         self.threshold = floor
@@ -847,7 +781,7 @@ class BallDetector:
 
     def _cloth_from(self, small: Frame, coarse: bool = False) -> F32:
         """The cloth as a median 2.5 ball diameters wide (plus one: the model counts from 1).
-        ``coarse``: the median on a grid ``COARSE_STEP_DIAMETERS`` ball diameters apart, the
+        ``coarse``: the median on a grid ``coarse_step_diameters`` ball diameters apart, the
         same reach, spread back to every pixel: for the model's updates, which need it only to
         tell what stands out from the cloth around it (:meth:`_cloth_like`), at about a tenth of the
         cost (the full median was half of an update's cost, 7-12 ms a time, a quarter of a ms
@@ -920,12 +854,12 @@ class BallDetector:
         # The reference is the cloth's, except by a dark ball: a strongly coloured thing (an
         # opened blob of pixels far from the cloth's chromaticity, no bigger than a ball: no
         # sleeve, forearm or cue butt) that does not show whole against the cloth (fewer of its
-        # pixels above the threshold than WHOLE of a disc), such as a red ball on a pale cloth,
-        # or a red on green whose shaded rim weighs as a shadow. On it and a quarter of a ball
-        # around, the reference is its own brightness (its pixels' median, so that a highlight
+        # pixels above the threshold than whole_share of a disc), such as a red ball on a pale
+        # cloth, or a red on green whose shaded rim weighs as a shadow. On it and a quarter of a
+        # ball around, the reference is its own brightness (its pixels' median, so that a highlight
         # does not count): such a ball is not darker than itself. A ball that shows whole keeps
         # the cloth's reference.
-        strong = np.greater(d, _COLOURED).view(np.uint8)
+        strong = np.greater(d, self.params.coloured_chroma).view(np.uint8)
         # components only in the box around the strong pixels (a few balls: most of the map is
         # empty, and the labelling's cost is per pixel); none without any strong pixel
         bx, by, bw, bh = cv2.boundingRect(strong)  # a uint8 image: its nonzero pixels' box
@@ -951,6 +885,7 @@ class BallDetector:
             bx, by = bx + x0, by + y0
         big = 2.0 * self._d_work
         full = math.pi * (0.5 * self._d_work) ** 2
+        whole = self.params.whole_share * full
         dark: list[tuple[int, int, int, int, NDArray[np.bool_], float]] = []
         for i in range(1, n):  # few: the strongly coloured blobs
             assert lab is not None and stats is not None  # (made above: n > 1)
@@ -960,7 +895,7 @@ class BallDetector:
             if pw > big or ph > big:
                 continue
             part = lab_part == i
-            if np.count_nonzero(w[y:y + ph, x:x + pw][part] > self.threshold) >= WHOLE * full:
+            if np.count_nonzero(w[y:y + ph, x:x + pw][part] > self.threshold) >= whole:
                 continue  # it shows anyway
             mine = ratio[y:y + ph, x:x + pw][part]
             dark.append((x, y, pw, ph, part, _median(mine)))
@@ -992,9 +927,9 @@ class BallDetector:
             ref = np.where(own > 0, np.minimum(np.float32(1.0), own), np.float32(1.0))
             weight = np.clip(np.float32(2.0) * r_box / np.maximum(ref, np.float32(0.2)) - 1,
                              0, 1)
-            # ... for pixels strongly coloured themselves (none at _COLOURED, full at 1.5 times
-            # it): a shadow beside a red ball keeps the cloth's reference.
-            weight *= np.clip(d_box * np.float32(2.0 / _COLOURED) - 2, 0, 1)
+            # ... for pixels strongly coloured themselves (none at coloured_chroma, full at 1.5
+            # times it): a shadow beside a red ball keeps the cloth's reference.
+            weight *= np.clip(d_box * np.float32(2.0 / self.params.coloured_chroma) - 2, 0, 1)
             weight = np.maximum(np.clip(np.float32(2.0) * r_box - 1, 0, 1), weight)
             w[box] = d_box * weight * lit[box]
             if self._by_light:
@@ -1056,9 +991,9 @@ class BallDetector:
             self._levels = self._levels_of(f)
         else:
             # The candidates depend on the map only through its levels (above the threshold,
-            # above STRONG times it, inside the field): searched again only where those changed.
-            # The picture changes almost everywhere from frame to frame (compression noise), the
-            # levels seldom: mostly where a ball moves.
+            # above strong_thresholds times it, inside the field): searched again only where those
+            # changed. The picture changes almost everywhere from frame to frame (compression
+            # noise), the levels seldom: mostly where a ball moves.
             before = self._levels
             if tiles is not None and before is not None and self._boxes is not None:
                 # the map was made again in those boxes only: so were its levels
@@ -1125,7 +1060,8 @@ class BallDetector:
         # one call per group of changed tiles, over its bounding box (all of it counts as
         # changed: its map is this frame's)
         n, _, stats, _ = cv2.connectedComponentsWithStats(tiles.astype(np.uint8), connectivity=8)
-        if int((stats[1:n, 2] * stats[1:n, 3]).sum()) > MOSTLY_CHANGED * tiles.size:
+        if (int((stats[1:n, 2] * stats[1:n, 3]).sum())
+                > self.params.mostly_changed_share * tiles.size):
             # most of the table changed (players over it): one call for all of it is cheaper
             self._f, self._f_src = self._whole_foreground(small), small.copy()
             return self._f, None
@@ -1176,7 +1112,8 @@ class BallDetector:
                 and pp[2] == self._by_light):
             src, d, lit, ratio, w0 = pp[3:]
             differs = np.not_equal(packed, src)
-            if np.count_nonzero(differs) <= MOSTLY_CHANGED * d.size:  # (beyond: all at once)
+            # (beyond mostly_changed_share: all at once)
+            if np.count_nonzero(differs) <= self.params.mostly_changed_share * d.size:
                 changed = np.flatnonzero(differs)
                 if len(changed):
                     # those pixels one after another in one column (as _foreground_now does
@@ -1200,11 +1137,13 @@ class BallDetector:
 
     def _levels_of(self, f: F32, box: tuple[slice, slice] | None = None) -> Frame:
         """What of the foreground map the candidates depend on, per work pixel: 0 at or below
-        the threshold or outside the field, 1 above it, 2 above ``STRONG`` times it, 3 above
-        ``STRONGER`` times it. ``box``: where ``f`` is in the map (all of it by default)."""
+        the threshold or outside the field, 1 above it, 2 above ``strong_thresholds`` times it, 3
+        above ``stronger_thresholds`` times it. ``box``: where ``f`` is in the map (all of it by
+        default)."""
+        p = self.params
         q = np.greater(f, self.threshold).view(np.uint8) + np.greater(
-            f, STRONG * self.threshold).view(np.uint8)
-        q += np.greater(f, STRONGER * self.threshold).view(np.uint8)
+            f, p.strong_thresholds * self.threshold).view(np.uint8)
+        q += np.greater(f, p.stronger_thresholds * self.threshold).view(np.uint8)
         q *= self._field_u8 if box is None else self._field_u8[box]
         return q
 
@@ -1280,7 +1219,7 @@ class BallDetector:
                     grown = True
                     break
         if self._next_label > 60000 or sum((r[2] - r[0]) * (r[3] - r[1]) for r in rects) > (
-                MOSTLY_CHANGED * hh * ww):
+                self.params.mostly_changed_share * hh * ww):
             return self._blobs(f)  # most of the table (or labels running out): all afresh
         gone: set[int] = set()
         for x0, y0, x1, y1 in rects:
@@ -1335,6 +1274,7 @@ class BallDetector:
         # distances on the unclosed mask (``opened``), so that the gaps between touching balls
         # stay open (a dot's hole inside a white ball makes no peak of its own at 1.5 radii)
         blobs: list[_Blob] = []
+        p = self.params
         for i in range(1, n):
             lx, ly, w, h, area = (int(v) for v in stats[i])
             label = first + i - 1
@@ -1343,19 +1283,21 @@ class BallDetector:
             cx, cy = float(cents[i, 0]) + rx0, float(cents[i, 1]) + ry0
             r = float(self.radius_work[min(int(cy), hh - 1), min(int(cx), ww - 1)])
             ball_area = math.pi * r * r
-            if area < (LEAST_LIT_TOP if self._by_light else LEAST_BLOB) * ball_area:
+            if area < (p.least_lit_top_share if self._by_light else p.least_blob_share) * ball_area:
                 continue
             key = (x, y, w, h, area, round(cx * 1000), round(cy * 1000))
-            # no point of a blob this narrow is more than BALL_DEPTH radii from its edge: one ball
-            if area <= 1.5 * ball_area and min(w, h) <= 2 * BALL_DEPTH * r - 1:
-                blobs.append(_one_ball(labels[ly:ly + h, lx:lx + w] == i, cx, cy, label, key, r))
+            # no point of a blob this narrow is more than ball_depth_radii from its edge: one ball
+            if area <= 1.5 * ball_area and min(w, h) <= 2 * p.ball_depth_radii * r - 1:
+                blobs.append(_one_ball(labels[ly:ly + h, lx:lx + w] == i, cx, cy, label, key, r,
+                                       p))
                 continue
             part = opened[ly:ly + h, lx:lx + w] & (labels[ly:ly + h, lx:lx + w] == i)
             sub = _distances(part)
             depth = float(sub.max())
-            deep = depth > BALL_DEPTH * r
+            deep = depth > p.ball_depth_radii * r
             if area <= 1.5 * ball_area and not deep:
-                blobs.append(_one_ball(labels[ly:ly + h, lx:lx + w] == i, cx, cy, label, key, r))
+                blobs.append(_one_ball(labels[ly:ly + h, lx:lx + w] == i, cx, cy, label, key, r,
+                                       p))
                 continue
             found = None
             if deep:
@@ -1367,12 +1309,12 @@ class BallDetector:
                     # tip on it in the club footage went unseen through a practice stroke)
                     found += [b for b in self._split(sub, x, y, label, r, area)
                               if sub[min(round(b.y) - y, h - 1), min(round(b.x) - x, w - 1)]
-                              >= ROUND_CORE * r
+                              >= p.round_core_radii * r
                               and all(math.hypot(b.x - o.x, b.y - o.y) >= 1.5 * r
                                       for o in found)]
-                    found += _as_deep_as_its_balls(sub, x, y, label, r, found)
-                    found += _deep_and_alone(sub, x, y, label, r, found)
-                    if not found and depth <= WIDE_STREAK * r:
+                    found += _as_deep_as_its_balls(sub, x, y, label, r, found, p)
+                    found += _deep_and_alone(sub, x, y, label, r, found, p)
+                    if not found and depth <= p.wide_streak_radii * r:
                         # nothing strong in it (no hand, no cue) and no round core: a faint
                         # ball deeper than its picture alone with its halo, joined to faint
                         # lines, no deeper than a streak joined to its shadow, at its summit
@@ -1393,9 +1335,10 @@ class BallDetector:
 
     def _fill_ball_holes(self, closed: Frame, raw: Frame, x0: int, y0: int) -> None:
         """Fill, in ``closed`` and ``raw`` (masks of a window at work pixel (x0, y0)), each hole
-        inside a ring no bigger than a ball (HOLED_BALL of its area): a ball whose middle is
-        like the cloth. A red on a red cloth shows only by its rim: its dots and highlight,
-        white mixed with a saturated red, have the paler red cloth's chromaticity, and the
+        inside a ring no bigger than a ball (``holed_ring_ball_areas`` of its area): a ball whose
+        middle is like the cloth. A red on a red cloth shows only by its rim: its dots and
+        highlight, white mixed with a saturated red, have the paler red cloth's chromaticity, and
+        the
         opening would wipe the thin ring that is left (so both reds went unseen for a whole shot).
         The gap between three balls touching lies in a blob of three."""
         contours, hierarchy = cv2.findContours(closed, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
@@ -1407,34 +1350,38 @@ class BallDetector:
             bx, by, bw, bh = cv2.boundingRect(outer)
             r = float(self.radius_work[min(y0 + by + bh // 2, self.radius_work.shape[0] - 1),
                                        min(x0 + bx + bw // 2, self.radius_work.shape[1] - 1)])
-            if cv2.contourArea(outer) > HOLED_BALL * math.pi * r * r:
+            if cv2.contourArea(outer) > self.params.holed_ring_ball_areas * math.pi * r * r:
                 continue
             cv2.drawContours(closed, contours, int(i), 1, cv2.FILLED)
             cv2.drawContours(raw, contours, int(i), 1, cv2.FILLED)
 
     def _strong_parts(self, f: F32, part: NDArray[Any], x: int, y: int, label: int,
-                      r: float, level: float = STRONG) -> list[_Blob] | None:
+                      r: float, level: float | None = None) -> list[_Blob] | None:
         """Ball centres in a blob too wide for balls in a row, when it is balls joined by a
         faint halo of junk (a compression block beside a moving ball is a little above the
         threshold, a ball's own pixels are well above it): its pixels above ``level`` times
-        the threshold, each part of them split as a blob of its own. A part still too wide at
-        ``STRONG`` is searched again at ``STRONGER``; None when a part is not one ball or two
-        touching even there: a hand, an arm or the cue (see :meth:`_split`), or a cluster."""
+        the threshold (``strong_thresholds`` when not given), each part of them split as a blob
+        of its own. A part still too wide at ``strong_thresholds`` is searched again at
+        ``stronger_thresholds``; None when a part is not one ball or two touching even there: a
+        hand, an arm or the cue (see :meth:`_split`), or a cluster."""
+        p = self.params
+        if level is None:
+            level = p.strong_thresholds
         n, labels, stats, cents = self._parts_above(f, part, level)
         ball_area = math.pi * r * r
         out: list[_Blob] = []
         for i in range(1, n):
             lx, ly, w, h, area = (int(v) for v in stats[i])
-            if area < LEAST_BLOB * ball_area:
+            if area < p.least_blob_share * ball_area:
                 continue
             sub = _distances(labels[ly:ly + h, lx:lx + w] == i)
-            deep = float(sub.max()) > BALL_DEPTH * r
-            if level < STRONGER and not deep and area > 2.5 * ball_area:
+            deep = float(sub.max()) > p.ball_depth_radii * r
+            if level < p.stronger_thresholds and not deep and area > 2.5 * ball_area:
                 row = self._pale_row(f, sub, x, y, lx, ly, label, r, area)
                 if row is not None:
                     out.extend(row)
                     continue
-            if level >= STRONGER and not deep and area > 2.5 * ball_area:
+            if level >= p.stronger_thresholds and not deep and area > 2.5 * ball_area:
                 streak = self._a_lone_streak(sub, x + lx, y + ly, label, r, area)
                 if streak is not None:
                     out.append(streak)
@@ -1445,10 +1392,11 @@ class BallDetector:
                 # times the threshold), which it outshines many times over. That part alone
                 # is searched again at the stronger level: the others are balls at this one
                 # (a white ball with the cue's tip on it, joined to the hand by the cue, is
-                # at STRONGER too faint to be seen, in the club footage)
-                if level >= STRONGER:
+                # at stronger_thresholds too faint to be seen, in the club footage)
+                if level >= p.stronger_thresholds:
                     return None
-                inner = self._strong_parts(f, part * (labels == i), x, y, label, r, STRONGER)
+                inner = self._strong_parts(f, part * (labels == i), x, y, label, r,
+                                           p.stronger_thresholds)
                 if inner is None:
                     return None
                 out.extend(inner)
@@ -1463,20 +1411,20 @@ class BallDetector:
                        area: int) -> _Blob | None:
         """A part too big for two balls (``sub``, its distance map, window at work pixel
         (x, y)) that is one ball's motion-blur streak: it splits as one streak (see
-        :meth:`_split`), a ball wide and no wider (from one radius to ROUND_CORE radii deep,
-        its pixels spread across its axis no more than STREAK_SPREAD radii, as a strip a
+        :meth:`_split`), a ball wide and no wider (from one radius to ``round_core_radii`` deep,
+        its pixels spread across its axis no more than ``streak_spread_radii``, as a strip a
         ball wide; the hands' strips of this shape reach 1.27-1.39 radii and 0.69-0.79). A
         fast ball's long streak stays a part of its own at the stronger level though the
         faint projected lines by a pocket join it to the red (a struck white in the club
         footage, 3.1 balls' area at 1.06 radii deep, spread 0.54 radii across, was lost with
         the blob)."""
         depth = float(sub.max())
-        if not r <= depth <= ROUND_CORE * r:
+        if not r <= depth <= self.params.round_core_radii * r:
             return None
         m = cv2.moments((sub > 0).view(np.uint8), binaryImage=True)
         n = max(m["m00"], 1.0)
         across, _ = _variances(m["mu20"] / n, m["mu11"] / n, m["mu02"] / n)
-        if across > (STREAK_SPREAD * r) ** 2:
+        if across > (self.params.streak_spread_radii * r) ** 2:
             return None
         row = self._split(sub, x, y, label, r, area)
         return row[0] if len(row) == 1 and row[0].streak else None
@@ -1494,25 +1442,27 @@ class BallDetector:
     def _strong_cores(self, f: F32, part: NDArray[Any], x: int, y: int, label: int,
                       r: float) -> list[_Blob]:
         """In a blob with a hand or the cue in it (see :meth:`_strong_parts`), its parts above
-        ``STRONG`` times the threshold that are one ball by their shape: no bigger than three
-        balls (a drawn-out ball with its halo in the club footage: 2.51, with the game
-        state), as deep as a ball's core with its rim (``ROUND_CORE`` to ``BALL_DEPTH`` radii;
-        the cue's and the fingers' round pieces are shallower). Each is a ball at its middle
-        (a white nudged by the cue's tip, joined to the cue and the bridge hand, its own part
-        bright and whole, was dropped with the hand's). A part of that depth up to
-        TOUCHING_CORES balls big that splits into balls touching (each summit a radius deep,
-        necked to its neighbour, none a streak) is those balls (the struck white on a red at
-        their contact, 3.2 balls with their rims, the cue in the same blob, was read as one
-        ball, the red)."""
-        n, labels, stats, cents = self._parts_above(f, part, STRONG)
+        ``strong_thresholds`` times the threshold that are one ball by their shape: no bigger
+        than three balls (a drawn-out ball with its halo in the club footage: 2.51, with the game
+        state), as deep as a ball's core with its rim (``round_core_radii`` to
+        ``ball_depth_radii``; the cue's and the fingers' round pieces are shallower). Each is a
+        ball at its middle (a white nudged by the cue's tip, joined to the cue and the bridge
+        hand, its own part bright and whole, was dropped with the hand's). A part of that depth
+        up to ``touching_cores_ball_areas`` balls big that splits into balls touching (each
+        summit a radius deep, necked to its neighbour, none a streak) is those balls (the struck
+        white on a red at their contact, 3.2 balls with their rims, the cue in the same blob, was
+        read as one ball, the red)."""
+        p = self.params
+        n, labels, stats, cents = self._parts_above(f, part, p.strong_thresholds)
         ball_area = math.pi * r * r
         out = []
         for i in range(1, n):
             lx, ly, w, h, area = (int(v) for v in stats[i])
-            if not LEAST_BLOB * ball_area <= area <= TOUCHING_CORES * ball_area:
+            if not (p.least_blob_share * ball_area <= area
+                    <= p.touching_cores_ball_areas * ball_area):
                 continue
             sub = _distances(labels[ly:ly + h, lx:lx + w] == i)
-            if not ROUND_CORE * r <= float(sub.max()) <= BALL_DEPTH * r:
+            if not p.round_core_radii * r <= float(sub.max()) <= p.ball_depth_radii * r:
                 continue
             if area > 1.5 * ball_area:
                 row = self._split(sub, x + lx, y + ly, label, r, area)
@@ -1537,7 +1487,7 @@ class BallDetector:
             return None
         hh, ww = f.shape
         if all(f[min(round(b.y) - y, hh - 1), min(round(b.x) - x, ww - 1)]
-               > STRONGER * self.threshold for b in row):
+               > self.params.stronger_thresholds * self.threshold for b in row):
             return None
         return row
 
@@ -1545,13 +1495,14 @@ class BallDetector:
         """Ball centres inside a blob bigger than one ball: distance-transform peaks about one
         radius high, at least 1.5 radii apart; a chain of peaks joined by a ridge as high as a
         radius is a motion-blur streak (one ball)."""
-        peaks = _summits(sub, (sub >= 0.55 * r) & (sub <= BALL_DEPTH * r), 1.5 * r)
+        p = self.params
+        peaks = _summits(sub, (sub >= 0.55 * r) & (sub <= p.ball_depth_radii * r), 1.5 * r)
         if not peaks:
             return []
         depth = float(sub.max())
-        wide = depth > BALL_DEPTH * r
+        wide = depth > p.ball_depth_radii * r
         pieces = False
-        if len(peaks) >= 2 and depth <= WIDE_STREAK * r:
+        if len(peaks) >= 2 and depth <= p.wide_streak_radii * r:
             # streak test: the ridge between consecutive peaks (along the main axis) stays high
             pts = np.array(peaks)
             c = pts.mean(0)
@@ -1593,7 +1544,7 @@ class BallDetector:
             # a hand or an arm: keep only round parts with little of the blob around them
             mask = sub > 0
             peaks = [(px, py) for px, py in peaks
-                     if _ring_share(mask, px, py, 1.3 * r, 1.8 * r) < ALONE_SHARE]
+                     if _ring_share(mask, px, py, 1.3 * r, 1.8 * r) < p.alone_share]
         return [_Blob(x + px, y + py, label, piece=pieces and len(peaks) >= 2)
                 for px, py in peaks]
 
@@ -1780,7 +1731,7 @@ class BallDetector:
         good = [d.bgr for d in kept if d.score > 0.5 and d.streak_mm == 0.0]
         if not good:
             good = [d.bgr for d in kept]
-        self.colours = ColourModel.fit(np.array(good))
+        self.colours = ColourModel.fit(np.array(good), self.params)
         if self._last is not None:
             # a next picture that does not change hands back the last answers (see detect):
             # named by the colours now, as new ones are
@@ -1800,7 +1751,7 @@ class BallDetector:
         for d in detections:
             hit = memo.get(id(d))
             if hit is None or hit[0] is not d:
-                if _cloth_coloured(d) or self._faint(d) or self._cloth_in_light(d):
+                if _cloth_coloured(d, self.params) or self._faint(d) or self._cloth_in_light(d):
                     continue  # no ball
                 i, sure = model.nearest(d.bgr)
                 # a sure colour is the nearest class's (as classify without the cloth)
@@ -1813,34 +1764,36 @@ class BallDetector:
 
     def _cloth_in_light(self, d: Detection) -> bool:
         """On a neutral cloth, a sharp detection whose core has about the cloth's chromaticity
-        (within half of ``_COLOURED``: a red or yellow ball is further off) and is not brighter
-        than the cloth by half the margin (``BRIGHTER``, less on a bright cloth; a white ball
-        is: on the grey synthetic cloths 4 of 5491 white sightings were not, all moving) is the
+        (within half of ``coloured_chroma``: a red or yellow ball is further off) and is not
+        brighter than the cloth by half the margin (``brighter_share``, less on a bright cloth; a
+        white ball is: on the grey synthetic cloths 4 of 5491 white sightings were not, all
+        moving) is the
         cloth. The compression leaves many faint blocks there, a little off the model, and they
         took a white ball's class."""
         if not self._by_light or d.cloth_bgr is None or d.streak_mm > 0:
             return False
         chroma, light = _core_against_cloth(d.bgr, d.cloth_bgr)
-        return light < 1 + 0.5 * self._brighter and chroma < 0.5 * _COLOURED
+        return light < 1 + 0.5 * self._brighter and chroma < 0.5 * self.params.coloured_chroma
 
     def _faint(self, d: Detection) -> bool:
         """The detection's core is barely unlike the cloth there: its unweighted foreground
         (chromaticity distance plus half the brightening, as in :meth:`_foreground`) is below
-        ``STRONG`` times the ball threshold, more where the cloth is darker than usual (a
-        ball's core is well above it, as in :meth:`_strong_parts`; a dark corner's or a
+        ``strong_thresholds`` times the ball threshold, more where the cloth is darker than usual
+        (a ball's core is well above it, as in :meth:`_strong_parts`; a dark corner's or a
         compression block's junk is not). A blurred streak is a mixture with the cloth and is
         kept, and so is a ball of a colour near the cloth's (see :meth:`_a_ball_near_the_cloth`)."""
         if d.cloth_bgr is None or d.streak_mm > 0:
             return False
         contrast = self._core_contrast(d.bgr, d.cloth_bgr)
-        return contrast < STRONG and not (contrast >= 1.0 and self._a_ball_near_the_cloth(d))
+        return contrast < self.params.strong_thresholds and not (
+            contrast >= 1.0 and self._a_ball_near_the_cloth(d))
 
     def _a_ball_near_the_cloth(self, d: Detection) -> bool:
         """A faint core that is a coloured ball's own: a red on a red cloth differs from the
-        cloth by less than STRONG thresholds, yet its core has its class's chromaticity (sure
-        of it, and nearer it than the cloth's) and brightness (within CLASS_BRIGHTNESS), and it
-        is brighter than the cloth (by half the margin: the light falls on a ball's top). Junk
-        is a little off the cloth in colour, not in light; a white class on a pale cloth is
+        cloth by less than ``strong_thresholds``, yet its core has its class's chromaticity (sure
+        of it, and nearer it than the cloth's) and brightness (within ``class_brightness_ratio``),
+        and it is brighter than the cloth (by half the margin: the light falls on a ball's top).
+        Junk is a little off the cloth in colour, not in light; a white class on a pale cloth is
         left to :meth:`_cloth_in_light`."""
         model, cloth = self.colours, d.cloth_bgr
         if model is None or cloth is None or model.brightness is None:
@@ -1853,7 +1806,8 @@ class BallDetector:
         if np.linalg.norm(core - model.centres[i]) >= 0.5 * np.linalg.norm(core - under):
             return False
         own = (sum(d.bgr) + 3.0) / (model.brightness[i] + 3.0)
-        return (1.0 / CLASS_BRIGHTNESS < own < CLASS_BRIGHTNESS
+        most = self.params.class_brightness_ratio
+        return (1.0 / most < own < most
                 and _core_against_cloth(d.bgr, cloth)[1] >= 1.0 + 0.5 * self._brighter)
 
     def _a_blur(self, bgr: Sequence[float], cloth_bgr: Sequence[float]) -> bool:
@@ -1861,7 +1815,7 @@ class BallDetector:
         core faint, but as unlike the cloth as the threshold at least, as a mixture of a ball
         and the cloth is (a block of junk by a pocket's hole is less), and a mixture of a ball
         colour and the cloth's (a compression ghost left where a ball rolled is not)."""
-        return 1.0 <= self._core_contrast(bgr, cloth_bgr) < STRONG and (
+        return 1.0 <= self._core_contrast(bgr, cloth_bgr) < self.params.strong_thresholds and (
             self.colours is None or self.colours.mixture(bgr, cloth_bgr) is not None)
 
     def _core_contrast(self, bgr: Sequence[float], cloth_bgr: Sequence[float]) -> float:
@@ -1924,16 +1878,17 @@ def _variances(a: float, b: float, c: float) -> tuple[float, float]:
 
 
 def _one_ball(part: NDArray[np.bool_], cx: float, cy: float, label: int,
-              key: tuple[int, ...], r: float) -> _Blob:
+              key: tuple[int, ...], r: float, params: DetectionParams) -> _Blob:
     """A blob of one ball's size (``part``, its pixels; centroid (cx, cy), radius ``r``, work
     pixels) as a candidate, marked drawn out when it is longer along an axis than a ball (its
-    spread along it SHORT_STREAK_SPREAD times that across, and longer than SHORT_STREAK_LENGTH
-    diameters) and about as wide as a ball across it (a spread of SHORT_STREAK_WIDTH radii at
-    least; a disc's is half a radius). Faint, that is a short streak: the middle of a fast
-    ball's blur on a cloth of nearly its colour (a red on a red cloth), all of it that rises
-    above the threshold (see :meth:`BallDetector._refine_new`); not faint, a ball with
-    something beside it (a pocket's rim). A disc's spreads are equal; a half-hidden ball's are
-    not, but it is no longer than a ball; a piece of the cue is narrower than a ball."""
+    spread along it ``short_streak_spread_ratio`` times that across, and longer than
+    ``short_streak_length_diameters``) and about as wide as a ball across it (a spread of
+    ``short_streak_width_radii`` at least; a disc's is half a radius). Faint, that is a short
+    streak: the middle of a fast ball's blur on a cloth of nearly its colour (a red on a red
+    cloth), all of it that rises above the threshold (see :meth:`BallDetector._refine_new`);
+    not faint, a ball with something beside it (a pocket's rim). A disc's spreads are equal; a
+    half-hidden ball's are not, but it is no longer than a ball; a piece of the cue is narrower
+    than a ball."""
     m = cv2.moments(part.view(np.uint8), binaryImage=True)  # (most blobs end here: discs)
     n = max(m["m00"], 1.0)
     a, b, c = m["mu20"] / n, m["mu11"] / n, m["mu02"] / n
@@ -1942,19 +1897,19 @@ def _one_ball(part: NDArray[np.bool_], cx: float, cy: float, label: int,
     # values are within far less than ``tol`` of these)
     lo, hi = _variances(a, b, c)
     tol = 1e-9 * (abs(a) + abs(b) + abs(c)) + 1e-12
-    if (hi < SHORT_STREAK_SPREAD ** 2 * max(lo, 1e-9) - 3 * tol
-            or lo < (SHORT_STREAK_WIDTH * r) ** 2 - 2 * tol):
+    if (hi < params.short_streak_spread_ratio ** 2 * max(lo, 1e-9) - 3 * tol
+            or lo < (params.short_streak_width_radii * r) ** 2 - 2 * tol):
         return _Blob(cx, cy, label, key=key)
     cov = np.array([[m["mu20"], m["mu11"]], [m["mu11"], m["mu02"]]]) / n
     var, vec = np.linalg.eigh(cov)
-    if not (var[1] >= SHORT_STREAK_SPREAD ** 2 * max(var[0], 1e-9)
-            and var[0] >= (SHORT_STREAK_WIDTH * r) ** 2):
+    if not (var[1] >= params.short_streak_spread_ratio ** 2 * max(var[0], 1e-9)
+            and var[0] >= (params.short_streak_width_radii * r) ** 2):
         return _Blob(cx, cy, label, key=key)
     axis = vec[:, 1]
     ys, xs = np.nonzero(part)
     along = xs * axis[0] + ys * axis[1]
     length = float(along.max() - along.min()) + 1.0
-    if length < SHORT_STREAK_LENGTH * 2.0 * r:
+    if length < params.short_streak_length_diameters * 2.0 * r:
         return _Blob(cx, cy, label, key=key)
     return _Blob(cx, cy, label, length=length, axis=(float(axis[0]), float(axis[1])), key=key,
                  drawn_out=True)
@@ -1977,11 +1932,11 @@ def _distances(region: NDArray[Any]) -> F32:
 
 
 def _as_deep_as_its_balls(sub: F32, x: int, y: int, label: int, r: float,
-                          found: Sequence[_Blob]) -> list[_Blob]:
+                          found: Sequence[_Blob], params: DetectionParams) -> list[_Blob]:
     """Summits of a blob (its distance map ``sub``, window at work pixel (x, y)) deeper than
-    one ball (BALL_DEPTH radii) but no deeper than the balls already found in it (within 5 %,
-    and WIDE_STREAK at most), two radii from them and from each other: balls as big, with
-    their halos, as those beside them. A ball's halo (light thrown on the cloth, a projected
+    one ball (``ball_depth_radii``) but no deeper than the balls already found in it (within 5 %,
+    and ``wide_streak_radii`` at most), two radii from them and from each other: balls as big,
+    with their halos, as those beside them. A ball's halo (light thrown on the cloth, a projected
     ring around it) makes it deeper than a ball alone, and its neighbour in the same picture
     so too (a white touching a red in the club footage, each 1.43 radii deep with its halo,
     joined by a projected ring; the red was found among the strong parts, the white,
@@ -1991,29 +1946,30 @@ def _as_deep_as_its_balls(sub: F32, x: int, y: int, label: int, r: float,
     depths = [float(sub[max(round(b.y) - y - k, 0):max(round(b.y) - y + k + 1, 0),
                         max(round(b.x) - x - k, 0):max(round(b.x) - x + k + 1, 0)].max(initial=0.0))
               for b in found if not b.streak]
-    most = min(1.05 * max(depths, default=0.0), WIDE_STREAK * r)
-    if most <= BALL_DEPTH * r:
+    most = min(1.05 * max(depths, default=0.0), params.wide_streak_radii * r)
+    if most <= params.ball_depth_radii * r:
         return []
     return [_Blob(x + px, y + py, label) for px, py in _summits(
-        sub, (sub > BALL_DEPTH * r) & (sub <= most), 2.0 * r,
+        sub, (sub > params.ball_depth_radii * r) & (sub <= most), 2.0 * r,
         taken=[(b.x - x, b.y - y) for b in found])]
 
 
 def _deep_and_alone(sub: F32, x: int, y: int, label: int, r: float,
-                    found: Sequence[_Blob]) -> list[_Blob]:
+                    found: Sequence[_Blob], params: DetectionParams) -> list[_Blob]:
     """Summits of a blob (its distance map ``sub``, window at work pixel (x, y)) deeper than one
-    ball (BALL_DEPTH radii) but no deeper than a streak joined to its shadow (WIDE_STREAK), two
-    radii from the balls already found in it and from each other, with little of the blob
-    around them (see :func:`_ring_share`; the ring taken just outside the summit's own depth,
-    as its halo reaches that far): a ball with its halo, deeper than those found beside it
-    (a white in the club footage, 1.41 radii deep with its glow, nearly touching the red it has
-    just hit, 0.96 deep; only the red was a strong part)."""
+    ball (``ball_depth_radii``) but no deeper than a streak joined to its shadow
+    (``wide_streak_radii``), two radii from the balls already found in it and from each other,
+    with little of the blob around them (see :func:`_ring_share`, under ``alone_share``; the
+    ring taken just outside the summit's own depth, as its halo reaches that far): a ball with
+    its halo, deeper than those found beside it (a white in the club footage, 1.41 radii deep
+    with its glow, nearly touching the red it has just hit, 0.96 deep; only the red was a strong
+    part)."""
     mask = sub > 0
     out = []
-    for px, py in _summits(sub, (sub > BALL_DEPTH * r) & (sub <= WIDE_STREAK * r), 2.0 * r,
-                           taken=[(b.x - x, b.y - y) for b in found]):
+    within = (sub > params.ball_depth_radii * r) & (sub <= params.wide_streak_radii * r)
+    for px, py in _summits(sub, within, 2.0 * r, taken=[(b.x - x, b.y - y) for b in found]):
         depth = float(sub[round(py), round(px)])
-        if _ring_share(mask, px, py, depth + 0.2 * r, depth + 0.7 * r) < ALONE_SHARE:
+        if _ring_share(mask, px, py, depth + 0.2 * r, depth + 0.7 * r) < params.alone_share:
             out.append(_Blob(x + px, y + py, label))
     return out
 
@@ -2099,15 +2055,15 @@ def _middle_colour(pixels: NDArray[Any]) -> NDArray[np.float64]:
     return np.partition(pixels.T, k, axis=1)[:, k].astype(np.float64)
 
 
-def _cloth_coloured(d: Detection) -> bool:
+def _cloth_coloured(d: Detection, params: DetectionParams) -> bool:
     """The detection's core has the cloth's own colour and brightness there (each channel within
-    :data:`CLOTH_LIKE` of it): no ball, whatever its shape (a compression artefact against a
+    ``cloth_like_share`` of it): no ball, whatever its shape (a compression artefact against a
     model learned from one frame, a cloth-coloured sleeve)."""
     if d.cloth_bgr is None:
         return False
     # in plain floats: the same double arithmetic as on arrays, without their overhead
     return max(abs((b + 1) / (m + 1) - 1)
-               for b, m in zip(d.bgr, d.cloth_bgr, strict=True)) < CLOTH_LIKE
+               for b, m in zip(d.bgr, d.cloth_bgr, strict=True)) < params.cloth_like_share
 
 
 def _chroma_distance(small: Frame, planes: tuple[F32, F32, F32, F32]) -> tuple[F32, F32, F32]:
@@ -2139,9 +2095,9 @@ def _chroma_distance(small: Frame, planes: tuple[F32, F32, F32, F32]) -> tuple[F
 
 def _brightening(ratio: F32, margin: float) -> F32:
     """The foreground of pixels brighter than the cloth, from their brightness ratio to it: half
-    the relative brightening beyond ``margin`` (the cloth's own unevenness and noise: BRIGHTER,
-    less on a bright cloth). A white ball on a grey cloth differs from it in light only, not in
-    chromaticity."""
+    the relative brightening beyond ``margin`` (the cloth's own unevenness and noise:
+    ``brighter_share``, less on a bright cloth). A white ball on a grey cloth differs from it in
+    light only, not in chromaticity."""
     b = np.subtract(ratio, np.float32(1.0 + margin))
     np.maximum(b, 0, out=b)
     b *= np.float32(0.5)
