@@ -13,14 +13,12 @@ chromaticity distance, L1 over B, G, R: in (0, 2]), ``_share`` (a fraction, in (
 
 from __future__ import annotations
 
-import dataclasses
-import math
-import numbers
 from dataclasses import dataclass
-from typing import Any
+
+from vision.params import ParamsError, as_dict, check_fields, check_order
 
 
-class DetectionParamsError(ValueError):
+class DetectionParamsError(ParamsError):
     """A detection threshold out of its range (the message names the field)."""
 
 
@@ -124,17 +122,17 @@ class DetectionParams:
     mixture_brightness_ratio: float = 1.5
 
     def __post_init__(self) -> None:
-        _check_fields(self)
+        check_fields(self, DetectionParamsError)
         if self.stronger_thresholds <= self.strong_thresholds:  # (two levels, one above the other)
             raise DetectionParamsError(
                 f"stronger_thresholds: expected more than strong_thresholds "
                 f"({self.strong_thresholds!r}), got {self.stronger_thresholds!r}")
-        _check_order(self, ("round_core_radii", "ball_depth_radii"),
-                     ("ball_depth_radii", "wide_streak_radii"))
+        check_order(self, DetectionParamsError, ("round_core_radii", "ball_depth_radii"),
+                    ("ball_depth_radii", "wide_streak_radii"))
 
     def to_dict(self) -> dict[str, float | int]:
         """Every field by name (for a report; ``DetectionParams(**d)`` gives it back)."""
-        return _as_dict(self)
+        return as_dict(self)
 
 
 @dataclass(frozen=True)
@@ -165,52 +163,14 @@ class BallSizeParams:
     most_off_share: float = 0.25
 
     def __post_init__(self) -> None:
-        _check_fields(self)
-        _check_order(self, ("edge_search_least_radii", "edge_search_most_radii"),
-                     ("smallest_ball_diameters", "largest_ball_diameters"))
+        check_fields(self, DetectionParamsError)
+        check_order(self, DetectionParamsError,
+                    ("edge_search_least_radii", "edge_search_most_radii"),
+                    ("smallest_ball_diameters", "largest_ball_diameters"))
 
     def to_dict(self) -> dict[str, float | int]:
         """Every field by name (for a report; ``BallSizeParams(**d)`` gives it back)."""
-        return _as_dict(self)
-
-
-def _check_fields(params: Any) -> None:
-    """Each field of a parameter object in its range by its unit (see the module's docstring);
-    a whole number given for a float field is stored as the same float."""
-    for f in dataclasses.fields(params):
-        value = getattr(params, f.name)
-        if isinstance(f.default, int):  # (a count)
-            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-                raise DetectionParamsError(
-                    f"{f.name}: expected a whole number of at least 1, got {value!r}")
-            object.__setattr__(params, f.name, int(value))  # (a numpy integer: a plain int)
-            continue
-        if isinstance(value, bool) or not isinstance(value, numbers.Real):
-            raise DetectionParamsError(f"{f.name}: expected a number, got {value!r}")
-        value = float(value)
-        object.__setattr__(params, f.name, value)  # (an int or a numpy float: a plain float)
-        if f.name.endswith("_share"):
-            ok, expected = 0 < value <= 1, "a share in (0, 1]"
-        elif f.name.endswith("_chroma"):
-            ok, expected = 0 < value <= 2, "a chromaticity distance in (0, 2]"
-        elif f.name.endswith(("_ratio", "_thresholds")):
-            ok, expected = math.isfinite(value) and value >= 1, "a finite factor of at least 1"
-        else:
-            ok, expected = math.isfinite(value) and value > 0, "a positive finite number"
-        if not ok:
-            raise DetectionParamsError(f"{f.name}: expected {expected}, got {value!r}")
-
-
-def _check_order(params: Any, *pairs: tuple[str, str]) -> None:
-    """Each pair's second field at least its first (a range's ends)."""
-    for low, high in pairs:
-        if getattr(params, low) > getattr(params, high):
-            raise DetectionParamsError(f"{high}: expected at least {low} "
-                                       f"({getattr(params, low)!r}), got {getattr(params, high)!r}")
-
-
-def _as_dict(params: Any) -> dict[str, float | int]:
-    return {f.name: getattr(params, f.name) for f in dataclasses.fields(params)}
+        return as_dict(self)
 
 
 DEFAULT_DETECTION = DetectionParams()

@@ -9,17 +9,16 @@ Each field's unit ends its name: ``_mm``, ``_mm_per_frame``, ``_mm_s`` (mm/s), `
 
 from __future__ import annotations
 
-import dataclasses
-import math
-import numbers
 from dataclasses import dataclass
+
+from vision.params import ParamsError, as_dict, check_fields, check_order
 
 # counts of frames or samples below which a rule cannot work (1 for the rest): a straight
 # motion is predicted from a line through two samples or more; a steady roll is two steps
 _LEAST_COUNT = {"predict_samples": 2, "rolling_samples": 2}
 
 
-class ShotFactsParamsError(ValueError):
+class ShotFactsParamsError(ParamsError):
     """A shot-facts threshold out of its range (the message names the field)."""
 
 
@@ -88,36 +87,10 @@ class ShotFactsParams:
     in_the_hole_radii: float = 0.5  # ... and a ball in the hole reads up to this short of the line
 
     def __post_init__(self) -> None:
-        for f in dataclasses.fields(self):
-            given = getattr(self, f.name)
-            if isinstance(f.default, int):  # (a count: frames or samples)
-                least = _LEAST_COUNT.get(f.name, 1)
-                if (isinstance(given, bool) or not isinstance(given, numbers.Integral)
-                        or given < least):
-                    raise ShotFactsParamsError(
-                        f"{f.name}: expected a whole number of at least {least}, got {given!r}")
-                object.__setattr__(self, f.name, int(given))
-                continue
-            if isinstance(given, bool) or not isinstance(given, numbers.Real):
-                raise ShotFactsParamsError(f"{f.name}: expected a number, got {given!r}")
-            value = float(given)
-            object.__setattr__(self, f.name, value)  # (a whole number given: the same float)
-            if f.name.endswith("_share"):
-                ok, expected = 0 < value <= 1, "a share in (0, 1]"
-            elif f.name.endswith("_deg"):
-                ok, expected = 0 < value <= 180, "an angle in (0, 180] degrees"
-            elif f.name.endswith("_ratio"):
-                ok, expected = math.isfinite(value) and value >= 1, "a finite ratio of at least 1"
-            else:
-                ok, expected = math.isfinite(value) and value > 0, "a positive finite number"
-            if not ok:
-                raise ShotFactsParamsError(f"{f.name}: expected {expected}, got {value!r}")
-        for low, high in (("placed_mm_per_frame", "hardest_mm_per_frame"),
-                          ("slow_kink_mm_s", "min_kink_mm_s"),
-                          ("typical_drag_mm_s2", "heavy_drag_mm_s2")):
-            if getattr(self, low) > getattr(self, high):
-                raise ShotFactsParamsError(f"{high}: expected at least {low} "
-                                           f"({getattr(self, low)!r}), got {getattr(self, high)!r}")
+        check_fields(self, ShotFactsParamsError, least_counts=_LEAST_COUNT)
+        check_order(self, ShotFactsParamsError, ("placed_mm_per_frame", "hardest_mm_per_frame"),
+                    ("slow_kink_mm_s", "min_kink_mm_s"),
+                    ("typical_drag_mm_s2", "heavy_drag_mm_s2"))
 
     @property
     def flicker_return_mm(self) -> float:
@@ -132,7 +105,7 @@ class ShotFactsParams:
 
     def to_dict(self) -> dict[str, float | int]:
         """Every field by name (for a report; ``ShotFactsParams(**d)`` gives it back)."""
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        return as_dict(self)
 
 
 DEFAULT_SHOT_FACTS = ShotFactsParams()
