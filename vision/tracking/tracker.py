@@ -13,6 +13,11 @@ Identities:
   cue); one that vanishes within a ball diameter of a pocket's mouth is pocketed (its track
   ends); a ball of a class with a free identity that appears and stays is picked up again
   (respotted, or back from under the hand).
+
+The game state before a shot (the shooter's white, the whites in hand, where every ball lies)
+is told for the video's first shot when the tracker is made, and for each later one by
+:meth:`Tracker.begin_shot` once the shot before has been judged (a :class:`ShotStart`, late: the
+next shot may have begun); the same rules use it for every shot.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from __future__ import annotations
 import csv
 import itertools
 import math
+import queue
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -109,6 +115,11 @@ SCORE_COST_DIAMETERS = 1.0  # a sighting not at all ball-like costs this much mo
 # for the whole second before, and its id stayed there)
 FIXTURE_LOOKS = 8
 FIXTURE_CELL_DIAMETERS = 0.25
+# the tracker's answers are kept this long: the game state before a shot is told once the shot
+# before has been judged, 1.5 s of video after its balls came to rest (and the few frames the
+# tracker reads ahead), and says where they lay at that rest (see Tracker.begin_shot)
+HISTORY_S = 20.0
+WHITES = ("W1", "W2")
 
 
 @dataclass
@@ -127,7 +138,9 @@ class BallState:
     single: int = 0  # frames in which it showed one small dot
     left_rest: int = -1_000_000  # the frame it was last seen leaving a place of rest
     rest_place: tuple[float, float] | None = None  # ... and that place
-    first_place: tuple[float, float] | None = None  # where it lay in the video's first frames
+    # where it lay when the game state's shot began (the video's first frames, or the rest
+    # before a shot told by Tracker.begin_shot)
+    start_place: tuple[float, float] | None = None
     took: Detection | None = field(default=None, repr=False)  # the detection it last took
     sent: tuple[int, float, float] | None = None  # (frame, vx, vy): hit from rest, unseen since
     looked: Detection | None = field(default=None, repr=False)  # the last look its dots counted
@@ -175,6 +188,20 @@ class Prediction:
 
 
 @dataclass(frozen=True)
+class ShotStart:
+    """What the game state says before the next shot, once the last one has been judged."""
+
+    after_frame: int  # the judged shot's rest frame: this holds from the frame after it
+    cue_ball: str  # "W1" | "W2": the next shooter's white
+    in_hand: frozenset[str]  # whites in hand (the shooter's own is placed in the house by hand)
+    # table mm of every ball the state has on the table (respotted balls on their spots)
+    positions: Mapping[str, tuple[float, float]]
+
+
+Balls = dict[str, tuple[float, float, bool]]  # a frame's balls: (x_mm, y_mm, visible)
+
+
+@dataclass(frozen=True)
 class FrameTracks:
     """The tracker's answer for one frame: every ball on the table (hidden ones at their last
     position with ``visible`` False), plus the raw detections."""
@@ -191,7 +218,8 @@ class Tracker:
     ``fps``: frames per second (for ``hide_s``); ``table``: for the pockets and the ball size;
     ``cue_ball``: the white the shooter will strike (from the game state), which names the whites
     when their dots do not: frames are then held back (at most ``max_delay_s``) until the dots
-    or the strike decide.
+    or the strike decide. ``cue_ball`` and ``start_positions`` are the game state before the
+    video's first shot; :meth:`begin_shot` tells the state before each later one.
     """
 
     def __init__(self, table: TableSpec, fps: float = 30.0, *, hide_s: float = 2.0,
@@ -206,15 +234,24 @@ class Tracker:
             raise VisionError(f"expected start positions of {', '.join(BALLS)}, got "
                               f"{', '.join(sorted(unknown))}")
         self.start_positions = dict(start_positions) if start_positions is not None else None
+        # the game state is known: where every ball lies, which whites are in hand (from the
+        # start positions, or told by begin_shot)
+        self._state_known = self.start_positions is not None
+        # the whites the game state has in hand and that have not been seen put on the table
+        # since (a ball in hand is in no track: its id is free)
+        self._whites_in_hand: set[str] = (
+            {w for w in WHITES if w not in self.start_positions}
+            if self.start_positions is not None else set())
         # a white the game state has in hand is placed in the house by its owner, on his own
         # shot (RULES.md 6.4): the other white in hand is not on the table before the shooter's
         # shot is over, his cue ball struck and every ball at rest again (a shadow or a hand in
         # the house is not it)
-        self._in_hand_this_shot = ({w for w in ("W1", "W2") if w != cue_ball
-                                    and w not in self.start_positions}
-                                   if self.start_positions is not None and cue_ball else set())
+        self._in_hand_this_shot = ({w for w in self._whites_in_hand if w != cue_ball}
+                                   if cue_ball else set())
         self._cue_ball_struck = False
-        self._first_shot_over = False  # ... and every ball at rest after it (_watch_first_shot)
+        self._shot_over = False  # ... and every ball at rest after it (_watch_shot)
+        self._told_after: int | None = None  # the rest frame of the last shot start told
+        self._later_shot = False  # ... once the video's first frames were read (see _may_strike)
         self.unresolved = False
         # the whites were named by the game state and have not come near each other since: who
         # is who is known by continuity, and the dots (which misread now and then, frame after
@@ -225,6 +262,8 @@ class Tracker:
         self.max_delay = max(1, round(max_delay_s * fps))
         if fps <= 0:
             raise VisionError(f"expected fps > 0, got {fps}")
+        # the balls of each frame stepped (for a shot start told late, see begin_shot)
+        self._history: deque[tuple[int, Balls]] = deque(maxlen=max(1, round(HISTORY_S * fps)))
         self.table = table
         self.fps = fps
         self.hide_frames = max(1, round(hide_s * fps))
@@ -289,7 +328,7 @@ class Tracker:
 
         def add(ball: str, o: _Seen) -> None:
             self.states[ball] = BallState(ball, o.xy[0], o.xy[1], last_seen=f0, pair=o.two,
-                                          single=o.one, first_place=o.xy)
+                                          single=o.one, start_place=o.xy)
 
         if self.start_positions is not None:
             self._name_by_start(by_class, add, f0, len(frames))
@@ -340,7 +379,7 @@ class Tracker:
                 if ball not in self.states:  # under the player's arm: where it was left
                     x, y = self.start_positions[ball]
                     self.states[ball] = BallState(ball, x, y, visible=False, status="hidden",
-                                                  last_seen=first_frame, first_place=(x, y))
+                                                  last_seen=first_frame, start_place=(x, y))
             free = [b for b in ids if b not in self.start_positions
                     and b not in self._in_hand_this_shot]
             # (a white already placed in the house rests there: seen in every one of the first
@@ -351,6 +390,7 @@ class Tracker:
                      and len(o.scores) >= frames - 1 and o.ball_likeness >= INIT_SCORE]
             for ball, o in zip(free, clean, strict=False):
                 add(ball, o)
+                self._whites_in_hand.discard(ball)  # (placed already)
         self.whites_known = "W1" in self.states and "W2" in self.states
 
     # --- per frame ----------------------------------------------------------------------------
@@ -385,6 +425,212 @@ class Tracker:
         out, self._buffer = self._buffer, []
         return out
 
+    # --- the game state before each shot -------------------------------------------------------
+    def begin_shot(self, start: ShotStart) -> None:
+        """The game state before the next shot, told once the shot before has been judged: from
+        the frame after ``start.after_frame`` (that shot's rest) the shooter's white is
+        ``start.cue_ball``, the whites ``start.in_hand`` are off the table (the shooter's own is
+        placed in the house, the other not before his shot is over) and the other balls lie
+        where ``start.positions`` say (respotted balls on their spots). The video's first shot
+        is told by ``cue_ball`` and ``start_positions``; this tells each later one, for the
+        same rules. It comes late (the tracker has read on, and the next shot may have begun),
+        so it is read against the tracker's answers since that rest:
+
+        * the balls are named by where they lay at the rest (see :meth:`_name_by_state`); a
+          ball the state has on the table that the tracker has off it, or unseen, waits hidden
+          on its place (a respotted ball not yet seen put back is taken there);
+        * a white in hand is in no track (what was taken for it is left) and is picked up only
+          in the house; the shooter's own, seen put down in the house since, is placed;
+        * a ball seen struck since the rest (see :meth:`_struck_in`) means the shot is under
+          way: the rules of the moments before the strike (the other balls held to their
+          places, only the cue ball found rolling, the other white in hand waiting for the
+          strike) are not applied to it after the fact, and the shot is over once every ball
+          rests again. Otherwise the shot begins from here as the first one does, but for
+          which white may be struck: either (see :meth:`_may_strike`).
+
+        A shot start older than one told already is ignored."""
+        if start.cue_ball not in WHITES:
+            raise VisionError(f"expected a shot start's cue ball W1 or W2, got "
+                              f"{start.cue_ball!r}")
+        unknown = (set(start.positions) - set(BALLS)) | (set(start.in_hand) - set(WHITES))
+        if unknown:
+            raise VisionError(f"expected a shot start of {', '.join(BALLS)} (whites in hand), "
+                              f"got {', '.join(sorted(unknown))}")
+        if set(start.positions) & set(start.in_hand):
+            raise VisionError(f"expected a white in hand or on the table, got "
+                              f"{', '.join(sorted(set(start.positions) & set(start.in_hand)))}"
+                              f" as both")
+        if self._told_after is not None and start.after_frame < self._told_after:
+            return
+        self._told_after = start.after_frame
+        positions = {b: (float(xy[0]), float(xy[1])) for b, xy in start.positions.items()}
+        # (a white the state has nowhere is off the table)
+        in_hand = set(start.in_hand) | {w for w in WHITES if w not in positions}
+        self.cue_ball = start.cue_ball
+        self._state_known = True
+        if not self.started:  # the first frames are still to come: they are named from this
+            self.start_positions = positions
+            self._whites_in_hand = in_hand
+            self._in_hand_this_shot = {w for w in in_hand if w != start.cue_ball}
+            return
+        self._later_shot = True
+        # the history reaches back to the rest (else what happened since is not known: the
+        # shot may have begun)
+        known = bool(self._history) and self._history[0][0] <= start.after_frame + 1
+        begun = not known or self._struck_in(self._since(start.after_frame))
+        renamed, named = self._name_by_state(positions, start.after_frame)
+        places = self._places_since(start.after_frame)
+        at_rest = self._places_since(start.after_frame, put_on=False)
+        for ball, s in self.states.items():
+            if s.status in ("table", "hidden"):
+                s.start_place = places.get(ball, (s.x, s.y))
+        now = self._last_stepped if self._last_stepped is not None else start.after_frame
+        for ball, xy in positions.items():
+            self._expect(ball, xy, begun and ball in places, start.after_frame, now)
+        self._whites_in_hand = set()
+        for w in in_hand:
+            track = self.states.get(w)
+            placed = (w == start.cue_ball and track is not None
+                      and track.status in ("table", "hidden") and w not in at_rest
+                      and w in places and self.table.in_house(places[w]))
+            if not placed:
+                self.states.pop(w, None)
+                self._whites_in_hand.add(w)
+        self._in_hand_this_shot = {w for w in self._whites_in_hand if w != start.cue_ball}
+        self._cue_ball_struck = begun
+        self._shot_over = False
+        if self.unresolved or (renamed & set(WHITES)):
+            # named by the state (not yet by the dots, or otherwise): known, unless they came
+            # near each other since (a strike under way is no sign of which is which)
+            self.unresolved = False
+            self.whites_known = all(w in named for w in WHITES) and not self._whites_met(
+                self._since(start.after_frame))
+
+    def _since(self, after_frame: int) -> list[tuple[int, Balls]]:
+        """The tracker's answers kept of the frames after ``after_frame``, oldest first."""
+        return [(f, balls) for f, balls in self._history if f > after_frame]
+
+    def _places_since(self, after_frame: int, put_on: bool = True
+                      ) -> dict[str, tuple[float, float]]:
+        """Where each ball on the table lay just after ``after_frame`` (a rest), and (with
+        ``put_on``) where each ball put on the table since was first (placed from hand,
+        respotted)."""
+        since = self._since(after_frame) or [(after_frame, self._on_table())]  # (none yet: now)
+        places: dict[str, tuple[float, float]] = {}
+        for _, balls in since if put_on else since[:1]:
+            for ball, (x, y, _) in balls.items():
+                places.setdefault(ball, (x, y))
+        return places
+
+    def _struck_in(self, frames: list[tuple[int, Balls]]) -> bool:
+        """Some ball was seen struck in ``frames`` (answers, oldest first): between two
+        sightings at most three frames apart it went faster than STRUCK_DIAMETERS a frame, or
+        a run of such sightings took it more than a diameter (a slow roll, as
+        :meth:`_cue_ball_unstruck` counts it). A ball seen again elsewhere after a while unseen
+        (put back by hand) was not struck."""
+        runs: dict[str, tuple[int, float, float, float, float]] = {}  # (frame, x, y, from x, y)
+        for f, balls in frames:
+            for ball, (x, y, seen) in balls.items():
+                if not seen:
+                    continue
+                run = runs.get(ball)
+                if run is None or f - run[0] > 3:
+                    runs[ball] = (f, x, y, x, y)
+                    continue
+                if (math.dist((x, y), run[1:3]) > STRUCK_DIAMETERS * self.d * (f - run[0])
+                        or math.dist((x, y), run[3:]) > self.d):
+                    return True
+                runs[ball] = (f, x, y, run[3], run[4])
+        return False
+
+    def _whites_met(self, frames: list[tuple[int, Balls]]) -> bool:
+        """In ``frames`` the whites came near each other (see :meth:`_watch_whites`)."""
+        before: dict[str, tuple[float, float]] = {}
+        for _, balls in frames:
+            now = {w: balls[w][:2] for w in WHITES if w in balls}
+            if len(now) == 2 and _nearest_on_the_way(
+                    before.get("W1", now["W1"]), now["W1"], before.get("W2", now["W2"]),
+                    now["W2"]) < WHITES_APART_DIAMETERS * self.d:
+                return True
+            before = now
+        return False
+
+    def _name_by_state(self, positions: Mapping[str, tuple[float, float]], after_frame: int
+                       ) -> tuple[set[str], set[str]]:
+        """Identities from the game state's positions, as the start positions name the balls
+        in the first frames (see :meth:`_name_by_start`): each ball the state has on the
+        table takes, of the tracks of its class, the nearest to its place (within
+        START_GATE_DIAMETERS) by where the track lay at the rest the state describes (see
+        :meth:`_places_since`: a ball put on the table since, where it was put). A track taken
+        for another ball's place takes that ball's id (the two reds, alike, told apart the
+        other way round; a respotted red picked up for the other one), and the track that had
+        that id the one left. Returns the ids renamed, and the balls so named."""
+        places = self._places_since(after_frame)
+        mapping: dict[str, str] = {}
+        named: set[str] = set()
+        for cls in ("white", "red", "yellow"):
+            ids = [b for b in BALLS if CLASS_OF[b] == cls]
+            expected = [b for b in ids if b in positions]
+            tracks = [b for b in ids if b in self.states and b in places]
+            to: dict[str, str] = {}
+            if expected and tracks:
+                cost = np.array([[math.dist(positions[b], places[t]) for t in tracks]
+                                 for b in expected])
+                cost[cost > START_GATE_DIAMETERS * self.d] = _FAR
+                for i, j in zip(*linear_sum_assignment(cost), strict=True):
+                    if cost[i, j] < _FAR:
+                        to[tracks[j]] = expected[i]
+            named.update(to.values())
+            # the other tracks keep their ids where free, else take those left
+            left = [b for b in ids if b not in to.values()]
+            others = [t for t in ids if t in self.states and t not in to]
+            for t in others:
+                if t in left:
+                    to[t] = t
+                    left.remove(t)
+            for t in others:
+                if t not in to:
+                    to[t] = left.pop(0)
+            mapping.update((t, b) for t, b in to.items() if t != b)
+        if mapping:
+            self._rename(mapping)
+        return set(mapping), named
+
+    def _expect(self, ball: str, xy: tuple[float, float], left_since: bool, after_frame: int,
+                frame: int) -> None:
+        """``ball``, which the game state has at ``xy`` (named, see :meth:`_name_by_state`),
+        off the table in the tracker's eyes (pocketed, lost, never seen) or unseen since the
+        rest, waits there hidden, as a ball the start positions name and the first frames do
+        not show: put back on its spot, or lying where it stopped unseen, it is taken when seen
+        there. Not one that was on the table at the rest (or put on it since) and left it since
+        (``left_since``: pocketed in the shot under way), nor one seen since."""
+        s = self.states.get(ball)
+        if s is None or s.status in ("pocketed", "lost"):
+            if left_since:
+                return
+            self.states[ball] = BallState(ball, xy[0], xy[1], visible=False, status="hidden",
+                                          last_seen=frame, start_place=xy)
+        elif s.status == "hidden" and s.last_seen <= after_frame:
+            s.x, s.y, s.vx, s.vy = xy[0], xy[1], 0.0, 0.0
+            s.hidden_rolling, s.sent, s.start_place = False, None, xy
+
+    def _rename(self, mapping: Mapping[str, str]) -> None:
+        """Give tracks other ids (``mapping``: old to new, within a class), in the answers kept
+        too (the frames held back, the history)."""
+        def renamed(balls: Balls) -> Balls:
+            return dict(sorted((mapping.get(b, b), v) for b, v in balls.items()))
+
+        states: dict[str, BallState] = {}
+        for ball, s in self.states.items():
+            s.ball = mapping.get(ball, ball)
+            states[s.ball] = s
+        self.states = states
+        self._history = deque(((f, renamed(balls)) for f, balls in self._history),
+                              maxlen=self._history.maxlen)
+        self._buffer = [FrameTracks(r.frame, r.t, renamed(r.balls), r.detections)
+                        for r in self._buffer]
+        self._whites_before = {mapping.get(b, b): xy for b, xy in self._whites_before.items()}
+
     def _step(self, frame: int, dets: list[Detection]) -> FrameTracks:
         self._frames_on = 1 if self._last_stepped is None else max(1, frame - self._last_stepped)
         self._last_stepped = frame
@@ -402,7 +648,7 @@ class Tracker:
             # before the cue ball is struck no other ball moves: it is seen about its place
             # (while the whites' names are undecided, either white may be the cue ball)
             before_strike = self.cue_ball is not None and not self._cue_ball_struck
-            unhit = ({b for b in BALLS if b != self.cue_ball
+            unhit = ({b for b in BALLS if not self._may_strike(b)
                       and not (self.unresolved and CLASS_OF[b] == "white")}
                      if before_strike else set())
             for i, s in enumerate(active):
@@ -429,7 +675,7 @@ class Tracker:
                     # that did get further (hit while
                     # the cue ball's slow start was not seen as a strike) is followed as any
                     # other, within that gate of its place once it rests.
-                    home = s.first_place or (s.x, s.y)
+                    home = s.start_place or (s.x, s.y)
                     if math.dist((s.x, s.y), home) <= UNHIT_GATE_DIAMETERS * self.d:
                         px, py = home
                         gate = UNHIT_GATE_DIAMETERS * self.d
@@ -490,7 +736,7 @@ class Tracker:
             # head 92 mm away, and followed it)
             unstruck = self._cue_ball_unstruck(frame)
             left = [s for s in active if s.last_seen != frame
-                    and not (unstruck and s.ball != self.cue_ball)]
+                    and not (unstruck and not self._may_strike(s.ball))]
             free = [j for j in range(len(dets)) if j not in used]
             free_dets = [dets[j] for j in free]
             if left and free:
@@ -585,11 +831,16 @@ class Tracker:
         self._check_whites()
         if self.unresolved:
             self._strike_resolves(frame)
-        if not self._first_shot_over:
-            self._watch_first_shot(frame)
-        balls = {b: (s.x, s.y, s.visible) for b, s in self.states.items()
-                 if s.status in ("table", "hidden")}
-        return FrameTracks(frame, frame / self.fps, dict(sorted(balls.items())), tuple(dets))
+        if not self._shot_over:
+            self._watch_shot(frame)
+        balls = dict(sorted(self._on_table().items()))
+        self._history.append((frame, dict(balls)))
+        return FrameTracks(frame, frame / self.fps, balls, tuple(dets))
+
+    def _on_table(self) -> Balls:
+        """Every ball on the table now (hidden ones where they were last seen, not visible)."""
+        return {b: (s.x, s.y, s.visible) for b, s in self.states.items()
+                if s.status in ("table", "hidden")}
 
     def _collisions(self, active: list[BallState], frame: int) -> dict[str, list[Prediction]]:
         """Where the collisions of this frame send the balls, as other predictions than going
@@ -966,7 +1217,7 @@ class Tracker:
     def _walked_off_faint(self, s: BallState) -> bool:
         """Seen for FAINT_S only in sightings less ball-like than INIT_SCORE, and now more than
         a diameter from where it last looked like a ball (or was named): see FAINT_S."""
-        place = s.clean_place or s.first_place
+        place = s.clean_place or s.start_place
         return s.faint_looks >= self.faint_frames and (
             place is None or math.hypot(s.x - place[0], s.y - place[1]) > self.d)
 
@@ -1348,8 +1599,9 @@ class Tracker:
             cls = det.colour
             ids = [b for b in BALLS if CLASS_OF[b] == cls and b in self.states
                    and self.states[b].status in ("hidden", "lost")
-                   and not (unstruck and b != self.cue_ball)]
-            if not ids and self.start_positions is None:
+                   and b not in self._whites_in_hand
+                   and not (unstruck and not self._may_strike(b))]
+            if not ids and not self._state_known:
                 # never seen yet (no game state says where it is): a ball the first frames
                 # missed under the cue's tip or a hand, found once it rolls
                 ids = [b for b in BALLS if CLASS_OF[b] == cls and b not in self.states]
@@ -1427,10 +1679,20 @@ class Tracker:
             used.add(best)
 
     def _may_be_the_cue_ball(self, s: BallState) -> bool:
-        """The shooter's cue ball, the only one the cue strikes: the one the game state names,
-        any white while the whites' names are undecided, any ball with no game state."""
-        return (self.cue_ball is None or s.ball == self.cue_ball
+        """The shooter's cue ball, the only one the cue strikes (see :meth:`_may_strike`), any
+        white while the whites' names are undecided, any ball with no game state."""
+        return (self.cue_ball is None or self._may_strike(s.ball)
                 or (self.unresolved and CLASS_OF[s.ball] == "white"))
+
+    def _may_strike(self, ball: str) -> bool:
+        """``ball`` is one the cue may strike in the game state's shot: the shooter's white the
+        state names; in a later shot than the video's first (told by :meth:`begin_shot`),
+        either white. That state is the referee's own reading of the video so far: after a
+        verdict gone wrong (two shots read as one) it names the wrong shooter, and a white
+        struck by the wrong player is a foul to be seen, not a ball to hold to its place (held
+        there, a white struck as the state named the other was lost for three seconds, and a
+        contact of its shot with it)."""
+        return ball == self.cue_ball or (self._later_shot and CLASS_OF[ball] == "white")
 
     def _following_through(self, s: BallState, row: list[Detection], frame: int) -> bool:
         """``row`` (a rolling row, the newest first) comes from behind the place this ball was
@@ -1488,12 +1750,11 @@ class Tracker:
         taken, one of them hidden, it is that hidden ball, which went there unseen (a pot missed
         under the arm, then respotted): taken after three times as long, since a hand may hide a
         ball and look like another."""
-        # while the game state's first shot runs (the cue ball struck, not every ball at rest
+        # while a shot of the game state runs (the cue ball struck, not every ball at rest
         # again) no ball is put on the table: respotting waits for the shot's end (RULES.md 6).
         # Only a ball seen this shot and lost from view comes back (a red thing by the
         # player's hand, 0.61, took a red's id for 56 frames of the shot)
-        rolling = (self.start_positions is not None and self._cue_ball_struck
-                   and not self._first_shot_over)
+        rolling = self._state_known and self._cue_ball_struck and not self._shot_over
         for det in free:
             if (det.colour not in ("white", "red", "yellow") or det.score < PICK_UP_SCORE
                     or det.piece or det.streak_mm):
@@ -1534,6 +1795,7 @@ class Tracker:
                 self.whites_known = False  # both whites were off the table: the dots name it
             self.states[ball] = BallState(ball, det.x_mm, det.y_mm, last_seen=frame,
                                           clean_place=(det.x_mm, det.y_mm), clean_seen=frame)
+            self._whites_in_hand.discard(ball)  # (placed from hand)
 
     def _beside_the_cue_ball_unseen(self, s: BallState, det: Detection) -> bool:
         """``s`` is the cue ball, not yet seen in the video (named from the game state and the
@@ -1544,9 +1806,9 @@ class Tracker:
         took its id, which went off with the cue, and the ball seen again in its place was
         then picked up for the white in hand). A cue ball seen before keeps the usual rules: a
         struck white leaving its place is often faint."""
-        return (s.ball == self.cue_ball and s.took is None and s.first_place is not None
+        return (self._may_strike(s.ball) and s.took is None and s.start_place is not None
                 and det.score < CLEAN_SCORE and not det.streak_mm
-                and math.dist((det.x_mm, det.y_mm), s.first_place)
+                and math.dist((det.x_mm, det.y_mm), s.start_place)
                 > REST_JITTER_DIAMETERS * self.d)
 
     def _in_hand(self, ball: str) -> bool:
@@ -1557,7 +1819,7 @@ class Tracker:
         if CLASS_OF[ball] != "white":
             return False
         s = self.states.get(ball)
-        return s.status == "pocketed" if s is not None else self.start_positions is not None
+        return ball in self._whites_in_hand or (s is not None and s.status == "pocketed")
 
     def _back_from(self, ball: str) -> int:
         """The last frame before which ``ball`` cannot be seen put back on the table: when it
@@ -1638,11 +1900,8 @@ class Tracker:
         before, self._whites_before = self._whites_before, now
         if not self.whites_known or len(now) < 2:
             return
-        a0, b0 = before.get("W1", now["W1"]), before.get("W2", now["W2"])
-        a1, b1 = now["W1"], now["W2"]
-        nearest = min(math.dist((a0[0] + u * (a1[0] - a0[0]), a0[1] + u * (a1[1] - a0[1])),
-                                (b0[0] + u * (b1[0] - b0[0]), b0[1] + u * (b1[1] - b0[1])))
-                      for u in (0.0, 0.25, 0.5, 0.75, 1.0))
+        nearest = _nearest_on_the_way(before.get("W1", now["W1"]), now["W1"],
+                                      before.get("W2", now["W2"]), now["W2"])
         if nearest < WHITES_APART_DIAMETERS * self.d:
             self.whites_known = False
             for s in on.values():
@@ -1664,8 +1923,11 @@ class Tracker:
         w1, w2 = self.states["W1"], self.states["W2"]
         w1.ball, w2.ball = "W2", "W1"
         self.states["W1"], self.states["W2"] = w2, w1
+        swap = {"W1": "W2", "W2": "W1"}  # (the history is of the tracks: it follows them)
+        self._history = deque(((f, dict(sorted((swap.get(b, b), v) for b, v in balls.items())))
+                               for f, balls in self._history), maxlen=self._history.maxlen)
 
-    def _watch_first_shot(self, frame: int) -> None:
+    def _watch_shot(self, frame: int) -> None:
         """After the shooter's cue ball was struck, every ball at rest: his shot is over, the
         other white may be placed from hand, and balls respotted (see :meth:`_pick_up`). A
         ball lost from view while rolling is not known to rest until it is seen again or given
@@ -1675,27 +1937,29 @@ class Tracker:
         if self._in_hand_this_shot and not self._cue_ball_struck:
             # (only while a white waits in hand: otherwise the strike is seen by
             # _cue_ball_unstruck)
-            self._cue_ball_struck = self._struck(self.cue_ball, frame)
+            self._cue_ball_struck = any(self._struck(b, frame) for b in BALLS
+                                        if self._may_strike(b))
         elif self._cue_ball_struck and all(
                 self._still(s) and not (s.status == "hidden" and s.hidden_rolling)
                 for s in self.states.values() if s.status in ("table", "hidden")):
             self._in_hand_this_shot = set()
-            self._first_shot_over = True
+            self._shot_over = True
 
     def _cue_ball_unstruck(self, frame: int) -> bool:
-        """The shooter's cue ball (known) was never seen struck, and is seen at rest now (a
-        strike seen this frame is recorded: from then on, False). Seen a diameter away from
+        """The shooter's cue ball (known; after a shot start told, either white: see
+        :meth:`_may_strike`) was never seen struck, and is seen at rest now (a strike seen this
+        frame is recorded: from then on, False). Seen a diameter away from
         where it lay, it was struck however slowly it rolls (filmed by a camera padded to 30
         frames a second, a white rolling off at 18 mm a frame, under STRUCK_DIAMETERS, was never
         counted as struck, and every ball of the later shots was held to its first place)."""
         if self.cue_ball is None or self._cue_ball_struck:
             return False
-        s = self.states.get(self.cue_ball)
-        self._cue_ball_struck = self._struck(self.cue_ball, frame) or (
-            s is not None and s.last_seen == frame and s.first_place is not None
-            and math.dist((s.x, s.y), s.first_place) > self.d)
-        return (not self._cue_ball_struck and s is not None and s.last_seen == frame
-                and self._resting(s))
+        cue = [s for b, s in self.states.items() if self._may_strike(b)]  # (see _may_strike)
+        self._cue_ball_struck = any(self._struck(s.ball, frame) or (
+            s.last_seen == frame and s.start_place is not None
+            and math.dist((s.x, s.y), s.start_place) > self.d) for s in cue)
+        return (not self._cue_ball_struck and bool(cue)
+                and all(s.last_seen == frame and self._resting(s) for s in cue))
 
     def _struck(self, ball: str | None, frame: int) -> bool:
         """``ball`` is seen this frame moving clearly faster than any creep or jitter."""
@@ -1724,6 +1988,15 @@ class Tracker:
         self._buffer = [FrameTracks(r.frame, r.t, dict(sorted(
             (swap.get(b, b), v) for b, v in r.balls.items())), r.detections)
             for r in self._buffer]
+
+
+def _nearest_on_the_way(a0: Sequence[float], a1: Sequence[float], b0: Sequence[float],
+                        b1: Sequence[float]) -> float:
+    """How near two balls came going straight from ``a0`` to ``a1`` and ``b0`` to ``b1`` in
+    the same time (mm, looked at in quarters of the way)."""
+    return min(math.dist((a0[0] + u * (a1[0] - a0[0]), a0[1] + u * (a1[1] - a0[1])),
+                         (b0[0] + u * (b1[0] - b0[0]), b0[1] + u * (b1[1] - b0[1])))
+               for u in (0.0, 0.25, 0.5, 0.75, 1.0))
 
 
 def _likeness(det: Detection, way: tuple[float, float], step: float) -> float:
@@ -1781,7 +2054,9 @@ def track_video(video_path: str | Path, calibration: Calibration,
                 start_positions: Mapping[str, tuple[float, float]] | None = None,
                 drift: DriftMonitor | None = None,
                 adjust: Callable[[Frame], Frame] | None = None,
-                first_frame: int = 0) -> Iterator[FrameTracks]:
+                first_frame: int = 0,
+                shot_starts: queue.SimpleQueue[ShotStart] | None = None
+                ) -> Iterator[FrameTracks]:
     """Ball positions in every frame of a video, as :class:`FrameTracks` in frame order.
 
     The cloth is learned from the first frame, the colour classes from the detections of the
@@ -1795,7 +2070,9 @@ def track_video(video_path: str | Path, calibration: Calibration,
     ``adjust``: applied to every decoded frame first (a benchmark's stand-in for the slightly
     different pictures of another decoder, see benchmarks/bench_realdata.py ``--shift``).
     ``first_frame``: start there (a resumed match; ``start_positions`` then say where the balls
-    lay at that frame), frames still numbered from the video's first.
+    lay at that frame), frames still numbered from the video's first. ``shot_starts``: the game
+    state before each later shot, put there once the shot before has been judged; what is
+    there is handed to :meth:`Tracker.begin_shot` before each frame is.
     """
     p = Path(video_path)
     if not p.is_file():
@@ -1806,6 +2083,16 @@ def track_video(video_path: str | Path, calibration: Calibration,
     fps = video_fps(p)  # (opening the video costs about as much as decoding ten frames)
     tracker = _RepeatsFilled(Tracker(table, fps, cue_ball=cue_ball,
                                      start_positions=start_positions))
+
+    def update(index: int, dets: list[Detection], change: float) -> Iterator[FrameTracks]:
+        while shot_starts is not None:
+            try:
+                start = shot_starts.get_nowait()
+            except queue.Empty:
+                break
+            tracker.tracker.begin_shot(start)
+        return tracker.update(index, dets, change)
+
     held: list[tuple[int, AnyFrame, list[Detection], float]] = []
     recalibrated = False  # the reader thread prepares frames for the first calibration's detector
     for index, frame, ready in read_ahead_frames(p, detector.prepare, adjust=adjust,
@@ -1830,16 +2117,16 @@ def track_video(video_path: str | Path, calibration: Calibration,
                 continue
             detector.fit_colours([d for _, _, ds, _ in held for d in ds])
             for i, _, ds, c in held:
-                yield from tracker.update(i, detector.classify(ds), c)
+                yield from update(i, detector.classify(ds), c)
             held.clear()
             continue
-        yield from tracker.update(index, dets, change)
+        yield from update(index, dets, change)
     if held:
         all_dets = [d for _, _, ds, _ in held for d in ds]
         if all_dets:
             detector.fit_colours(all_dets)
         for i, _, ds, c in held:
-            yield from tracker.update(i, detector.classify(ds), c)
+            yield from update(i, detector.classify(ds), c)
     yield from tracker.flush()
 
 
