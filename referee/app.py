@@ -119,6 +119,8 @@ def referee_game(game: Game, journal: Journal, *, resume: bool = False, pace_s: 
             raise InputError(str(located), str(game.path)) from None
         journal.record_verdict(run.match_id, shot_key, facts, verdict)
         run.judged_now.append((i, facts, verdict))
+        if game.on_verdict is not None:
+            game.on_verdict(facts, run.match.state)
         print(shot_line(i, facts, verdict), file=out, flush=True)
         if pace_s:
             time.sleep(pace_s)

@@ -7,7 +7,7 @@ shot and the field, e.g. ``game.json: shots[3].events[2].ball: unknown ball id '
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -71,6 +71,9 @@ class Game:
     description: str = ""
     from_camera: bool = False  # the shots were found in a video (see fit_to_state)
     first_shot: int = 0  # the index of ``shots``' first (a video taken up after it was judged)
+    # told each verdict's shot and the game state after it, as soon as it is made (a video's
+    # tracking then follows the next shot from that state)
+    on_verdict: Callable[[ShotFacts, GameState], None] | None = None
 
     def fitted(self, shot: Mapping[str, Any] | ShotFacts, state: GameState, where: str
                ) -> tuple[ShotFacts, list[str]]:

@@ -4,9 +4,10 @@ out as soon as its balls are at rest, for the same refereeing loop that judges a
 
 from __future__ import annotations
 
+import queue
 import sys
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,7 @@ from video import video_fps
 from vision.detection.ballsize import calibrate_for_the_balls, table_for_the_balls
 from vision.shots.params import DEFAULT_SHOT_FACTS, ShotFactsParams
 from vision.shots.stream import ShotStream, ShotStreamParams, StreamedShot, check_stream_params
-from vision.tracking.tracker import FrameTracks, track_video
+from vision.tracking.tracker import FrameTracks, ShotStart, track_video
 
 DRIFT_CHECK_S = 5.0  # seconds of video between two checks that the camera has not moved
 
@@ -158,17 +159,20 @@ class Progress:
 def tracked_frames(video: Path, calibration: Calibration, table: TableSpec,
                    cue_ball: str | None, progress: Progress | None = None,
                    positions: Mapping[str, tuple[float, float]] | None = None,
-                   drift: DriftMonitor | None = None, first_frame: int = 0
+                   drift: DriftMonitor | None = None, first_frame: int = 0,
+                   shot_starts: queue.SimpleQueue[ShotStart] | None = None
                    ) -> Iterator[FrameTracks]:
     """The tracker's answer frame by frame from ``first_frame`` on; ``positions`` (table mm:
     where the game state has the balls then) name the balls by where they were left;
     ``drift`` watches the camera (its notable checks are printed as they happen);
-    ``progress`` is shown as the frames go by."""
+    ``progress`` is shown as the frames go by; ``shot_starts``: the game state after each
+    verdict, for the tracking of the next shot."""
     fps = video_fps(video)
     told = 0
     for k, result in enumerate(track_video(video, calibration, table, cue_ball=cue_ball,
                                            start_positions=positions, drift=drift,
-                                           first_frame=first_frame), first_frame):
+                                           first_frame=first_frame, shot_starts=shot_starts),
+                             first_frame):
         if progress is not None:
             progress.frame(k, fps)
         if drift is not None and len(drift.events) > told:
@@ -277,23 +281,38 @@ def game_from_video(video: Path, options: RuleOptions, start: GameState,
                          recalibrate=lambda frame: find_table(frame, table))
     found = VideoFacts(calibration, {"calibration_s": round(time.perf_counter() - clock, 3)},
                        stream, shot_facts, drift=drift.events)
+    starts: queue.SimpleQueue[ShotStart] = queue.SimpleQueue()
     if resume is None:
         book = CallBook(calls)
-        shots = _shots_as_read(video, found, table, start, drift, book)
+        shots = _shots_as_read(video, found, table, start, drift, book, starts)
         found.game = Game(video, options, start, shots, "shots found as the video is read",
-                          from_camera=True)
+                          from_camera=True, on_verdict=_state_to(starts))
         return found
     print(f"{video.name}: taking the video up at {resume.first_frame / video_fps(video):.1f} s "
           f"(frame {resume.first_frame}), after shot {resume.first_shot}", file=sys.stderr)
     book = CallBook(calls, judged_until_t=resume.last_strike_t)
-    shots = _shots_as_read(video, found, table, resume.state, drift, book, resume)
+    shots = _shots_as_read(video, found, table, resume.state, drift, book, starts, resume)
     found.game = Game(video, options, start, shots, "shots found as the video is read",
-                      from_camera=True, first_shot=resume.first_shot)
+                      from_camera=True, first_shot=resume.first_shot,
+                      on_verdict=_state_to(starts))
     return found
 
 
+def _state_to(starts: queue.SimpleQueue[ShotStart]) -> Callable[[ShotFacts, GameState], None]:
+    """What the referee calls after each verdict: the state it leaves, for the tracking."""
+
+    def told(facts: ShotFacts, state: GameState) -> None:
+        starts.put(ShotStart(
+            after_frame=int(facts.extra["rest_frame"]), cue_ball=cue_ball_of(state.shooter).value,
+            in_hand=frozenset(b.value for b in state.in_hand),
+            positions={b.value: xy for b, xy in state.on_table.items()}))
+
+    return told
+
+
 def _shots_as_read(video: Path, found: VideoFacts, table: TableSpec, state: GameState,
-                   drift: DriftMonitor, calls: CallBook, resume: ResumePoint | None = None
+                   drift: DriftMonitor, calls: CallBook,
+                   starts: queue.SimpleQueue[ShotStart], resume: ResumePoint | None = None
                    ) -> Iterator[ShotFacts]:
     """Each shot of the video as soon as its balls are at rest, tracking the video meanwhile
     (from its start, from ``state``, or from ``resume``); ``found``'s rows and timings filled
@@ -324,7 +343,7 @@ def _shots_as_read(video: Path, found: VideoFacts, table: TableSpec, state: Game
         clock = time.perf_counter()
         for result in tracked_frames(video, found.calibration, table,
                                      cue_ball_of(state.shooter).value, progress, positions,
-                                     drift, first_frame):
+                                     drift, first_frame, starts):
             found.rows.extend(rows_of(result))
             tracked = time.perf_counter()
             spent["tracking_s"] += tracked - clock
