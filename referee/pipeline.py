@@ -7,6 +7,7 @@ from __future__ import annotations
 import queue
 import sys
 import time
+from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -23,7 +24,7 @@ from referee.errors import InputError
 from referee.gamefile import Game, read_json
 from referee.trackrows import Row, TrackRows
 from rules import Call, GameState, KaisaError, RuleOptions, ShotFacts, TableSpec, cue_ball_of
-from video import video_fps
+from video import AnyFrame, as_bgr, video_fps
 from vision.detection.ballsize import calibrate_for_the_balls, table_for_the_balls
 from vision.shots.params import DEFAULT_SHOT_FACTS, ShotFactsParams
 from vision.shots.stream import ShotStream, ShotStreamParams, StreamedShot, check_stream_params
@@ -89,39 +90,83 @@ class CallBook:
 
 class Illustrator:
     """Adds to each shot what a person checks a verdict with: the balls' paths during the shot
-    (mm, every other frame) and a still of the table just before the strike (read from the
-    video file beside the tracking's own reading)."""
+    (mm, every other frame) and a still of the table just before the strike. The still is made
+    from the frames the tracking reads: the last ``KEPT_FRAMES`` are kept, and when the shot
+    stream first sees a shot in progress the frame a little before its first motion becomes its
+    still; a shot the stream did not see begin (found only as the video ended) has its still
+    read from the file again."""
+
+    KEPT_FRAMES = 24  # (the tracker hands a frame on ~6 frames after it read it, the stream
+    # looks every 3 and may judge a step 2-3 frames late: the first motion is ~12 frames back)
+    BEFORE_FRAMES = 3  # the still: this many frames before the shot's first motion
 
     def __init__(self, video: Path) -> None:
         import cv2
 
         self._cv2 = cv2
-        self._capture = cv2.VideoCapture(str(video))
+        self._video = video
+        self._kept: deque[tuple[int, AnyFrame]] = deque(maxlen=self.KEPT_FRAMES)
+        self._stills: dict[int, str] = {}  # a shot's first motion -> its still (JPEG, base64)
+        self._last_began = -1  # the last first motion a still was made for
+
+    def seen(self, index: int, frame: AnyFrame) -> None:
+        """A frame as the tracking reads it."""
+        self._kept.append((index, frame))
+
+    def shot_began(self, first: int) -> None:
+        """The stream has seen a shot whose first motion is at frame ``first``."""
+        if first <= self._last_began or not self._kept:
+            return
+        self._last_began = first
+        wanted = first - self.BEFORE_FRAMES
+        earlier = [(i, f) for i, f in self._kept if i <= wanted]
+        _, frame = earlier[-1] if earlier else self._kept[0]
+        jpeg = self._jpeg(as_bgr(frame))
+        if jpeg is not None:
+            self._stills[first] = jpeg
+
+    def _jpeg(self, image: Any) -> str | None:
+        import base64
+
+        cv2 = self._cv2
+        small = cv2.resize(image, (640, image.shape[0] * 640 // image.shape[1]))
+        ok, jpeg = cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, 70])
+        return base64.b64encode(jpeg.tobytes()).decode("ascii") if ok else None
+
+    def _still(self, strike: int, rest: int) -> str | None:
+        """The still of the shot struck at ``strike`` (its first motion seen within a second
+        after it); stills up to ``rest`` are dropped."""
+        near = [k for k in self._stills if strike - 30 <= k <= rest]
+        still = self._stills[min(near, key=lambda k: abs(k - strike))] if near else None
+        for k in [k for k in self._stills if k <= rest]:
+            del self._stills[k]
+        if still is not None:
+            return still
+        capture = self._cv2.VideoCapture(str(self._video))  # (not seen begin: read it again)
+        try:
+            capture.set(self._cv2.CAP_PROP_POS_FRAMES, max(strike - self.BEFORE_FRAMES, 0))
+            ok, image = capture.read()
+            return self._jpeg(image) if ok else None
+        finally:
+            capture.release()
 
     def pictures(self, facts: ShotFacts, rows: Sequence[Row]) -> dict[str, Any]:
         """``paths`` and ``still_jpeg_b64`` of a shot; ``rows``: the tracker's rows from at
         least the shot's strike to its rest."""
-        import base64
-
-        cv2 = self._cv2
         first, last = int(facts.extra["strike_frame"]), int(facts.extra["rest_frame"])
         paths: dict[str, list[list[float]]] = {}
         for frame, ball, x, y, visible in rows:
             if visible and first <= frame <= last and (frame - first) % 2 == 0:
                 paths.setdefault(ball, []).append([round(x), round(y)])
         out: dict[str, Any] = {"paths": paths}
-        self._capture.set(cv2.CAP_PROP_POS_FRAMES, max(first - 3, 0))
-        ok, image = self._capture.read()
-        if ok:
-            small = cv2.resize(image, (640, image.shape[0] * 640 // image.shape[1]))
-            ok, jpeg = cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, 70])
-            if ok:
-                out["still_jpeg_b64"] = base64.b64encode(jpeg.tobytes()).decode("ascii")
+        still = self._still(first, last)
+        if still is not None:
+            out["still_jpeg_b64"] = still
         return out
 
     def close(self) -> None:
-        self._capture.release()
-
+        self._kept.clear()
+        self._stills.clear()
 
 
 class Progress:
@@ -160,7 +205,8 @@ def tracked_frames(video: Path, calibration: Calibration, table: TableSpec,
                    cue_ball: str | None, progress: Progress | None = None,
                    positions: Mapping[str, tuple[float, float]] | None = None,
                    drift: DriftMonitor | None = None, first_frame: int = 0,
-                   shot_starts: queue.SimpleQueue[ShotStart] | None = None
+                   shot_starts: queue.SimpleQueue[ShotStart] | None = None,
+                   seen: Callable[[int, AnyFrame], None] | None = None
                    ) -> Iterator[FrameTracks]:
     """The tracker's answer frame by frame from ``first_frame`` on; ``positions`` (table mm:
     where the game state has the balls then) name the balls by where they were left;
@@ -171,7 +217,8 @@ def tracked_frames(video: Path, calibration: Calibration, table: TableSpec,
     told = 0
     for k, result in enumerate(track_video(video, calibration, table, cue_ball=cue_ball,
                                            start_positions=positions, drift=drift,
-                                           first_frame=first_frame, shot_starts=shot_starts),
+                                           first_frame=first_frame, shot_starts=shot_starts,
+                                           seen=seen),
                              first_frame):
         if progress is not None:
             progress.frame(k, fps)
@@ -343,12 +390,16 @@ def _shots_as_read(video: Path, found: VideoFacts, table: TableSpec, state: Game
         clock = time.perf_counter()
         for result in tracked_frames(video, found.calibration, table,
                                      cue_ball_of(state.shooter).value, progress, positions,
-                                     drift, first_frame, starts):
+                                     drift, first_frame, starts, pictures.seen):
             found.rows.extend(rows_of(result))
             tracked = time.perf_counter()
             spent["tracking_s"] += tracked - clock
             done = stream.feed(result.frame, result.balls)
             spent["shot_facts_s"] += time.perf_counter() - tracked
+            if stream.began is not None:
+                clock = time.perf_counter()
+                pictures.shot_began(stream.began)
+                spent["pictures_s"] += time.perf_counter() - clock
             for streamed in done:
                 shot = ready(streamed)
                 found.timings.update({k: round(v, 3) for k, v in spent.items()})

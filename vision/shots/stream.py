@@ -90,6 +90,8 @@ class ShotStream:
     _frame: int = field(default=-1, init=False)
     _next_check: int = field(default=0, init=False)
     _given_until: int = field(default=-1, init=False)  # the last given-out shot's rest frame
+    # the first frame of the shot in progress, once a look has found it (None: none yet)
+    began: int | None = field(default=None, init=False)
     # the last frame in which some ball was seen to move (by more than a ball at rest does)
     _last_motion: int = field(default=-1, init=False)
 
@@ -142,7 +144,7 @@ class ShotStream:
         open_from: int | None = None
         for w in windows:
             if not final and w.last + self._settle > self._frame:
-                open_from = w.first
+                open_from = self.began = w.first
                 # (its last motion can only move later: no look before it could end it)
                 self._next_check = max(self._next_check, w.last + self._settle)
                 break

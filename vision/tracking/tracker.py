@@ -2055,7 +2055,8 @@ def track_video(video_path: str | Path, calibration: Calibration,
                 drift: DriftMonitor | None = None,
                 adjust: Callable[[Frame], Frame] | None = None,
                 first_frame: int = 0,
-                shot_starts: queue.SimpleQueue[ShotStart] | None = None
+                shot_starts: queue.SimpleQueue[ShotStart] | None = None,
+                seen: Callable[[int, AnyFrame], None] | None = None
                 ) -> Iterator[FrameTracks]:
     """Ball positions in every frame of a video, as :class:`FrameTracks` in frame order.
 
@@ -2072,7 +2073,8 @@ def track_video(video_path: str | Path, calibration: Calibration,
     ``first_frame``: start there (a resumed match; ``start_positions`` then say where the balls
     lay at that frame), frames still numbered from the video's first. ``shot_starts``: the game
     state before each later shot, put there once the shot before has been judged; what is
-    there is handed to :meth:`Tracker.begin_shot` before each frame is.
+    there is handed to :meth:`Tracker.begin_shot` before each frame is. ``seen``: called with
+    each frame as it is read (before its detections), for a caller that keeps a few of them.
     """
     p = Path(video_path)
     if not p.is_file():
@@ -2097,6 +2099,8 @@ def track_video(video_path: str | Path, calibration: Calibration,
     recalibrated = False  # the reader thread prepares frames for the first calibration's detector
     for index, frame, ready in read_ahead_frames(p, detector.prepare, adjust=adjust,
                                                  planar=True, start=first_frame):
+        if seen is not None:
+            seen(index, frame)
         event = (drift.check(index, index / fps, as_bgr(frame))
                  if drift is not None and drift.due(index / fps) else None)
         if event is not None and event.changed:
