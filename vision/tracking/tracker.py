@@ -48,77 +48,13 @@ from vision.shots.facts import (  # (a doubtful sighting this near: in place; ba
     nearest_cushion,
     within_degrees,
 )
+from vision.tracking.params import DEFAULT_TRACKING, TrackingParams
 
 T = TypeVar("T")
 
 BALLS = ("W1", "W2", "R1", "R2", "Y")
 CLASS_OF = {"W1": "white", "W2": "white", "R1": "red", "R2": "red", "Y": "yellow"}
 _FAR = 1e6
-INIT_SCORE = 0.5  # least median ball-likeness of an object named in the first frames
-JAWS_S = 0.25  # a ball that vanished by a pocket and is seen again this soon did not drop
-STRUCK_DIAMETERS = 0.3  # a ball moving this many diameters a frame was clearly struck
-PICK_UP_SCORE = 0.6  # least ball-likeness of a ball that appears (respotted, placed by hand)
-PICK_UP_FRAMES = 5  # ... seen in place in this many frames
-PICK_UP_WINDOW = 2  # ... of the last PICK_UP_WINDOW times as many
-CLEAN_SCORE = 0.7  # a detection this ball-like shows the whole ball
-PIECE_OFF_DIAMETERS = 0.5  # a piece of a split blob: its centre this far off the ball's, at most
-ALONE_DIAMETERS = 2.0  # ... when no other ball is this near (else it may be that ball's piece)
-START_GATE_DIAMETERS = 2.0  # a ball is named from the start state only this near its place
-PIECES_DIAMETERS = 0.95  # same-colour detections nearer than this are pieces of one ball
-GLINT_SHARE = 0.6  # ... unless one looks whole and the other is less than this share as ball-like
-STREAK_STEP_DIAMETERS = 1.6  # pieces of a faint streak in a row, this near each other: one ball
-REST_SPEED_DIAMETERS = 0.05  # slower than this per frame, a ball is at rest
-COAST_FRAMES = 2  # a rolling ball unseen this many frames is looked for along its way
-NEAR_PAIR_DIAMETERS = 1.5  # two balls this near, one moving, may show as one blob between them
-BETWEEN_DIAMETERS = 0.3  # ... a picture this near their middle, further from each: both of them
-FRONT_PIECE_DIAMETERS = 1.2  # a ball-like piece of a resting ball's colour this near: its streak
-CUE_DIAMETERS = 5.0  # a non-ball this near a resting ball may be the cue (its middle, if long)
-HARDEST_SHOT_DIAMETERS = 7.0  # a ball struck as hard as any (13 m/s) goes this far a frame
-UNHIT_GATE_DIAMETERS = 0.5  # a ball at rest before the cue ball is struck is seen this near
-SENT_FRAMES = 10  # a ball hit from rest while unseen is looked for its way this long
-BETA = 0.5  # share of the surprise (sighting minus prediction) taken into the velocity
-# what a detection of another colour, doubtful (a streak, a ball under the cue), costs over its
-# distance: a ball takes one of its own colour unless that is this much further than expected
-DOUBTFUL_COLOUR_DIAMETERS = 2.0
-STREAK_SCORE = 0.3  # least ball-likeness of a streak that may be a ball struck from its place
-BACK_FROM_POCKET_S = 1.0  # a pocketed ball is back on the table no sooner than this
-MOVING_CHAIN = 3  # a ball lost from view is found again rolling in this many frames running
-SLOWEST_ROLL_DIAMETERS = 0.1  # ... each a step of at least this (7 mm: 0.2 m/s; a rest is still)
-CREEP_STEP_MM = 3.0  # a resting ball's sightings further off, frame after frame, by this: rolling
-MOUTH_DEPTH_RADII = 0.5  # a centre this far past a nose line (in radii) is in a pocket's mouth
-RETURN_S = 1.0  # a ball seen clean back on the place it left this soon never left it
-WHITES_APART_DIAMETERS = 2.0  # whites kept further apart than this cannot have been mixed up
-# A picture that changed from the last frame's this many times less than the last frame's and
-# the next frame's did is the last picture shown again (a camera of 15 frames a second padded to
-# 30 by its recorder, as 5 of the 14 club clips are; see _RepeatsFilled). Measured: a repeat of
-# a re-encoded synthetic clip changes by 5-13 grey levels at most, a frame in which a ball or
-# the cue moves by 35-190; the club clips' repeats by a tenth of their other frames' mean change
-REPEAT_CHANGE_RATIO = 4.0
-# a ball seen for this long only in sightings less ball-like than INIT_SCORE, and now more than a
-# diameter from where it last looked like one (or from where it was named), is no ball: it walked
-# onto a piece of the cue, a hand, a light projected on the cloth. It is lost, free to be found
-# again. (A ball at rest half hidden under the cue or an arm is seen as faint for longer, but
-# in its place.)
-FAINT_S = 0.5
-# a ball seen rolling this few frames ago and still now was stopped by a kiss, not found at rest:
-# a ball that then comes is no hitter of it (a white, its speed read as nothing just after a kiss
-# off the yellow, had its own next picture barred as lying toward the yellow, "hitting" it, and
-# took the other white's)
-KISS_STOP_FRAMES = 2
-SCORE_COST_DIAMETERS = 1.0  # a sighting not at all ball-like costs this much more than a ball
-# a faint thing (less ball-like than INIT_SCORE) left unclaimed in one place in this many frames
-# (counted in cells FIXTURE_CELL_DIAMETERS wide, none more than hide_s after the one before, the
-# last within hide_s: a hand or the cue passing now and then over a match is none) is a fixture
-# of the picture: a mark or a light on the cloth, the cue's tip held at address. A faint sighting
-# there, off a ball's own place, is that thing and not the ball come to it (a white blurred out of
-# sight after a contact gave its id to a pale mark that had lain unclaimed two diameters away
-# for the whole second before, and its id stayed there)
-FIXTURE_LOOKS = 8
-FIXTURE_CELL_DIAMETERS = 0.25
-# the tracker's answers are kept this long: the game state before a shot is told once the shot
-# before has been judged, 1.5 s of video after its balls came to rest (and the few frames the
-# tracker reads ahead), and says where they lay at that rest (see Tracker.begin_shot)
-HISTORY_S = 20.0
 WHITES = ("W1", "W2")
 
 
@@ -148,7 +84,7 @@ class BallState:
     # hidden while rolling (lost from view, not covered where it lay): where it stops is unknown
     hidden_rolling: bool = False
     rolled: int = -1_000_000  # the last frame it was seen rolling
-    faint_looks: int = 0  # sightings in a row, up to the last, less ball-like than INIT_SCORE
+    faint_looks: int = 0  # sightings in a row, up to the last, less ball-like than init_score_share
     clean_place: tuple[float, float] | None = None  # where it was last seen at least that
     clean_seen: int = -1_000_000  # ... and when
     # what no ball took near it when it was last seen (a thing beside it then is not it)
@@ -225,7 +161,9 @@ class Tracker:
     def __init__(self, table: TableSpec, fps: float = 30.0, *, hide_s: float = 2.0,
                  init_frames: int = 10, cue_ball: str | None = None,
                  max_delay_s: float = 10.0,
-                 start_positions: Mapping[str, tuple[float, float]] | None = None) -> None:
+                 start_positions: Mapping[str, tuple[float, float]] | None = None,
+                 params: TrackingParams = DEFAULT_TRACKING) -> None:
+        self.params = params
         if cue_ball not in (None, "W1", "W2"):
             raise VisionError(f"expected cue_ball W1, W2 or None, got {cue_ball!r}")
         self.cue_ball = cue_ball
@@ -263,12 +201,13 @@ class Tracker:
         if fps <= 0:
             raise VisionError(f"expected fps > 0, got {fps}")
         # the balls of each frame stepped (for a shot start told late, see begin_shot)
-        self._history: deque[tuple[int, Balls]] = deque(maxlen=max(1, round(HISTORY_S * fps)))
+        self._history: deque[tuple[int, Balls]] = deque(
+            maxlen=max(1, round(self.params.history_s * fps)))
         self.table = table
         self.fps = fps
         self.hide_frames = max(1, round(hide_s * fps))
-        self.jaws_frames = max(1, round(JAWS_S * fps))
-        self.faint_frames = max(1, round(FAINT_S * fps))
+        self.jaws_frames = max(1, round(self.params.jaws_s * fps))
+        self.faint_frames = max(1, round(self.params.faint_s * fps))
         self.init_frames = init_frames
         self.d = table.ball_diameter_mm
         self.states: dict[str, BallState] = {}
@@ -277,11 +216,12 @@ class Tracker:
         self._candidates: dict[str, list[tuple[int, float, float]]] = {}
         self._left_over: list[Detection] = []  # what no ball took in the last frame
         self._unclaimed: list[Detection] = []  # ... but the pieces (a ball's other half?)
-        # faint things no ball took, by cell: [frames seen, the last of them] (see FIXTURE_LOOKS;
+        # faint things no ball took, by cell: [frames seen, the last of them] (see fixture_looks;
         # as many cells at most as the table has)
         self._fixtures: dict[tuple[int, int], list[int]] = {}
         # what no ball took in each of the last frames, for a moving ball found again
-        self._free_history: deque[tuple[int, list[Detection]]] = deque(maxlen=MOVING_CHAIN - 1)
+        self._free_history: deque[tuple[int, list[Detection]]] = deque(
+            maxlen=self.params.moving_chain_frames - 1)
         # frames since the last one stepped: 1, or 2 after a repeated picture left out (see
         # _RepeatsFilled): the balls went twice as far meanwhile
         self._frames_on = 1
@@ -320,7 +260,7 @@ class Tracker:
         by_class: dict[str, list[_Seen]] = {"white": [], "red": [], "yellow": []}
         for o in objects:
             # a hand resting on the cloth is skin-white but no disc (balls score 0.7-0.9)
-            if len(o.scores) >= need and o.ball_likeness >= INIT_SCORE:
+            if len(o.scores) >= need and o.ball_likeness >= self.params.init_score_share:
                 by_class[max(set(o.colours), key=o.colours.count)].append(o)
         for cls in by_class:
             by_class[cls].sort(key=lambda o: -o.ball_likeness)
@@ -370,7 +310,7 @@ class Tracker:
             if expected and objs:
                 cost = np.array([[math.dist(self.start_positions[b], o.xy) for o in objs]
                                  for b in expected])
-                cost[cost > START_GATE_DIAMETERS * self.d] = _FAR
+                cost[cost > self.params.start_gate_diameters * self.d] = _FAR
                 for i, j in zip(*linear_sum_assignment(cost), strict=True):
                     if cost[i, j] < _FAR:
                         add(expected[i], objs[j])
@@ -387,7 +327,8 @@ class Tracker:
             # may look more like a ball: a white at 0.59 in all ten frames, pieces of the arm
             # beside it at 0.62-0.65 in five to seven, and the white's id went to the arm)
             clean = [o for j, o in enumerate(objs) if j not in taken
-                     and len(o.scores) >= frames - 1 and o.ball_likeness >= INIT_SCORE]
+                     and len(o.scores) >= frames - 1
+                     and o.ball_likeness >= self.params.init_score_share]
             for ball, o in zip(free, clean, strict=False):
                 add(ball, o)
                 self._whites_in_hand.discard(ball)  # (placed already)
@@ -524,8 +465,8 @@ class Tracker:
 
     def _struck_in(self, frames: list[tuple[int, Balls]]) -> bool:
         """Some ball was seen struck in ``frames`` (answers, oldest first): between two
-        sightings at most three frames apart it went faster than STRUCK_DIAMETERS a frame, or
-        a run of such sightings took it more than a diameter (a slow roll, as
+        sightings at most three frames apart it went faster than struck_diameters_per_frame a
+        frame, or a run of such sightings took it more than a diameter (a slow roll, as
         :meth:`_cue_ball_unstruck` counts it). A ball seen again elsewhere after a while unseen
         (put back by hand) was not struck."""
         runs: dict[str, tuple[int, float, float, float, float]] = {}  # (frame, x, y, from x, y)
@@ -537,7 +478,8 @@ class Tracker:
                 if run is None or f - run[0] > 3:
                     runs[ball] = (f, x, y, x, y)
                     continue
-                if (math.dist((x, y), run[1:3]) > STRUCK_DIAMETERS * self.d * (f - run[0])
+                if (math.dist((x, y), run[1:3])
+                        > self.params.struck_diameters_per_frame * self.d * (f - run[0])
                         or math.dist((x, y), run[3:]) > self.d):
                     return True
                 runs[ball] = (f, x, y, run[3], run[4])
@@ -550,7 +492,7 @@ class Tracker:
             now = {w: balls[w][:2] for w in WHITES if w in balls}
             if len(now) == 2 and _nearest_on_the_way(
                     before.get("W1", now["W1"]), now["W1"], before.get("W2", now["W2"]),
-                    now["W2"]) < WHITES_APART_DIAMETERS * self.d:
+                    now["W2"]) < self.params.whites_apart_diameters * self.d:
                 return True
             before = now
         return False
@@ -560,7 +502,7 @@ class Tracker:
         """Identities from the game state's positions, as the start positions name the balls
         in the first frames (see :meth:`_name_by_start`): each ball the state has on the
         table takes, of the tracks of its class, the nearest to its place (within
-        START_GATE_DIAMETERS) by where the track lay at the rest the state describes (see
+        start_gate_diameters) by where the track lay at the rest the state describes (see
         :meth:`_places_since`: a ball put on the table since, where it was put). A track taken
         for another ball's place takes that ball's id (the two reds, alike, told apart the
         other way round; a respotted red picked up for the other one), and the track that had
@@ -576,7 +518,7 @@ class Tracker:
             if expected and tracks:
                 cost = np.array([[math.dist(positions[b], places[t]) for t in tracks]
                                  for b in expected])
-                cost[cost > START_GATE_DIAMETERS * self.d] = _FAR
+                cost[cost > self.params.start_gate_diameters * self.d] = _FAR
                 for i, j in zip(*linear_sum_assignment(cost), strict=True):
                     if cost[i, j] < _FAR:
                         to[tracks[j]] = expected[i]
@@ -676,11 +618,11 @@ class Tracker:
                     # the cue ball's slow start was not seen as a strike) is followed as any
                     # other, within that gate of its place once it rests.
                     home = s.start_place or (s.x, s.y)
-                    if math.dist((s.x, s.y), home) <= UNHIT_GATE_DIAMETERS * self.d:
+                    if math.dist((s.x, s.y), home) <= self.params.unhit_gate_diameters * self.d:
                         px, py = home
-                        gate = UNHIT_GATE_DIAMETERS * self.d
+                        gate = self.params.unhit_gate_diameters * self.d
                     elif s.status == "table" and self._still(s):
-                        gate = UNHIT_GATE_DIAMETERS * self.d
+                        gate = self.params.unhit_gate_diameters * self.d
                 for j, det in enumerate(dets):
                     if before_strike and self._beside_the_cue_ball_unseen(s, det):
                         continue
@@ -703,7 +645,8 @@ class Tracker:
                     # a ball's diameter for a sighting not at all like one (half of that let
                     # a struck white take the cue's tip, 0.33 and 13 px from where it lay, over
                     # itself rolling off, 0.52 and 17 px)
-                    c = dist + SCORE_COST_DIAMETERS * self.d * (1.0 - min(det.score, 1.0))
+                    c = dist + self.params.score_cost_diameters * self.d * (
+                        1.0 - min(det.score, 1.0))
                     if det.colour != CLASS_OF[s.ball]:
                         # (nor does a ball at rest, or hidden under the cue, leave its place
                         # for a piece of the cue: see _faint_other)
@@ -712,7 +655,8 @@ class Tracker:
                                 and self._faint_other(s, det)
                                 and dist >= REST_JITTER_DIAMETERS * self.d):
                             continue
-                        c += DOUBTFUL_COLOUR_DIAMETERS * self.d  # a streak, a ball under the cue
+                        # (a streak, a ball under the cue)
+                        c += self.params.doubtful_colour_diameters * self.d
                     cost[i, j] = c
             rows, cols = linear_sum_assignment(cost)
             taken = {int(i): int(j) for i, j in zip(rows, cols, strict=True)
@@ -796,7 +740,7 @@ class Tracker:
                 if self._near_pocket(s.x + s.vx, s.y + s.vy):
                     s.status = "pocketed"
                     continue
-                if missing <= COAST_FRAMES and not self._resting(s):
+                if missing <= self.params.coast_frames and not self._resting(s):
                     continue  # unseen a moment while rolling (a merge, a blur): looked for ahead
                 s.hidden_rolling = not self._resting(s)
                 if s.hidden_rolling and s.sent is None:
@@ -818,9 +762,9 @@ class Tracker:
         for s in active:
             if s.last_seen == frame:
                 s.beside = tuple(u for u in self._left_over if math.hypot(
-                    u.x_mm - s.x, u.y_mm - s.y) < ALONE_DIAMETERS * self.d)
+                    u.x_mm - s.x, u.y_mm - s.y) < self.params.alone_diameters * self.d)
         for u in self._left_over:
-            if u.score < INIT_SCORE:
+            if u.score < self.params.init_score_share:
                 cell = self._cell(u)
                 seen = self._fixtures.get(cell)
                 if seen is None or frame - seen[1] > self.hide_frames:
@@ -940,10 +884,10 @@ class Tracker:
     def _ball_like_streak(self, det: Detection) -> bool:
         """A streak longer than half a ball and as ball-like as a fast ball's may be (see
         :meth:`_ball_streak`)."""
-        return det.streak_mm > 0.5 * self.d and det.score >= STREAK_SCORE
+        return det.streak_mm > 0.5 * self.d and det.score >= self.params.streak_score_share
 
     def _still(self, s: BallState) -> bool:
-        return math.hypot(s.vx, s.vy) < REST_SPEED_DIAMETERS * self.d
+        return math.hypot(s.vx, s.vy) < self.params.rest_speed_diameters_per_frame * self.d
 
     def _resting(self, s: BallState) -> bool:
         return s.status == "table" and self._still(s)
@@ -978,7 +922,8 @@ class Tracker:
         barred)."""
         if math.hypot(det.x_mm - s.x, det.y_mm - s.y) <= self.d:
             return False
-        if s.faint_looks and det.score >= CLEAN_SCORE and det.colour == CLASS_OF[s.ball]:
+        if (s.faint_looks and det.score >= self.params.clean_score_share
+                and det.colour == CLASS_OF[s.ball]):
             return False
         return any(math.hypot(det.x_mm - u.x_mm, det.y_mm - u.y_mm) < 0.5 * self.d
                    and not self._its_front(s, u, det) for u in self._left_over)
@@ -991,7 +936,7 @@ class Tracker:
         tail by the red it hit, and the white, come to rest where the streak's front had been,
         was barred for three frames as a thing left there). (Not one rolling
         on, whose tail now lies by where its front was: its front lies further on.)"""
-        if (self._still(s) or u.colour != CLASS_OF[s.ball] or u.score < INIT_SCORE
+        if (self._still(s) or u.colour != CLASS_OF[s.ball] or u.score < self.params.init_score_share
                 or math.hypot(det.x_mm - u.x_mm, det.y_mm - u.y_mm) > 0.25 * self.d):
             return False
         dx, dy = u.x_mm - s.x, u.y_mm - s.y
@@ -1008,18 +953,19 @@ class Tracker:
                 or self._sent_past(s, det, dets, frame))
 
     def _behind_it(self, s: BallState, det: Detection, frame: int) -> bool:
-        """A faint sighting (less ball-like than INIT_SCORE, no streak) behind a rolling ball's
-        last place, against the way it rolled: not the ball, which slows but does not come
+        """A faint sighting (less ball-like than init_score_share, no streak) behind a rolling
+        ball's last place, against the way it rolled: not the ball, which slows but does not come
         back unless something hits it (the caller asks that) or a cushion sends it back (so not
         within the reach of a cushion's nose at twice its speed). Behind by over its jitter
-        (REST_JITTER_DIAMETERS) for a ball rolling at least SLOWEST_ROLL_DIAMETERS a frame;
+        (REST_JITTER_DIAMETERS) for a ball rolling at least slowest_roll_diameters_per_frame a
+        frame;
         for a slower one (creeping under a hand, its sightings wandering) only over half a ball
         behind and a diameter away. A white rolling on unseen over a projected ring took a
         faint piece of a projected line 1.8 diameters beside its way and half a ball behind its
         last place, and followed the lines for twenty frames; a struck white rolling at 0.2
         diameters a frame took the cue following through 0.4-0.65 diameters behind it, and then
         the cue's pieces for fifteen to thirty frames."""
-        if (s.status != "table" or det.score >= INIT_SCORE or det.streak_mm
+        if (s.status != "table" or det.score >= self.params.init_score_share or det.streak_mm
                 or self._resting(s)):
             return False
         speed = math.hypot(s.vx, s.vy)
@@ -1030,7 +976,7 @@ class Tracker:
             return False
         dx, dy = det.x_mm - s.x, det.y_mm - s.y
         behind = -(dx * s.vx + dy * s.vy) / speed
-        if speed >= SLOWEST_ROLL_DIAMETERS * self.d:
+        if speed >= self.params.slowest_roll_diameters_per_frame * self.d:
             return behind > REST_JITTER_DIAMETERS * self.d
         return behind > 0.5 * self.d and math.hypot(dx, dy) > self.d
 
@@ -1038,35 +984,35 @@ class Tracker:
                        off: float | None = None) -> bool:
         """A faint sighting off where the ball is expected (``off`` mm from there; by default
         from its place, or where its motion takes it) that is a thing known not to be a ball:
-        one seen beside it (:meth:`_was_beside_it`) or a fixture (see FIXTURE_LOOKS). Expected
-        at rest: within PIECE_OFF_DIAMETERS (its own pieces); rolling, within a diameter (a
+        one seen beside it (:meth:`_was_beside_it`) or a fixture (see fixture_looks). Expected
+        at rest: within piece_off_diameters (its own pieces); rolling, within a diameter (a
         ball rolling over a mark on the cloth is seen as faint as the mark)."""
-        if det.score >= INIT_SCORE:
+        if det.score >= self.params.init_score_share:
             return False
         lying = self._resting(s) or (s.status == "hidden" and not s.hidden_rolling)
         if off is None:
             px, py = (self._predicted(s, max(1, frame - s.last_seen))[:2]
                       if s.status == "table" else (s.x, s.y))
             off = math.hypot(det.x_mm - px, det.y_mm - py)
-        if off <= (PIECE_OFF_DIAMETERS if lying else 1.0) * self.d:
+        if off <= (self.params.piece_off_diameters if lying else 1.0) * self.d:
             return False
         return (lying and self._was_beside_it(s, det)) or self._at_a_fixture(det, frame)
 
     def _cell(self, det: Detection) -> tuple[int, int]:
-        size = FIXTURE_CELL_DIAMETERS * self.d
+        size = self.params.fixture_cell_diameters * self.d
         return round(det.x_mm / size), round(det.y_mm / size)
 
     def _at_a_fixture(self, det: Detection, frame: int) -> bool:
-        """Faint things were left unclaimed in this cell and those around it in FIXTURE_LOOKS
+        """Faint things were left unclaimed in this cell and those around it in fixture_looks
         frames, each within hide_s of the one before and the last within hide_s of ``frame``
-        (see FIXTURE_LOOKS)."""
+        (see fixture_looks)."""
         cx, cy = self._cell(det)
         looks = 0
         for key in ((cx + i, cy + j) for i in (-1, 0, 1) for j in (-1, 0, 1)):
             seen = self._fixtures.get(key)
             if seen is not None and frame - seen[1] <= self.hide_frames:
                 looks += seen[0]
-        return looks >= FIXTURE_LOOKS
+        return looks >= self.params.fixture_looks
 
     def _was_beside_it(self, s: BallState, det: Detection) -> bool:
         """The detection lies where something lay beside the ball when it was last seen: for
@@ -1079,13 +1025,13 @@ class Tracker:
                    for u in s.beside)
 
     def _cue_behind(self, s: BallState) -> tuple[float, float] | None:
-        """For a ball at rest: something no ball (the cue, its tip) within CUE_DIAMETERS of it
+        """For a ball at rest: something no ball (the cue, its tip) within cue_diameters of it
         in the last frame, if any; of several, one on the side most of them lie."""
         if not self._resting(s):
             return None
         near = [v for u in self._unclaimed if not self._front_piece(s, u)
                 for v in [self._nearest_end(s, u)]
-                if 0 < math.hypot(*v) < CUE_DIAMETERS * self.d]
+                if 0 < math.hypot(*v) < self.params.cue_diameters * self.d]
         if not near:
             return None
         # the cue is long: of things on several sides (a piece of the ball's own streak, a
@@ -1113,8 +1059,10 @@ class Tracker:
         streak as it is struck (the ball smeared over the frame in two pieces): of its colour,
         ball-like, and touching it (the cue's tip is thin, the cue a long pale thing, neither
         a disc)."""
-        return (self._resting(s) and u.colour == CLASS_OF[s.ball] and u.score >= PICK_UP_SCORE
-                and math.hypot(u.x_mm - s.x, u.y_mm - s.y) < FRONT_PIECE_DIAMETERS * self.d)
+        return (self._resting(s) and u.colour == CLASS_OF[s.ball]
+                and u.score >= self.params.pick_up_score_share
+                and math.hypot(u.x_mm - s.x, u.y_mm - s.y)
+                < self.params.front_piece_diameters * self.d)
 
     def _led_by_its_front(self, s: BallState, det: Detection) -> bool:
         """The detection lies the way this resting ball's own streak pointed in the last frame
@@ -1129,7 +1077,7 @@ class Tracker:
         a faint sharp thing (no streak, no piece of one): a ball struck hard enough to be found
         that far is smeared or whole, and a faint spot the way the cue points is a mark on that
         line (the rings of an aiming line projected on the cloth, beyond the ball)."""
-        if det.score < INIT_SCORE and not (det.streak_mm or det.piece):
+        if det.score < self.params.init_score_share and not (det.streak_mm or det.piece):
             return False
         cue = self._cue_behind(s)
         return cue is not None and _within_30(
@@ -1143,19 +1091,19 @@ class Tracker:
         there while the ball itself crossed the table)."""
         took = s.took
         return (self._resting(s) and s.visible and s.last_seen == frame - self._frames_on
-                and took is not None and took.score >= CLEAN_SCORE
-                and not (det.streak_mm or det.piece) and det.score < INIT_SCORE
+                and took is not None and took.score >= self.params.clean_score_share
+                and not (det.streak_mm or det.piece) and det.score < self.params.init_score_share
                 and dist > self.d)
 
     def _faint_other(self, s: BallState, det: Detection) -> bool:
         """A sharp, not ball-like detection of another colour than this ball's: a piece of the
         cue or a hand (a ball struck from its place is a streak, or a piece of one)."""
         return det.colour != CLASS_OF[s.ball] and not (
-            det.streak_mm or det.piece or det.score >= INIT_SCORE)
+            det.streak_mm or det.piece or det.score >= self.params.init_score_share)
 
     def _in_a_row_from(self, s: BallState, det: Detection, free: list[Detection]) -> bool:
         """``det`` and another free detection of its colour a step apart (the pieces of a
-        streak, see STREAK_STEP_DIAMETERS) lie in a row that points back at where the ball was
+        streak, see streak_step_diameters) lie in a row that points back at where the ball was
         last seen, ``det`` the nearer: the ball, struck too fast to be seen whole (at rest, or
         just set moving by the cue's touch). Not toward the cue behind a resting ball (a pale
         cue's pieces lie in a row pointing at it)."""
@@ -1172,7 +1120,7 @@ class Tracker:
                 continue
             ux, uy = o.x_mm - det.x_mm, o.y_mm - det.y_mm
             step = math.hypot(ux, uy)
-            if not 0 < step <= STREAK_STEP_DIAMETERS * self.d:
+            if not 0 < step <= self.params.streak_step_diameters * self.d:
                 continue
             ux, uy = ux / step, uy / step
             if bx * ux + by * uy < 0 and abs(by * ux - bx * uy) < 0.5 * self.d:
@@ -1181,12 +1129,12 @@ class Tracker:
 
     def _sent_toward(self, s: BallState, det: Detection, frame: int) -> bool:
         """The detection lies the way this ball was sent from its rest while unseen (by a
-        collision, or by the cue too fast to be seen) within the last SENT_FRAMES, no further
+        collision, or by the cue too fast to be seen) within the last sent_frames, no further
         than the hardest shot goes in that time."""
-        if s.sent is None or frame - s.sent[0] > SENT_FRAMES:
+        if s.sent is None or frame - s.sent[0] > self.params.sent_frames:
             return False
         dx, dy = det.x_mm - s.x, det.y_mm - s.y
-        return math.hypot(dx, dy) <= HARDEST_SHOT_DIAMETERS * self.d * (
+        return math.hypot(dx, dy) <= self.params.hardest_shot_diameters_per_frame * self.d * (
             frame - s.last_seen) and _within_30((dx, dy), s.sent[1:])
 
     def _against_sent(self, s: BallState, det: Detection, frame: int) -> bool:
@@ -1198,33 +1146,33 @@ class Tracker:
         shoulder), where it was sent is no knowledge. Nor for one lost from view while rolling
         (sent the way it went): off a cushion it comes back past where it was last seen."""
         if (s.sent is None or s.faint_looks or s.hidden_rolling
-                or frame - s.sent[0] > SENT_FRAMES):
+                or frame - s.sent[0] > self.params.sent_frames):
             return False
         dx, dy = det.x_mm - s.x, det.y_mm - s.y
-        return (math.hypot(dx, dy) > PIECE_OFF_DIAMETERS * self.d
+        return (math.hypot(dx, dy) > self.params.piece_off_diameters * self.d
                 and dx * s.sent[1] + dy * s.sent[2] < 0)
 
     def _sent_past(self, s: BallState, det: Detection, dets: list[Detection],
                    frame: int) -> bool:
-        """A faint detection, while one that looks like a ball (at least INIT_SCORE) of this
+        """A faint detection, while one that looks like a ball (at least init_score_share) of this
         ball's colour lies the way it was sent (see :meth:`_sent_toward`): the ball is that one,
         struck past the faint thing, a piece of the cue following through (a struck cue ball
         blurred out of sight, see :meth:`_against_sent`)."""
-        return (det.score < INIT_SCORE and s.sent is not None and any(
-            o.colour == CLASS_OF[s.ball] and o.score >= INIT_SCORE
+        return (det.score < self.params.init_score_share and s.sent is not None and any(
+            o.colour == CLASS_OF[s.ball] and o.score >= self.params.init_score_share
             and self._sent_toward(s, o, frame) for o in dets))
 
     def _walked_off_faint(self, s: BallState) -> bool:
-        """Seen for FAINT_S only in sightings less ball-like than INIT_SCORE, and now more than
-        a diameter from where it last looked like a ball (or was named): see FAINT_S."""
+        """Seen for faint_s only in sightings less ball-like than init_score_share, and now more
+        than a diameter from where it last looked like a ball (or was named): see faint_s."""
         place = s.clean_place or s.start_place
         return s.faint_looks >= self.faint_frames and (
             place is None or math.hypot(s.x - place[0], s.y - place[1]) > self.d)
 
     def _alone(self, s: BallState) -> bool:
-        """No other ball on the table (seen or hidden) within ALONE_DIAMETERS of ``s``."""
+        """No other ball on the table (seen or hidden) within alone_diameters of ``s``."""
         return all(o is s or o.status not in ("table", "hidden")
-                   or math.hypot(o.x - s.x, o.y - s.y) >= ALONE_DIAMETERS * self.d
+                   or math.hypot(o.x - s.x, o.y - s.y) >= self.params.alone_diameters * self.d
                    for o in self.states.values())
 
     def _hitter(self, s: BallState, active: list[BallState], frame: int) -> BallState | None:
@@ -1233,7 +1181,7 @@ class Tracker:
         just hit is faster than its first two sightings say: a red sent by a white at 115 mm a
         frame, read as 77, merged with the other red at rest, which took the blob, and then
         the first red's place), if any."""
-        if not self._resting(s) or frame - s.rolled <= KISS_STOP_FRAMES:
+        if not self._resting(s) or frame - s.rolled <= self.params.kiss_stop_frames:
             return None
         best, best_d = None, math.inf
         for m in active:
@@ -1302,20 +1250,20 @@ class Tracker:
 
     def _between_two(self, frame: int, dets: list[Detection]) -> list[Detection]:
         """Without the detections that lie between two balls rolling close together (their
-        places, as predicted, within NEAR_PAIR_DIAMETERS, one of them moving): a picture at
-        their middle (within BETWEEN_DIAMETERS), off each ball's place by more than that, is
+        places, as predicted, within near_pair_diameters, one of them moving): a picture at
+        their middle (within between_diameters), off each ball's place by more than that, is
         both balls seen as one blob (with their shadows, or read as a streak), and tells
         neither's place (a cue ball touching the yellow, read at their middle, made a false
         second contact; two whites 82 mm apart were read as one). Neither is seen."""
         places = [(s, *self._predicted(s, max(1, frame - s.last_seen))[:2])
                   for s in self.states.values() if s.status == "table"]
-        near = NEAR_PAIR_DIAMETERS * self.d
+        near = self.params.near_pair_diameters * self.d
         pairs = [(a, b) for a, b in itertools.combinations(places, 2)
                  if math.hypot(a[1] - b[1], a[2] - b[2]) <= near
                  and not (self._resting(a[0]) and self._resting(b[0]))]
         if not pairs:
             return dets
-        between = BETWEEN_DIAMETERS * self.d
+        between = self.params.between_diameters * self.d
         return [d for d in dets if not any(
             math.hypot(d.x_mm - (a[1] + b[1]) / 2, d.y_mm - (a[2] + b[2]) / 2) <= between
             and min(math.hypot(d.x_mm - a[1], d.y_mm - a[2]),
@@ -1336,13 +1284,13 @@ class Tracker:
                 a, b = out[i], out[j]
                 if a is None or b is None:
                     continue
-                if math.hypot(a.x_mm - b.x_mm, a.y_mm - b.y_mm) >= PIECES_DIAMETERS * self.d or (
-                        self._two_resting(a, b)):
+                if math.hypot(a.x_mm - b.x_mm, a.y_mm - b.y_mm) >= (
+                        self.params.pieces_diameters * self.d) or self._two_resting(a, b):
                     continue
                 # of two colours (a blurred ball's highlight read as white) the more ball-like
                 # piece names it, as a doubtful colour
                 best, faint = (a, b) if a.score >= b.score else (b, a)
-                if _a_ball_and_a_glint(best, faint):
+                if _a_ball_and_a_glint(best, faint, self.params):
                     out[i], out[j] = best, None
                     continue
                 out[i] = replace(best, x_mm=(a.x_mm + b.x_mm) / 2, y_mm=(a.y_mm + b.y_mm) / 2,
@@ -1375,7 +1323,7 @@ class Tracker:
 
     def _two_rolling(self, a: Detection, b: Detection, frame: int | None) -> bool:
         """``a`` and ``b`` are two balls of their colour, one of them rolling, each seen where
-        it is expected (within BETWEEN_DIAMETERS of its predicted place), not two pieces of a
+        it is expected (within between_diameters of its predicted place), not two pieces of a
         streak: two whites meeting split into two faint pieces, each pulled toward the other
         (a white rolling into the other at rest, read as one streak at their middle, so that
         neither was seen at the contact)."""
@@ -1386,12 +1334,12 @@ class Tracker:
         if len(balls) < 2 or all(self._resting(s) for s in balls):
             return False
         places = [self._predicted(s, max(1, frame - s.last_seen))[:2] for s in balls]
-        return _each_at_one_of(a, b, places, BETWEEN_DIAMETERS * self.d)
+        return _each_at_one_of(a, b, places, self.params.between_diameters * self.d)
 
     def _join_streak_pieces(self, dets: list[Detection], frame: int | None = None
                             ) -> tuple[list[Detection], set[int]]:
         """Pieces of a faint streak (a very fast ball, partly see-through: its colour a
-        mixture with the cloth's) in a row, each within STREAK_STEP_DIAMETERS of the next: one
+        mixture with the cloth's) in a row, each within streak_step_diameters of the next: one
         streak detection at their middle, as long as they reach, marked doubtful. Two balls
         touching are sure of their colour, and stay two; so do two pieces that are two balls
         where they are expected in ``frame`` (see :meth:`_two_rolling`)."""
@@ -1400,7 +1348,7 @@ class Tracker:
         for k in faint:
             near = [g for g in groups if dets[g[0]].colour == dets[k].colour and any(
                 math.hypot(dets[k].x_mm - dets[j].x_mm, dets[k].y_mm - dets[j].y_mm)
-                <= STREAK_STEP_DIAMETERS * self.d for j in g)]
+                <= self.params.streak_step_diameters * self.d for j in g)]
             joined = [k] + [j for g in near for j in g]
             groups = [g for g in groups if g not in near] + [joined]
         out = list(dets)
@@ -1433,13 +1381,15 @@ class Tracker:
         gap = max(1, frame - s.last_seen)
         resting = self._resting(s)
         off = math.hypot(det.x_mm - s.x, det.y_mm - s.y)
-        if det.score < INIT_SCORE:
+        if det.score < self.params.init_score_share:
             s.faint_looks += 1
         else:
             s.faint_looks, s.clean_place, s.clean_seen = 0, (det.x_mm, det.y_mm), frame
         if prior is None and not jump and ((resting and (
-                ((doubtful or det.score < CLEAN_SCORE) and off < REST_JITTER_DIAMETERS * self.d)
-                or (det.piece and off < PIECE_OFF_DIAMETERS * self.d and self._alone(s))))
+                ((doubtful or det.score < self.params.clean_score_share)
+                 and off < REST_JITTER_DIAMETERS * self.d)
+                or (det.piece and off < self.params.piece_off_diameters * self.d
+                    and self._alone(s))))
                 or self._inside_the_streak(s, det)) and not self._creeping(s, det, frame):
             # A ball at rest seen only in part (under the cue, the cue's shadow across it) is
             # where it was: following the part would make it jitter, and a jitter looks like a
@@ -1459,8 +1409,8 @@ class Tracker:
             s.left_rest = frame
             s.rest_place = (s.x, s.y)
         if prior is not None:  # the velocity out of the collision, corrected toward the sighting
-            s.vx = prior.vx + BETA * (det.x_mm - prior.x) / gap
-            s.vy = prior.vy + BETA * (det.y_mm - prior.y) / gap
+            s.vx = prior.vx + self.params.velocity_gain_share * (det.x_mm - prior.x) / gap
+            s.vy = prior.vy + self.params.velocity_gain_share * (det.y_mm - prior.y) / gap
         elif jump or (s.status == "hidden" and off >= REST_JITTER_DIAMETERS * self.d
                       and self._sent_toward(s, det, frame)):
             # (a hidden ball sent from its place while unseen, seen off it the way it was
@@ -1468,8 +1418,8 @@ class Tracker:
             s.vx, s.vy = (det.x_mm - s.x) / gap, (det.y_mm - s.y) / gap
         elif s.status == "table":
             px, py, vx, vy = self._predicted(s, gap)
-            s.vx = vx + BETA * (det.x_mm - px) / gap
-            s.vy = vy + BETA * (det.y_mm - py) / gap
+            s.vx = vx + self.params.velocity_gain_share * (det.x_mm - px) / gap
+            s.vy = vy + self.params.velocity_gain_share * (det.y_mm - py) / gap
         else:
             s.vx = s.vy = 0.0
         s.x, s.y = det.x_mm, det.y_mm
@@ -1484,7 +1434,7 @@ class Tracker:
         # touched by the cue's shadow, shows false dark blobs)
         # One look is one piece of evidence: a ball at rest in an unchanged picture is the same
         # detection frame after frame, and a misread repeated for a hundred frames is still one.
-        if (det.streak_mm == 0.0 and det.score > CLEAN_SCORE and self._resting(s)
+        if (det.streak_mm == 0.0 and det.score > self.params.clean_score_share and self._resting(s)
                 and det is not s.looked):
             s.pair += self._is_pair(det)
             s.single += self._is_single(det)
@@ -1500,7 +1450,7 @@ class Tracker:
         place is at the streak's end."""
         ux, uy = det.streak_dir
         if (not det.streak_mm or not (ux or uy) or s.status != "table"
-                or math.hypot(s.vx, s.vy) >= STRUCK_DIAMETERS * self.d):
+                or math.hypot(s.vx, s.vy) >= self.params.struck_diameters_per_frame * self.d):
             return False
         along, across = _along_across(det, s.x, s.y)
         return abs(across) <= 0.5 * self.d and abs(along) <= 0.5 * det.streak_mm - self.d
@@ -1537,11 +1487,11 @@ class Tracker:
         was kept as jitter (see :meth:`_observe`), and this one is further off its place, the same
         way (within 30 degrees), by a steady step: the ball rolls off slowly (kissed, or
         pushed by a ball beside it), and held in place it would be lost a few frames on."""
-        if s.held is None or s.held[0] != frame - 1 or det.score < CLEAN_SCORE:
+        if s.held is None or s.held[0] != frame - 1 or det.score < self.params.clean_score_share:
             return False  # (a part of a ball, under the cue, drifts as the cue comes)
         before = (s.held[1] - s.x, s.held[2] - s.y)
         now = (det.x_mm - s.x, det.y_mm - s.y)
-        return (math.hypot(*now) - math.hypot(*before) >= CREEP_STEP_MM
+        return (math.hypot(*now) - math.hypot(*before) >= self.params.creep_step_mm
                 and _within_30(now, before))
 
     def _is_pair(self, det: Detection) -> bool:
@@ -1569,7 +1519,7 @@ class Tracker:
         jaws); a thing of another colour nearby (a projected mark, a glint on the rim) is not
         it."""
         r = self.table.ball_radius_mm
-        return (not self.table.contains((s.x, s.y), tolerance_mm=MOUTH_DEPTH_RADII * r)
+        return (not self.table.contains((s.x, s.y), tolerance_mm=self.params.mouth_depth_radii * r)
                 or self._pocket_gap(s.x, s.y) < r)
 
     def _near_pocket(self, x: float, y: float) -> bool:
@@ -1581,7 +1531,7 @@ class Tracker:
 
     def _pick_up_moving(self, frame: int, free: list[Detection]) -> list[Detection]:
         """A ball lost from view (hidden, or lost after that) is the one rolling where nothing
-        is tracked: an unclaimed detection of its colour that ends a row of MOVING_CHAIN
+        is tracked: an unclaimed detection of its colour that ends a row of moving_chain_frames
         sightings in as many frames, each a step on from the last at a steady speed (no resting
         thing, no hand: a hand does not roll straight), ball-like on the whole. A ball struck
         too hard to be followed across its first frames (12 m/s, gone from its place into a
@@ -1590,7 +1540,7 @@ class Tracker:
         self._free_history.append((frame, free))
         # frames in a row (every other one when a repeated picture was left out between them)
         on = self._frames_on
-        if len(steps) < MOVING_CHAIN - 1 or any(
+        if len(steps) < self.params.moving_chain_frames - 1 or any(
                 f != frame - (len(steps) - k) * on for k, (f, _) in enumerate(steps)):
             return free
         left = list(free)
@@ -1628,7 +1578,7 @@ class Tracker:
             s.x, s.y = det.x_mm, det.y_mm
             s.vx, s.vy = (det.x_mm - row[1].x_mm) / on, (det.y_mm - row[1].y_mm) / on
             s.status, s.visible, s.last_seen, s.sent = "table", True, frame, None
-            s.faint_looks, s.clean_place = 0, (det.x_mm, det.y_mm)  # (found here: FAINT_S)
+            s.faint_looks, s.clean_place = 0, (det.x_mm, det.y_mm)  # (found here: faint_s)
             s.clean_seen = frame
             left.remove(det)
         return left
@@ -1653,7 +1603,7 @@ class Tracker:
                     or (s.status == "table" and not s.faint_looks)):
                 continue
             px, py = s.clean_place
-            reach = HARDEST_SHOT_DIAMETERS * self.d * (frame - s.clean_seen)
+            reach = self.params.hardest_shot_diameters_per_frame * self.d * (frame - s.clean_seen)
             near = self._stop_reach(s)
             if math.hypot(s.x - px, s.y - py) > near:
                 continue  # its faint sightings led it away: not held about its place
@@ -1699,7 +1649,7 @@ class Tracker:
         struck from, the way opposite to where it was sent (see :meth:`_sent_toward`), and
         heads for that place (within 30 degrees): the cue following through, not the ball
         (a ball that comes back off a cushion comes from the way it was sent)."""
-        if s.sent is None or frame - s.sent[0] > SENT_FRAMES:
+        if s.sent is None or frame - s.sent[0] > self.params.sent_frames:
             return False
         start, end = row[-1], row[0]
         behind = (start.x_mm - s.x) * s.sent[1] + (start.y_mm - s.y) * s.sent[2] < 0
@@ -1720,33 +1670,34 @@ class Tracker:
                     continue
                 way = (last.x_mm - o.x_mm, last.y_mm - o.y_mm)
                 step = math.hypot(*way)
-                if not SLOWEST_ROLL_DIAMETERS * self.d <= step <= (
-                        HARDEST_SHOT_DIAMETERS * self.d * self._frames_on):
+                if not self.params.slowest_roll_diameters_per_frame * self.d <= step <= (
+                        self.params.hardest_shot_diameters_per_frame * self.d * self._frames_on):
                     continue
                 # (the newest one judged by its step back to this one, as this one is)
-                if _likeness(o, way, step) < INIT_SCORE or (
-                        len(row) == 1 and _likeness(last, way, step) < INIT_SCORE):
+                if _likeness(o, way, step, self.params) < self.params.init_score_share or (
+                        len(row) == 1
+                        and _likeness(last, way, step, self.params) < self.params.init_score_share):
                     continue
                 if len(row) >= 2:  # the same step again, within half a ball (half a step slow)
                     sx, sy = row[-2].x_mm - last.x_mm, row[-2].y_mm - last.y_mm
                     if math.hypot(last.x_mm - o.x_mm - sx, last.y_mm - o.y_mm - sy) > min(
-                            0.5 * self.d, max(0.5 * math.hypot(sx, sy), CREEP_STEP_MM)):
+                            0.5 * self.d, max(0.5 * math.hypot(sx, sy), self.params.creep_step_mm)):
                         continue
                 best = o
                 if len(row) == 1:
-                    likeness.append(_likeness(last, way, step))
-                likeness.append(_likeness(o, way, step))
+                    likeness.append(_likeness(last, way, step, self.params))
+                likeness.append(_likeness(o, way, step, self.params))
                 break
             if best is None:
                 return None
             row.append(best)
-        if float(np.median(likeness)) < PICK_UP_SCORE:
+        if float(np.median(likeness)) < self.params.pick_up_score_share:
             return None
         return row
 
     def _pick_up(self, frame: int, free: list[Detection]) -> None:
-        """A clean ball of a class with a free identity, seen in place in PICK_UP_FRAMES of the
-        last PICK_UP_WINDOW times as many frames, takes it. With every identity of its class
+        """A clean ball of a class with a free identity, seen in place in pick_up_frames of the
+        last pick_up_window_ratio times as many frames, takes it. With every identity of its class
         taken, one of them hidden, it is that hidden ball, which went there unseen (a pot missed
         under the arm, then respotted): taken after three times as long, since a hand may hide a
         ball and look like another."""
@@ -1756,8 +1707,8 @@ class Tracker:
         # player's hand, 0.61, took a red's id for 56 frames of the shot)
         rolling = self._state_known and self._cue_ball_struck and not self._shot_over
         for det in free:
-            if (det.colour not in ("white", "red", "yellow") or det.score < PICK_UP_SCORE
-                    or det.piece or det.streak_mm):
+            if (det.colour not in ("white", "red", "yellow")
+                    or det.score < self.params.pick_up_score_share or det.piece or det.streak_mm):
                 continue
             ids = [b for b in BALLS if CLASS_OF[b] == det.colour
                    and (b not in self.states or self.states[b].status in ("pocketed", "lost"))
@@ -1765,11 +1716,11 @@ class Tracker:
                    and not (rolling and (b not in self.states
                                          or self.states[b].status != "lost"))
                    and (self.table.in_house((det.x_mm, det.y_mm)) or not self._in_hand(b))]
-            frames_needed = PICK_UP_FRAMES
+            frames_needed = self.params.pick_up_frames
             if not ids:
                 ids = [b for b in BALLS if CLASS_OF[b] == det.colour
                        and b in self.states and self.states[b].status == "hidden"]
-                frames_needed = 3 * PICK_UP_FRAMES
+                frames_needed = 3 * self.params.pick_up_frames
             if not ids:
                 continue
             if any(math.hypot(det.x_mm - s.x, det.y_mm - s.y) < self.d
@@ -1778,7 +1729,7 @@ class Tracker:
             # seen in place in most frames of a while (a ball by the cue's tip flickers in and
             # out); the sightings of other places of its class are kept apart
             recent = [c for c in self._candidates.get(det.colour, [])
-                      if frame - c[0] < PICK_UP_WINDOW * frames_needed]
+                      if frame - c[0] < self.params.pick_up_window_ratio * frames_needed]
             recent.append((frame, det.x_mm, det.y_mm))
             # only since the ball left the table or view, and a pocketed one could be back (a
             # thing seen there before, a hand resting on the cloth, is not the ball put back)
@@ -1800,14 +1751,14 @@ class Tracker:
     def _beside_the_cue_ball_unseen(self, s: BallState, det: Detection) -> bool:
         """``s`` is the cue ball, not yet seen in the video (named from the game state and the
         first frames' picture of its place), and ``det`` a faint thing (no streak, less
-        ball-like than CLEAN_SCORE) beyond jitter from that place: before the strike, the cue's
-        tip or ferrule beside it, not the ball (a white unseen for its first 4 frames, its
+        ball-like than clean_score_share) beyond jitter from that place: before the strike, the
+        cue's tip or ferrule beside it, not the ball (a white unseen for its first 4 frames, its
         outline joined to the cue's tip: the ferrule, 0.44 ball-like and 0.9 diameters off,
         took its id, which went off with the cue, and the ball seen again in its place was
         then picked up for the white in hand). A cue ball seen before keeps the usual rules: a
         struck white leaving its place is often faint."""
         return (self._may_strike(s.ball) and s.took is None and s.start_place is not None
-                and det.score < CLEAN_SCORE and not det.streak_mm
+                and det.score < self.params.clean_score_share and not det.streak_mm
                 and math.dist((det.x_mm, det.y_mm), s.start_place)
                 > REST_JITTER_DIAMETERS * self.d)
 
@@ -1823,19 +1774,19 @@ class Tracker:
 
     def _back_from(self, ball: str) -> int:
         """The last frame before which ``ball`` cannot be seen put back on the table: when it
-        was last seen, and for a pocketed ball BACK_FROM_POCKET_S more (taken out of the
+        was last seen, and for a pocketed ball back_from_pocket_s more (taken out of the
         pocket and put down by hand); -1 for a ball never seen (in hand)."""
         s = self.states.get(ball)
         if s is None:
             return -1
-        return s.last_seen + (round(BACK_FROM_POCKET_S * self.fps) if s.status == "pocketed"
-                              else 0)
+        return s.last_seen + (round(self.params.back_from_pocket_s * self.fps)
+                              if s.status == "pocketed" else 0)
 
     def _clean_over_faint(self, active: list[BallState], dets: list[Detection],
                           taken: dict[int, int]) -> None:
         """Change ``taken`` (ball index -> detection index): a ball on the table whose last
-        sighting was faint (less ball-like than INIT_SCORE) and that takes a faint thing again
-        takes instead a clean sighting of its colour (CLEAN_SCORE, whole: no streak, no piece)
+        sighting was faint (less ball-like than init_score_share) and that takes a faint thing again
+        takes instead a clean sighting of its colour (clean_score_share, whole: no streak, no piece)
         that no ball takes, within its stop reach, if no other ball of its colour (on the table
         or hidden) is as near to it: its picture was merged with something, or it went under a
         hand, and its id was left on what it merged with. A white rolling slowly past the ghost
@@ -1849,11 +1800,13 @@ class Tracker:
         used = set(taken.values())
         for i, j in list(taken.items()):
             s, det = active[i], dets[j]
-            if s.status != "table" or not s.faint_looks or det.score >= INIT_SCORE:
+            if (s.status != "table" or not s.faint_looks
+                    or det.score >= self.params.init_score_share):
                 continue
             colour = CLASS_OF[s.ball]
             clean = [k for k, d in enumerate(dets) if k not in used and d.colour == colour
-                     and not d.streak_mm and not d.piece and d.score >= CLEAN_SCORE
+                     and not d.streak_mm and not d.piece
+                     and d.score >= self.params.clean_score_share
                      and gap(d, s) <= self._stop_reach(s)
                      and not any(o is not s and CLASS_OF[o.ball] == colour
                                  and o.status in ("table", "hidden") and gap(d, o) <= gap(d, s)
@@ -1872,13 +1825,14 @@ class Tracker:
         the ball, which never left. Returns the detections still free."""
         for s in active:
             place = s.rest_place
-            if (place is None or frame - s.left_rest > RETURN_S * self.fps
+            if (place is None or frame - s.left_rest > self.params.return_s * self.fps
                     or s.status not in ("table", "hidden")):
                 continue
-            if s.last_seen == frame and s.took is not None and s.took.score >= CLEAN_SCORE:
+            if (s.last_seen == frame and s.took is not None
+                    and s.took.score >= self.params.clean_score_share):
                 continue  # seen clean where it went
             back = [d for d in free if d.colour == CLASS_OF[s.ball] and not d.streak_mm
-                    and not d.piece and d.score >= CLEAN_SCORE and math.hypot(
+                    and not d.piece and d.score >= self.params.clean_score_share and math.hypot(
                         d.x_mm - place[0], d.y_mm - place[1])
                     < REST_JITTER_DIAMETERS * self.d]
             if not back:
@@ -1902,7 +1856,7 @@ class Tracker:
             return
         nearest = _nearest_on_the_way(before.get("W1", now["W1"]), now["W1"],
                                       before.get("W2", now["W2"]), now["W2"])
-        if nearest < WHITES_APART_DIAMETERS * self.d:
+        if nearest < self.params.whites_apart_diameters * self.d:
             self.whites_known = False
             for s in on.values():
                 s.pair = s.single = 0
@@ -1950,8 +1904,9 @@ class Tracker:
         :meth:`_may_strike`) was never seen struck, and is seen at rest now (a strike seen this
         frame is recorded: from then on, False). Seen a diameter away from
         where it lay, it was struck however slowly it rolls (filmed by a camera padded to 30
-        frames a second, a white rolling off at 18 mm a frame, under STRUCK_DIAMETERS, was never
-        counted as struck, and every ball of the later shots was held to its first place)."""
+        frames a second, a white rolling off at 18 mm a frame, under struck_diameters_per_frame,
+        was never counted as struck, and every ball of the later shots was held to its first
+        place)."""
         if self.cue_ball is None or self._cue_ball_struck:
             return False
         cue = [s for b, s in self.states.items() if self._may_strike(b)]  # (see _may_strike)
@@ -1965,7 +1920,7 @@ class Tracker:
         """``ball`` is seen this frame moving clearly faster than any creep or jitter."""
         s = self.states.get(ball) if ball else None
         return (s is not None and s.last_seen == frame
-                and math.hypot(s.vx, s.vy) > STRUCK_DIAMETERS * self.d)
+                and math.hypot(s.vx, s.vy) > self.params.struck_diameters_per_frame * self.d)
 
     def _strike_resolves(self, frame: int) -> None:
         """Undecided whites: the first to be struck (moving while the other rests) is the
@@ -1999,26 +1954,27 @@ def _nearest_on_the_way(a0: Sequence[float], a1: Sequence[float], b0: Sequence[f
                for u in (0.0, 0.25, 0.5, 0.75, 1.0))
 
 
-def _likeness(det: Detection, way: tuple[float, float], step: float) -> float:
+def _likeness(det: Detection, way: tuple[float, float], step: float,
+              params: TrackingParams) -> float:
     """How ball-like ``det`` is as a sighting of a ball rolling ``way`` (a step of ``step`` mm a
-    frame): its score, or PICK_UP_SCORE at least when it is a streak drawn out along that way
+    frame): its score, or pick_up_score_share at least when it is a streak drawn out along that way
     for half the step or more: the blur of that very motion (scored as a disc, a streak is
     poor: a white struck at 7 m/s, seen as streaks of score 0.47-0.52, was lost for 35
     frames)."""
     drawn_along = det.streak_mm >= 0.5 * step and (
         _within_30(det.streak_dir, way)
         or _within_30((-det.streak_dir[0], -det.streak_dir[1]), way))
-    return max(det.score, PICK_UP_SCORE) if drawn_along else det.score
+    return max(det.score, params.pick_up_score_share) if drawn_along else det.score
 
 
-def _a_ball_and_a_glint(best: Detection, faint: Detection) -> bool:
+def _a_ball_and_a_glint(best: Detection, faint: Detection, params: TrackingParams) -> bool:
     """``best`` looks like a whole ball by itself and ``faint`` beside it not at all: a glint
     or a piece of the pocket's rim by the ball, not the ball's other half (a red on a pocket's
     lip, 0.64, beside a red glint in the hole, 0.35, nine tenths of a ball away, was put at
     their middle, 14 px off). Not for blurred streaks, whose pieces
     each look like part of a ball."""
-    return (not best.streak_mm and not faint.streak_mm and best.score >= INIT_SCORE
-            and faint.score < GLINT_SHARE * best.score)
+    return (not best.streak_mm and not faint.streak_mm and best.score >= params.init_score_share
+            and faint.score < params.glint_share * best.score)
 
 
 def _each_at_one_of(a: Detection, b: Detection, places: Sequence[Sequence[float]],
@@ -2056,7 +2012,8 @@ def track_video(video_path: str | Path, calibration: Calibration,
                 adjust: Callable[[Frame], Frame] | None = None,
                 first_frame: int = 0,
                 shot_starts: queue.SimpleQueue[ShotStart] | None = None,
-                seen: Callable[[int, AnyFrame], None] | None = None
+                seen: Callable[[int, AnyFrame], None] | None = None,
+                tracking: TrackingParams = DEFAULT_TRACKING
                 ) -> Iterator[FrameTracks]:
     """Ball positions in every frame of a video, as :class:`FrameTracks` in frame order.
 
@@ -2075,6 +2032,7 @@ def track_video(video_path: str | Path, calibration: Calibration,
     state before each later shot, put there once the shot before has been judged; what is
     there is handed to :meth:`Tracker.begin_shot` before each frame is. ``seen``: called with
     each frame as it is read (before its detections), for a caller that keeps a few of them.
+    ``tracking``: the tracker's thresholds (see :class:`TrackingParams`).
     """
     p = Path(video_path)
     if not p.is_file():
@@ -2084,7 +2042,7 @@ def track_video(video_path: str | Path, calibration: Calibration,
     detector = BallDetector(calibration)
     fps = video_fps(p)  # (opening the video costs about as much as decoding ten frames)
     tracker = _RepeatsFilled(Tracker(table, fps, cue_ball=cue_ball,
-                                     start_positions=start_positions))
+                                     start_positions=start_positions, params=tracking))
 
     def update(index: int, dets: list[Detection], change: float) -> Iterator[FrameTracks]:
         while shot_starts is not None:
@@ -2146,7 +2104,7 @@ class _RepeatsFilled:
     other as in the frame before (its picture).
 
     A frame repeats the last one when its picture changed from the last one's
-    ``REPEAT_CHANGE_RATIO`` times less than the last new picture before it and the next one
+    ``repeat_change_ratio`` times less than the last new picture before it and the next one
     after it did (see :attr:`BallDetector.picture_change`: a new picture differs by what moved
     in it and the camera's noise, a repeat by the codec's noise only), so did a frame two or
     three back or on (the recorder's beat: a player pausing in his stroke leaves a still frame
@@ -2194,7 +2152,7 @@ class _RepeatsFilled:
             yield from self._filled(self.tracker.update(frame, dets))
 
     def _still(self, k: int) -> bool:
-        """The picture of the frame at ``k`` in the window changed ``REPEAT_CHANGE_RATIO``
+        """The picture of the frame at ``k`` in the window changed ``repeat_change_ratio``
         times less than the last new picture before it and the next after it did (the more
         changed of the two frames on each side: one of them may be a repeat too)."""
         frames = self._frames
@@ -2202,7 +2160,8 @@ class _RepeatsFilled:
             return False
         before = max(frames[i][2] for i in range(max(0, k - 2), k))
         after = max(frames[i][2] for i in range(k + 1, min(k + 3, len(frames))))
-        return math.isfinite(before) and REPEAT_CHANGE_RATIO * frames[k][2] <= min(before, after)
+        ratio = self.tracker.params.repeat_change_ratio
+        return math.isfinite(before) and ratio * frames[k][2] <= min(before, after)
 
     def _filled(self, results: list[FrameTracks]) -> Iterator[FrameTracks]:
         for r in results:
@@ -2220,8 +2179,9 @@ class _RepeatsFilled:
             for ball, (x, y, seen) in before.balls.items():
                 nxt = after.balls.get(ball) if after is not None and seen else None
                 if after is not None and nxt is not None and nxt[2] and math.dist(
-                        (x, y), nxt[:2]) <= HARDEST_SHOT_DIAMETERS * self.tracker.d * (
-                        after.frame - before.frame):  # (not a ball put back by hand)
+                        (x, y), nxt[:2]) <= (
+                            self.tracker.params.hardest_shot_diameters_per_frame * self.tracker.d
+                            * (after.frame - before.frame)):  # (not a ball put back by hand)
                     w = (frame - before.frame) / (after.frame - before.frame)
                     x, y = x + w * (nxt[0] - x), y + w * (nxt[1] - y)
                 elif after is not None and seen and not self._shown_at_rest(
@@ -2243,9 +2203,10 @@ class _RepeatsFilled:
         earlier = prior.balls.get(ball) if prior is not None else None
         d = self.tracker.d
         if prior is None or earlier is None or not earlier[2] or math.dist(earlier[:2], (x, y)) > (
-                REST_SPEED_DIAMETERS * d * max(1, before.frame - prior.frame)):
+                self.tracker.params.rest_speed_diameters_per_frame * d
+                * max(1, before.frame - prior.frame)):
             return False
-        return any(q.colour == CLASS_OF[ball] and q.score >= CLEAN_SCORE
+        return any(q.colour == CLASS_OF[ball] and q.score >= self.tracker.params.clean_score_share
                    and math.hypot(q.x_mm - x, q.y_mm - y) <= REST_JITTER_DIAMETERS * d
                    for q in detections)
 

@@ -1,0 +1,109 @@
+"""The tracker's thresholds as one frozen, checked parameter object (vision.tracking.params)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from rules.table import TableSpec
+from vision.tracking.params import DEFAULT_TRACKING, TrackingParams, TrackingParamsError
+from vision.tracking.tracker import Tracker
+
+# the module-level constants of vision/tracking/tracker.py before they became fields, by value
+OLD_CONSTANTS = {
+    "init_score_share": 0.5,  # INIT_SCORE
+    "jaws_s": 0.25,  # JAWS_S
+    "struck_diameters_per_frame": 0.3,  # STRUCK_DIAMETERS
+    "pick_up_score_share": 0.6,  # PICK_UP_SCORE
+    "pick_up_frames": 5,  # PICK_UP_FRAMES
+    "pick_up_window_ratio": 2,  # PICK_UP_WINDOW
+    "clean_score_share": 0.7,  # CLEAN_SCORE
+    "piece_off_diameters": 0.5,  # PIECE_OFF_DIAMETERS
+    "alone_diameters": 2.0,  # ALONE_DIAMETERS
+    "start_gate_diameters": 2.0,  # START_GATE_DIAMETERS
+    "pieces_diameters": 0.95,  # PIECES_DIAMETERS
+    "glint_share": 0.6,  # GLINT_SHARE
+    "streak_step_diameters": 1.6,  # STREAK_STEP_DIAMETERS
+    "rest_speed_diameters_per_frame": 0.05,  # REST_SPEED_DIAMETERS
+    "coast_frames": 2,  # COAST_FRAMES
+    "near_pair_diameters": 1.5,  # NEAR_PAIR_DIAMETERS
+    "between_diameters": 0.3,  # BETWEEN_DIAMETERS
+    "front_piece_diameters": 1.2,  # FRONT_PIECE_DIAMETERS
+    "cue_diameters": 5.0,  # CUE_DIAMETERS
+    "hardest_shot_diameters_per_frame": 7.0,  # HARDEST_SHOT_DIAMETERS
+    "unhit_gate_diameters": 0.5,  # UNHIT_GATE_DIAMETERS
+    "sent_frames": 10,  # SENT_FRAMES
+    "velocity_gain_share": 0.5,  # BETA
+    "doubtful_colour_diameters": 2.0,  # DOUBTFUL_COLOUR_DIAMETERS
+    "streak_score_share": 0.3,  # STREAK_SCORE
+    "back_from_pocket_s": 1.0,  # BACK_FROM_POCKET_S
+    "moving_chain_frames": 3,  # MOVING_CHAIN
+    "slowest_roll_diameters_per_frame": 0.1,  # SLOWEST_ROLL_DIAMETERS
+    "creep_step_mm": 3.0,  # CREEP_STEP_MM
+    "mouth_depth_radii": 0.5,  # MOUTH_DEPTH_RADII
+    "return_s": 1.0,  # RETURN_S
+    "whites_apart_diameters": 2.0,  # WHITES_APART_DIAMETERS
+    "repeat_change_ratio": 4.0,  # REPEAT_CHANGE_RATIO
+    "faint_s": 0.5,  # FAINT_S
+    "kiss_stop_frames": 2,  # KISS_STOP_FRAMES
+    "score_cost_diameters": 1.0,  # SCORE_COST_DIAMETERS
+    "fixture_looks": 8,  # FIXTURE_LOOKS
+    "fixture_cell_diameters": 0.25,  # FIXTURE_CELL_DIAMETERS
+    "history_s": 20.0,  # HISTORY_S
+}
+
+
+def test_the_defaults_are_the_old_constants():
+    assert DEFAULT_TRACKING.to_dict() == OLD_CONSTANTS
+    for name, value in OLD_CONSTANTS.items():  # of the same type too: ints stay counts
+        assert type(getattr(DEFAULT_TRACKING, name)) is type(value), name
+
+
+def test_the_parameters_are_frozen():
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        DEFAULT_TRACKING.jaws_s = 1.0  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(("field", "value"), [
+    ("init_score_share", 1.5),  # a share over 1
+    ("clean_score_share", 0.0),
+    ("jaws_s", -0.25),  # a time below 0
+    ("creep_step_mm", float("nan")),
+    ("repeat_change_ratio", 0.5),  # a factor under 1
+    ("pick_up_frames", 0),  # a count under 1
+    ("sent_frames", 2.5),  # a count not whole
+    ("moving_chain_frames", 1),  # a chain of one sighting
+    ("history_s", "20"),  # not a number
+])
+def test_a_bad_value_is_refused_naming_its_field(field, value):
+    with pytest.raises(TrackingParamsError, match=f"^{field}: "):
+        TrackingParams(**{field: value})
+
+
+def test_a_range_the_wrong_way_round_is_refused():
+    with pytest.raises(TrackingParamsError, match=r"^hardest_shot_diameters_per_frame: "):
+        TrackingParams(hardest_shot_diameters_per_frame=0.2)
+    with pytest.raises(TrackingParamsError, match=r"^clean_score_share: "):
+        TrackingParams(clean_score_share=0.4)
+
+
+def test_to_dict_round_trips():
+    params = TrackingParams(jaws_s=0.3, pick_up_frames=6, glint_share=0.5)
+    assert TrackingParams(**params.to_dict()) == params
+    assert TrackingParams(**DEFAULT_TRACKING.to_dict()) == DEFAULT_TRACKING
+
+
+def test_whole_numbers_given_for_float_fields_are_stored_as_floats():
+    params = TrackingParams(history_s=10)
+    assert params.history_s == 10.0 and type(params.history_s) is float
+
+
+def test_the_tracker_keeps_and_reads_its_parameters():
+    table = TableSpec()
+    assert Tracker(table).params is DEFAULT_TRACKING
+    tracker = Tracker(table, 30.0, params=TrackingParams(jaws_s=0.5, history_s=2.0,
+                                                         moving_chain_frames=5))
+    assert tracker.jaws_frames == 15
+    assert tracker._history.maxlen == 60
+    assert tracker._free_history.maxlen == 4

@@ -1,0 +1,142 @@
+"""The thresholds by which the five balls are tracked (:mod:`vision.tracking.tracker`), as one
+frozen, checked parameter object that a caller can set, see and record.
+
+Each field's unit ends its name: ``_mm``, ``_s``, ``_frames`` (a count of frames),
+``_diameters`` and ``_radii`` (of a ball), ``_diameters_per_frame`` (a ball's speed),
+``_score_share`` (a detection's ball-likeness, in (0, 1]), ``_share`` (a fraction, in (0, 1])
+and ``_ratio`` (a factor, at least 1). A ``...`` comment goes on from the one before it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from vision.params import ParamsError, as_dict, check_fields, check_order
+
+# counts below which a rule cannot work (1 for the rest): a ball found again rolling is a chain of
+# two sightings at least (the frames before the last are kept, moving_chain_frames - 1 of them)
+_LEAST_COUNT = {"moving_chain_frames": 2}
+
+
+class TrackingParamsError(ParamsError):
+    """A tracking threshold out of its range (the message names the field)."""
+
+
+@dataclass(frozen=True)
+class TrackingParams:
+    """Every threshold of :mod:`vision.tracking.tracker`; the defaults are the tuned values."""
+
+    # --- naming the balls, and what looks like a ball
+    # least median ball-likeness of an object named in the first frames
+    init_score_share: float = 0.5
+    # a ball is named from the start state only this near its place
+    start_gate_diameters: float = 2.0
+    clean_score_share: float = 0.7  # a detection this ball-like shows the whole ball
+    # least ball-likeness of a streak that may be a ball struck from its place
+    streak_score_share: float = 0.3
+    # a sighting not at all ball-like costs this much more than a ball
+    score_cost_diameters: float = 1.0
+    # what a detection of another colour, doubtful (a streak, a ball under the cue), costs over its
+    # distance: a ball takes one of its own colour unless that is this much further than expected
+    doubtful_colour_diameters: float = 2.0
+    # whites kept further apart than this cannot have been mixed up
+    whites_apart_diameters: float = 2.0
+
+    # --- motion
+    # share of the surprise (sighting minus prediction) taken into the velocity
+    velocity_gain_share: float = 0.5
+    rest_speed_diameters_per_frame: float = 0.05  # slower than this per frame, a ball is at rest
+    # a ball moving this many diameters a frame was clearly struck
+    struck_diameters_per_frame: float = 0.3
+    # a ball struck as hard as any (13 m/s) goes this far a frame
+    hardest_shot_diameters_per_frame: float = 7.0
+    # a resting ball's sightings further off, frame after frame, by this: rolling
+    creep_step_mm: float = 3.0
+    coast_frames: int = 2  # a rolling ball unseen this many frames is looked for along its way
+    # a ball at rest before the cue ball is struck is seen this near
+    unhit_gate_diameters: float = 0.5
+    sent_frames: int = 10  # a ball hit from rest while unseen is looked for its way this long
+    # a ball seen rolling this few frames ago and still now was stopped by a kiss, not found at
+    # rest: a ball that then comes is no hitter of it (a white, its speed read as nothing just after
+    # a kiss off the yellow, had its own next picture barred as lying toward the yellow, "hitting"
+    # it, and took the other white's)
+    kiss_stop_frames: int = 2
+
+    # --- pieces of a ball's picture, and the things beside it
+    # a piece of a split blob: its centre this far off the ball's, at most
+    piece_off_diameters: float = 0.5
+    # ... when no other ball is this near (else it may be that ball's piece)
+    alone_diameters: float = 2.0
+    pieces_diameters: float = 0.95  # same-colour detections nearer than this are pieces of one ball
+    # ... unless one looks whole and the other is less than this share as ball-like
+    glint_share: float = 0.6
+    # pieces of a faint streak in a row, this near each other: one ball
+    streak_step_diameters: float = 1.6
+    # two balls this near, one moving, may show as one blob between them
+    near_pair_diameters: float = 1.5
+    # ... a picture this near their middle, further from each: both of them
+    between_diameters: float = 0.3
+    # a ball-like piece of a resting ball's colour this near: its streak
+    front_piece_diameters: float = 1.2
+    # a non-ball this near a resting ball may be the cue (its middle, if long)
+    cue_diameters: float = 5.0
+    # a ball seen for this long only in sightings less ball-like than init_score_share, and now more
+    # than a diameter from where it last looked like one (or from where it was named), is no ball:
+    # it walked onto a piece of the cue, a hand, a light projected on the cloth. It is lost, free to
+    # be found again. (A ball at rest half hidden under the cue or an arm is seen as faint for
+    # longer, but in its place.)
+    faint_s: float = 0.5
+    # a faint thing (less ball-like than init_score_share) left unclaimed in one place in this many
+    # frames (counted in cells fixture_cell_diameters wide, none more than hide_s after the one
+    # before, the last within hide_s: a hand or the cue passing now and then over a match is none)
+    # is a fixture of the picture: a mark or a light on the cloth, the cue's tip held at address. A
+    # faint sighting there, off a ball's own place, is that thing and not the ball come to it (a
+    # white blurred out of sight after a contact gave its id to a pale mark that had lain unclaimed
+    # two diameters away for the whole second before, and its id stayed there)
+    fixture_looks: int = 8
+    fixture_cell_diameters: float = 0.25  # ... the cells' width
+
+    # --- balls lost, found again, pocketed and put back
+    # a ball that vanished by a pocket and is seen again this soon did not drop
+    jaws_s: float = 0.25
+    # a centre this far past a nose line (in radii) is in a pocket's mouth
+    mouth_depth_radii: float = 0.5
+    back_from_pocket_s: float = 1.0  # a pocketed ball is back on the table no sooner than this
+    # least ball-likeness of a ball that appears (respotted, placed by hand)
+    pick_up_score_share: float = 0.6
+    pick_up_frames: int = 5  # ... seen in place in this many frames
+    pick_up_window_ratio: int = 2  # ... of the last this many times as many
+    # a ball lost from view is found again rolling in this many frames running
+    moving_chain_frames: int = 3
+    # ... each a step of at least this (7 mm: 0.2 m/s; a rest is still)
+    slowest_roll_diameters_per_frame: float = 0.1
+    return_s: float = 1.0  # a ball seen clean back on the place it left this soon never left it
+
+    # --- the video and the game state
+    # A picture that changed from the last frame's this many times less than the last frame's and
+    # the next frame's did is the last picture shown again (a camera of 15 frames a second padded to
+    # 30 by its recorder; see tracker._RepeatsFilled). Measured: a repeat of a re-encoded synthetic
+    # clip changes by 5-13 grey levels at most, a frame in which a ball or the cue moves by 35-190;
+    # recorded repeats by a tenth of their other frames' mean change
+    repeat_change_ratio: float = 4.0
+    # the tracker's answers are kept this long: the game state before a shot is told once the shot
+    # before has been judged, 1.5 s of video after its balls came to rest (and the few frames the
+    # tracker reads ahead), and says where they lay at that rest (see Tracker.begin_shot)
+    history_s: float = 20.0
+
+    def __post_init__(self) -> None:
+        check_fields(self, TrackingParamsError, least_counts=_LEAST_COUNT)
+        check_order(self, TrackingParamsError,
+                    ("rest_speed_diameters_per_frame", "slowest_roll_diameters_per_frame"),
+                    ("slowest_roll_diameters_per_frame", "struck_diameters_per_frame"),
+                    ("struck_diameters_per_frame", "hardest_shot_diameters_per_frame"),
+                    ("streak_score_share", "init_score_share"),
+                    ("init_score_share", "clean_score_share"),
+                    ("pick_up_score_share", "clean_score_share"))
+
+    def to_dict(self) -> dict[str, float | int]:
+        """Every field by name (for a report; ``TrackingParams(**d)`` gives it back)."""
+        return as_dict(self)
+
+
+DEFAULT_TRACKING = TrackingParams()
