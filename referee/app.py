@@ -274,6 +274,8 @@ def video_report(found: VideoFacts) -> tuple[dict[str, Any], VideoRun]:
     extra = {"calibration": found.calibration.to_dict(), "timings": found.timings,
              "camera_drift": found.drift_report(), "shot_stream": found.stream.to_dict(),
              "shot_facts_params": found.shot_facts.to_dict(),
+             "detection_params": found.detection.to_dict(),
+             "tracking_params": found.tracking.to_dict(),
              "detector": {"tracker": "vision.tracking.tracker",
                           "shot_facts": "vision.shots.stream"}}
     moved = [(e.frame, e.calibration) for e in found.drift if e.status == "recalibrated"]

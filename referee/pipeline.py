@@ -26,8 +26,10 @@ from referee.trackrows import Row, TrackRows
 from rules import Call, GameState, KaisaError, RuleOptions, ShotFacts, TableSpec, cue_ball_of
 from video import AnyFrame, as_bgr, video_fps
 from vision.detection.ballsize import calibrate_for_the_balls, table_for_the_balls
+from vision.detection.params import DEFAULT_DETECTION, DetectionParams
 from vision.shots.params import DEFAULT_SHOT_FACTS, ShotFactsParams
 from vision.shots.stream import ShotStream, ShotStreamParams, StreamedShot, check_stream_params
+from vision.tracking.params import DEFAULT_TRACKING, TrackingParams
 from vision.tracking.tracker import FrameTracks, ShotStart, track_video
 
 DRIFT_CHECK_S = 5.0  # seconds of video between two checks that the camera has not moved
@@ -206,7 +208,9 @@ def tracked_frames(video: Path, calibration: Calibration, table: TableSpec,
                    positions: Mapping[str, tuple[float, float]] | None = None,
                    drift: DriftMonitor | None = None, first_frame: int = 0,
                    shot_starts: queue.SimpleQueue[ShotStart] | None = None,
-                   seen: Callable[[int, AnyFrame], None] | None = None
+                   seen: Callable[[int, AnyFrame], None] | None = None,
+                   detection: DetectionParams = DEFAULT_DETECTION,
+                   tracking: TrackingParams = DEFAULT_TRACKING
                    ) -> Iterator[FrameTracks]:
     """The tracker's answer frame by frame from ``first_frame`` on; ``positions`` (table mm:
     where the game state has the balls then) name the balls by where they were left;
@@ -218,7 +222,7 @@ def tracked_frames(video: Path, calibration: Calibration, table: TableSpec,
     for k, result in enumerate(track_video(video, calibration, table, cue_ball=cue_ball,
                                            start_positions=positions, drift=drift,
                                            first_frame=first_frame, shot_starts=shot_starts,
-                                           seen=seen),
+                                           seen=seen, tracking=tracking, detection=detection),
                              first_frame):
         if progress is not None:
             progress.frame(k, fps)
@@ -263,6 +267,8 @@ class VideoFacts:
     timings: dict[str, float]
     stream: ShotStreamParams
     shot_facts: ShotFactsParams
+    detection: DetectionParams = DEFAULT_DETECTION
+    tracking: TrackingParams = DEFAULT_TRACKING
     rows: TrackRows = field(default_factory=TrackRows)
     drift: list[DriftEvent] = field(default_factory=list)
     game: Game = field(init=False)
@@ -301,12 +307,15 @@ def game_from_video(video: Path, options: RuleOptions, start: GameState,
                     calibration: Calibration | None, calls: Sequence[Mapping[str, Any]],
                     stream: ShotStreamParams | None = None,
                     resume: ResumePoint | None = None,
-                    shot_facts: ShotFactsParams = DEFAULT_SHOT_FACTS) -> VideoFacts:
+                    shot_facts: ShotFactsParams = DEFAULT_SHOT_FACTS,
+                    detection: DetectionParams = DEFAULT_DETECTION,
+                    tracking: TrackingParams = DEFAULT_TRACKING) -> VideoFacts:
     """Calibrate (unless given) now; then, as the game's shots are read, track (watching for
     the camera moving) and give out each shot as soon as its balls are at rest (with its paths,
     a still and its call). ``resume``: take the video up after the shots already judged;
     ``stream`` and ``shot_facts``: when shots are given out and how their facts are found (both
-    checked now, before any work)."""
+    checked now, before any work); ``detection``, ``tracking``: the balls' finding and following.
+    All four are recorded in the report."""
     stream = stream or ShotStreamParams()
     try:
         check_stream_params(stream, shot_facts)
@@ -327,7 +336,7 @@ def game_from_video(video: Path, options: RuleOptions, start: GameState,
     drift = DriftMonitor(calibration, every_s=DRIFT_CHECK_S,
                          recalibrate=lambda frame: find_table(frame, table))
     found = VideoFacts(calibration, {"calibration_s": round(time.perf_counter() - clock, 3)},
-                       stream, shot_facts, drift=drift.events)
+                       stream, shot_facts, detection, tracking, drift=drift.events)
     starts: queue.SimpleQueue[ShotStart] = queue.SimpleQueue()
     if resume is None:
         book = CallBook(calls)
@@ -390,7 +399,8 @@ def _shots_as_read(video: Path, found: VideoFacts, table: TableSpec, state: Game
         clock = time.perf_counter()
         for result in tracked_frames(video, found.calibration, table,
                                      cue_ball_of(state.shooter).value, progress, positions,
-                                     drift, first_frame, starts, pictures.seen):
+                                     drift, first_frame, starts, pictures.seen,
+                                     found.detection, found.tracking):
             found.rows.extend(rows_of(result))
             tracked = time.perf_counter()
             spent["tracking_s"] += tracked - clock

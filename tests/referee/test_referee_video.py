@@ -34,6 +34,11 @@ def test_a_short_clip_is_refereed_from_the_video(tmp_path: Path, monkeypatch, ca
 
     assert ShotFactsParams(**doc["shot_facts_params"]) == ShotFactsParams()
     assert ShotStreamParams(**doc["shot_stream"]) == ShotStreamParams()
+    from vision.detection.params import DetectionParams
+    from vision.tracking.params import TrackingParams
+
+    assert DetectionParams(**doc["detection_params"]) == DetectionParams()
+    assert TrackingParams(**doc["tracking_params"]) == TrackingParams()
     (shot,) = doc["shots"]
     assert verdict_differences(labels["shots"][0]["verdict"], shot["verdict"]) == []
     assert "red in MR: +3" in capsys.readouterr().out

@@ -42,6 +42,7 @@ from video import AnyFrame, Frame, as_bgr, read_ahead_frames, video_fps
 from video.frames import warm_up as warm_up_conversions
 from vision.detection import ballfit
 from vision.detection.detector import BallDetector, Detection, VisionError
+from vision.detection.params import DEFAULT_DETECTION, DetectionParams
 from vision.shots.facts import (  # (a doubtful sighting this near: in place; balls this near touch)
     REST_JITTER_DIAMETERS,
     TOUCHING_DIAMETERS,
@@ -2013,7 +2014,8 @@ def track_video(video_path: str | Path, calibration: Calibration,
                 first_frame: int = 0,
                 shot_starts: queue.SimpleQueue[ShotStart] | None = None,
                 seen: Callable[[int, AnyFrame], None] | None = None,
-                tracking: TrackingParams = DEFAULT_TRACKING
+                tracking: TrackingParams = DEFAULT_TRACKING,
+                detection: DetectionParams = DEFAULT_DETECTION
                 ) -> Iterator[FrameTracks]:
     """Ball positions in every frame of a video, as :class:`FrameTracks` in frame order.
 
@@ -2039,7 +2041,7 @@ def track_video(video_path: str | Path, calibration: Calibration,
         raise VisionError(f"expected a video file, found nothing at {str(p)!r}")
     threading.Thread(target=_warm_up, daemon=True).start()
     table = table or calibration.table
-    detector = BallDetector(calibration)
+    detector = BallDetector(calibration, detection)
     fps = video_fps(p)  # (opening the video costs about as much as decoding ten frames)
     tracker = _RepeatsFilled(Tracker(table, fps, cue_ball=cue_ball,
                                      start_positions=start_positions, params=tracking))
@@ -2062,7 +2064,7 @@ def track_video(video_path: str | Path, calibration: Calibration,
         event = (drift.check(index, index / fps, as_bgr(frame))
                  if drift is not None and drift.due(index / fps) else None)
         if event is not None and event.changed:
-            colours, detector = detector.colours, BallDetector(event.calibration)
+            colours, detector = detector.colours, BallDetector(event.calibration, detection)
             detector.colours = colours
             recalibrated = True
         small, ahead = (None, None) if recalibrated or ready is None else ready
