@@ -179,13 +179,14 @@ class Progress:
     EVERY_S_TERMINAL = 5.0
     EVERY_S_LOG = 60.0
 
-    def __init__(self, name: str, shown: bool) -> None:
-        self.name, self.shown, self._dirty = name, shown, False
+    def __init__(self, name: str, shown: bool, fps: float) -> None:
+        self.name, self.shown, self.fps, self._dirty = name, shown, fps, False
         self._in_place = shown and sys.stderr.isatty()
         self._every_s = self.EVERY_S_TERMINAL if self._in_place else self.EVERY_S_LOG
         self._next_s = 0.0
 
-    def frame(self, k: int, fps: float) -> None:
+    def frame(self, k: int) -> None:
+        fps = self.fps
         if not self.shown or k / fps < self._next_s:
             return
         self._next_s += self._every_s
@@ -217,7 +218,6 @@ def tracked_frames(video: Path, calibration: Calibration, table: TableSpec,
     ``drift`` watches the camera (its notable checks are printed as they happen);
     ``progress`` is shown as the frames go by; ``shot_starts``: the game state after each
     verdict, for the tracking of the next shot."""
-    fps = video_fps(video)
     told = 0
     for k, result in enumerate(track_video(video, calibration, table, cue_ball=cue_ball,
                                            start_positions=positions, drift=drift,
@@ -225,7 +225,7 @@ def tracked_frames(video: Path, calibration: Calibration, table: TableSpec,
                                            seen=seen, tracking=tracking, detection=detection),
                              first_frame):
         if progress is not None:
-            progress.frame(k, fps)
+            progress.frame(k)
         if drift is not None and len(drift.events) > told:
             for event in drift.events[told:]:
                 if event.status != "unmeasured":
@@ -247,7 +247,7 @@ def track_rows(video: Path, calibration: Calibration, table: TableSpec, cue_ball
                drift: DriftMonitor | None = None) -> list[Row]:
     """The tracker's answer for every frame as rows (frame, ball, x_mm, y_mm, visible); see
     :func:`tracked_frames`."""
-    shown = Progress(video.name, progress)
+    shown = Progress(video.name, progress, video_fps(video))
     positions = ({b.value: xy for b, xy in start.on_table.items()} if start is not None
                  else None)
     return [row for result in tracked_frames(video, calibration, table, cue_ball, shown,
@@ -338,16 +338,17 @@ def game_from_video(video: Path, options: RuleOptions, start: GameState,
     found = VideoFacts(calibration, {"calibration_s": round(time.perf_counter() - clock, 3)},
                        stream, shot_facts, detection, tracking, drift=drift.events)
     starts: queue.SimpleQueue[ShotStart] = queue.SimpleQueue()
+    fps = video_fps(video)  # (opening the video costs about as much as decoding ten frames)
     if resume is None:
         book = CallBook(calls)
-        shots = _shots_as_read(video, found, table, start, drift, book, starts)
+        shots = _shots_as_read(video, fps, found, table, start, drift, book, starts)
         found.game = Game(video, options, start, shots, "shots found as the video is read",
                           from_camera=True, on_verdict=_state_to(starts))
         return found
-    print(f"{video.name}: taking the video up at {resume.first_frame / video_fps(video):.1f} s "
+    print(f"{video.name}: taking the video up at {resume.first_frame / fps:.1f} s "
           f"(frame {resume.first_frame}), after shot {resume.first_shot}", file=sys.stderr)
     book = CallBook(calls, judged_until_t=resume.last_strike_t)
-    shots = _shots_as_read(video, found, table, resume.state, drift, book, starts, resume)
+    shots = _shots_as_read(video, fps, found, table, resume.state, drift, book, starts, resume)
     found.game = Game(video, options, start, shots, "shots found as the video is read",
                       from_camera=True, first_shot=resume.first_shot,
                       on_verdict=_state_to(starts))
@@ -366,17 +367,16 @@ def _state_to(starts: queue.SimpleQueue[ShotStart]) -> Callable[[ShotFacts, Game
     return told
 
 
-def _shots_as_read(video: Path, found: VideoFacts, table: TableSpec, state: GameState,
+def _shots_as_read(video: Path, fps: float, found: VideoFacts, table: TableSpec, state: GameState,
                    drift: DriftMonitor, calls: CallBook,
                    starts: queue.SimpleQueue[ShotStart], resume: ResumePoint | None = None
                    ) -> Iterator[ShotFacts]:
     """Each shot of the video as soon as its balls are at rest, tracking the video meanwhile
     (from its start, from ``state``, or from ``resume``); ``found``'s rows and timings filled
     as it goes (the time spent while the caller judges a shot is not counted)."""
-    fps = video_fps(video)
     first_frame = 0 if resume is None else resume.first_frame
     positions = {b.value: xy for b, xy in state.on_table.items()}
-    progress = Progress(video.name, True)
+    progress = Progress(video.name, True, fps)
     stream = ShotStream(table, fps, found.stream, found.shot_facts)
     pictures = Illustrator(video)
     spent = {"tracking_s": 0.0, "shot_facts_s": 0.0, "pictures_s": 0.0}

@@ -177,7 +177,7 @@ def _reseated(samples: Sequence[Sample], k: int, params: ShotFactsParams) -> boo
     around = itertools.chain(itertools.pairwise(samples[k - 3:k]),
                              itertools.pairwise(samples[k:k + 3]))
     return math.dist(a.xy, b.xy) <= params.reseated_mm and all(
-        _still(p, q, params) for p, q in around)
+        at_rest_between(p, q, params) for p, q in around)
 
 
 def _without_rest_flicker(samples: Sequence[Sample], params: ShotFactsParams) -> list[Sample]:
@@ -188,9 +188,9 @@ def _without_rest_flicker(samples: Sequence[Sample], params: ShotFactsParams) ->
     k = 2
     while k + 1 < len(out):
         anchor, before, jumped = out[k - 1], out[k - 2], out[k]
+        settled = at_rest_between(before, anchor, params)
         end = (_back_on(out, k, anchor, params)
-               if _still(before, anchor, params) and not _still(anchor, jumped, params)
-               else None)
+               if settled and not at_rest_between(anchor, jumped, params) else None)
         if end is None:
             k += 1
             continue
@@ -210,9 +210,9 @@ def _back_on(samples: Sequence[Sample], k: int, anchor: Sample, params: ShotFact
     ``wander_s`` at most (its picture drawn onto a hand or the cue beside it), twice as far as back
     on it at rest there (a white by a cushion, its picture drawn for 20 frames onto the hand of
     the player respotting another ball, would otherwise join two shots into one)."""
-    if k + 1 < len(samples) and _still(samples[k], samples[k + 1], params):
+    if k + 1 < len(samples) and at_rest_between(samples[k], samples[k + 1], params):
         end = k + 2  # the run of still samples at the other place
-        while end < len(samples) and _still(samples[end - 1], samples[end], params):
+        while end < len(samples) and at_rest_between(samples[end - 1], samples[end], params):
             end += 1
         if end < len(samples) and all(math.dist(s.xy, anchor.xy) <= params.flicker_return_mm
                                       for s in samples[end:end + 2]):
@@ -239,13 +239,14 @@ def _resettled(later: Sequence[Sample], place: Point, off: float, params: ShotFa
             break
         d = math.dist(s.xy, place)
         if d <= params.flicker_return_mm and furthest >= 2 * params.flicker_return_mm and (
-                last or _still(s, later[j + 1], params)):
+                last or at_rest_between(s, later[j + 1], params)):
             return j
         furthest = max(furthest, d)
     return None
 
 
-def _still(a: Sample, b: Sample, params: ShotFactsParams) -> bool:
+def at_rest_between(a: Sample, b: Sample, params: ShotFactsParams) -> bool:
+    """No more than a resting ball's jitter between the two sightings."""
     return math.dist(a.xy, b.xy) <= params.still_mm_per_frame * max(b.frame - a.frame, 1)
 
 

@@ -18,13 +18,12 @@ compares the two on labelled clips.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from rules.events import ShotFacts
 from rules.table import TableSpec
-from vision.shots.facts import Sample, shot_facts, split_shots, steady_tracks
+from vision.shots.facts import Sample, at_rest_between, shot_facts, split_shots, steady_tracks
 from vision.shots.params import DEFAULT_SHOT_FACTS, ShotFactsParams
 
 KEPT_SIGHTINGS = 3  # of a ball out of view longer than the history: its last sightings are kept
@@ -120,9 +119,12 @@ class ShotStream:
             if not visible:
                 continue
             samples = self._samples.setdefault(ball, [])
-            if samples and _moved(samples[-1], x, y, frame, self.facts):
+            seen = Sample(frame, frame / self.fps, (x, y))
+            # (moving as split_shots counts motion before it excuses a resting ball's flicker
+            # or a ball put down by hand: yes here where it may say no, never the reverse)
+            if samples and not at_rest_between(samples[-1], seen, self.facts):
                 self._last_motion = frame
-            samples.append(Sample(frame, frame / self.fps, (x, y)))
+            samples.append(seen)
         if frame < self._next_check:
             return []
         self._next_check = frame + self._check_every
@@ -171,13 +173,6 @@ def check_stream_params(params: ShotStreamParams, facts: ShotFactsParams) -> Non
     if not params.settle_s > facts.next_strike_s:
         raise StreamError(f"settle_s must exceed next_strike_s ({facts.next_strike_s} s: "
                           f"motion again sooner is the same shot's), got {params.settle_s}")
-
-
-def _moved(last: Sample, x: float, y: float, frame: int, facts: ShotFactsParams) -> bool:
-    """Seen moving since ``last`` as :func:`split_shots` counts motion (before it excuses a
-    resting ball's flicker and a ball put down by hand: those make no shot, so this may say
-    yes where it says no, never the reverse)."""
-    return math.dist(last.xy, (x, y)) > facts.still_mm_per_frame * max(frame - last.frame, 1)
 
 
 def shots_as_they_end(frames: Iterable[tuple[int, Mapping[str, tuple[float, float, bool]]]],
