@@ -40,7 +40,7 @@ sys.path.insert(0, str(ROOT))
 from calibration import Calibration  # noqa: E402
 from rules import ShotFacts  # noqa: E402
 from rules.table import TableSpec  # noqa: E402
-from vision.tracking.tracker import track_video  # noqa: E402
+from vision.tracking import track_video  # noqa: E402
 
 MIB = 1024 * 1024
 

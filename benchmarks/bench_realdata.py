@@ -367,9 +367,9 @@ def run_clip(path: Path, frames_dir: Path | None, every: int, at: set[int],
     from calibration import detect_table_in_video
     from calibration.video import sample_frames
     from video import grey_shift, video_fps
-    from vision.detection.ballsize import calibrate_for_the_balls
+    from vision.detection import calibrate_for_the_balls
     from vision.shots.facts import shots_from_tracks, tracks_from_rows
-    from vision.tracking.tracker import track_video
+    from vision.tracking import track_video
 
     t0 = time.perf_counter()
     measured = None

@@ -39,8 +39,8 @@ sys.path.insert(0, str(ROOT))
 
 from bench_tracking import clip_inputs  # noqa: E402
 
-from vision.detection.detector import BallDetector  # noqa: E402
-from vision.tracking.tracker import Tracker, track_video  # noqa: E402
+from vision.detection import BallDetector  # noqa: E402
+from vision.tracking import Tracker, track_video  # noqa: E402
 
 # (class, method, what it is, the stage it is part of or None)
 STAGES: list[tuple[type, str, str, str | None]] = [

@@ -29,7 +29,7 @@ from calibration import Calibration  # noqa: E402
 from referee.evaluate import Track, TrackScores, read_tracks, score_tracks  # noqa: E402
 from rules.table import TableSpec  # noqa: E402
 from video import grey_shift  # noqa: E402
-from vision.tracking.tracker import track_video  # noqa: E402
+from vision.tracking import track_video  # noqa: E402
 
 
 def decode_seconds(video: Path, convert: bool = True) -> tuple[float, float, int]:

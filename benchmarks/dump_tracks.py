@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 from calibration import Calibration  # noqa: E402
 from rules.table import TableSpec  # noqa: E402
-from vision.tracking.tracker import track_video  # noqa: E402
+from vision.tracking import track_video  # noqa: E402
 
 
 def dump_clip(video: Path, out: list[str]) -> None:

@@ -213,7 +213,7 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
         save_preview,
     )
     from rules import TableSpec
-    from vision.detection.ballsize import with_ball_check
+    from vision.detection import with_ball_check
 
     video: Path = args.video
     table = TableSpec.from_value(args.table)

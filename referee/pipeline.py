@@ -25,12 +25,15 @@ from referee.gamefile import Game, read_json
 from referee.trackrows import Row, TrackRows
 from rules import Call, GameState, KaisaError, RuleOptions, ShotFacts, TableSpec, cue_ball_of
 from video import AnyFrame, as_bgr, video_fps
-from vision.detection.ballsize import calibrate_for_the_balls, table_for_the_balls
-from vision.detection.params import DEFAULT_DETECTION, DetectionParams
+from vision.detection import (
+    DEFAULT_DETECTION,
+    DetectionParams,
+    calibrate_for_the_balls,
+    table_for_the_balls,
+)
 from vision.shots.params import DEFAULT_SHOT_FACTS, ShotFactsParams
 from vision.shots.stream import ShotStream, ShotStreamParams, StreamedShot, check_stream_params
-from vision.tracking.params import DEFAULT_TRACKING, TrackingParams
-from vision.tracking.tracker import FrameTracks, ShotStart, track_video
+from vision.tracking import DEFAULT_TRACKING, FrameTracks, ShotStart, TrackingParams, track_video
 
 DRIFT_CHECK_S = 5.0  # seconds of video between two checks that the camera has not moved
 

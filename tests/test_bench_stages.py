@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.benchmark_import import benchmark
-from vision.detection.detector import BallDetector
-from vision.tracking.tracker import Tracker
+from vision.detection import BallDetector
+from vision.tracking import Tracker
 
 ROOT = Path(__file__).resolve().parents[1]
 

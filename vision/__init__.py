@@ -12,8 +12,8 @@ Imports ``rules``, ``calibration`` and ``video`` only. Typical use::
     write_tracks_csv("clip.tracks.csv", track_video("clip.mp4", calibration))
 """
 
-from vision.detection.detector import BallDetector, ColourModel, Detection, VisionError
-from vision.tracking.tracker import BallState, FrameTracks, Tracker, track_video, write_tracks_csv
+from vision.detection import BallDetector, ColourModel, Detection, VisionError
+from vision.tracking import BallState, FrameTracks, Tracker, track_video, write_tracks_csv
 
 __all__ = [
     "BallDetector",

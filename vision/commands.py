@@ -18,8 +18,8 @@ import numpy as np
 from calibration import Calibration, CalibrationError, detect_table_in_video, find_table
 from rules.table import TableSpec
 from video.frames import Frame
-from vision.detection.detector import Detection, VisionError, detect_frame
-from vision.tracking.tracker import track_video, write_tracks_csv
+from vision.detection import Detection, VisionError, detect_frame
+from vision.tracking import track_video, write_tracks_csv
 
 VIDEO_SUFFIXES = {".mp4", ".avi", ".mov", ".mkv", ".webm", ".m4v"}
 

@@ -34,8 +34,8 @@ def test_a_short_clip_is_refereed_from_the_video(tmp_path: Path, monkeypatch, ca
 
     assert ShotFactsParams(**doc["shot_facts_params"]) == ShotFactsParams()
     assert ShotStreamParams(**doc["shot_stream"]) == ShotStreamParams()
-    from vision.detection.params import DetectionParams
-    from vision.tracking.params import TrackingParams
+    from vision.detection import DetectionParams
+    from vision.tracking import TrackingParams
 
     assert DetectionParams(**doc["detection_params"]) == DetectionParams()
     assert TrackingParams(**doc["tracking_params"]) == TrackingParams()

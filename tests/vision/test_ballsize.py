@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 
 from tests.vision.test_detect import BGR, calibration, cloth
+from vision.detection import DEFAULT_BALL_SIZE, BallSizeParams, DetectionParamsError
 from vision.detection.ballsize import (
     measure_ball_size,
     most_common_size,
     table_for_the_balls,
     with_ball_check,
 )
-from vision.detection.params import DEFAULT_BALL_SIZE, BallSizeParams, DetectionParamsError
 
 PLACES = ((600.0, 400.0, "white"), (1500.0, 900.0, "red"), (2400.0, 1300.0, "yellow"),
           (3000.0, 500.0, "red"), (900.0, 1300.0, "white"))

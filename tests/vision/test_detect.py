@@ -13,6 +13,7 @@ from calibration import Calibration
 from rules.table import TableSpec
 from synth.camera import random_pose
 from synth.render import BallPose, Look, Renderer
+from vision.detection import DEFAULT_DETECTION, DetectionParams, DetectionParamsError
 from vision.detection.detector import (
     BallDetector,
     ColourModel,
@@ -20,7 +21,6 @@ from vision.detection.detector import (
     _distances,
     detect_frame,
 )
-from vision.detection.params import DEFAULT_DETECTION, DetectionParams, DetectionParamsError
 
 # the tuned levels the drawn foreground maps below are made against
 STRONG = DEFAULT_DETECTION.strong_thresholds
@@ -150,7 +150,7 @@ def test_the_compressions_blocks_on_a_grey_cloth_are_no_white_balls():
     (k-means gave them a class named white): an in-hand W2 was tracked on the cloth for the
     whole of an opening shot on a grey cloth. A white ball is brighter than the cloth; such a
     block is not."""
-    from vision.detection.detector import Detection
+    from vision.detection import Detection
 
     frames, _, _ = grey_cloth_frames(0)
     det = BallDetector(calibration())

@@ -66,7 +66,7 @@ def test_the_detectors_work_image_is_the_same_from_planes_and_from_bgr(work_diam
     """The detector's work image (halved: the planes' own pass; by 3, 4 or 1: OpenCV's area
     average of the converted region) is the same from the planes as from the BGR frame."""
     from tests.vision.test_detect import calibration
-    from vision.detection.detector import BallDetector
+    from vision.detection import BallDetector
 
     detector = BallDetector(calibration(), work_diameter_px=work_diameter_px)
     f = _random_frame(5, h=720, w=1280)

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from rules.table import TableSpec
-from vision.detection.detector import Detection, VisionError
-from vision.tracking.tracker import FrameTracks, ShotStart, Tracker
+from vision.detection import Detection, VisionError
+from vision.tracking import FrameTracks, ShotStart, Tracker
 
 TABLE = TableSpec()
 D = TABLE.ball_diameter_mm
@@ -260,7 +260,7 @@ def test_a_match_fed_its_game_state_after_each_shot_gives_its_labels_verdicts():
     from referee.labels import load_labels
     from rules import cue_ball_of
     from vision.shots.stream import ShotStream
-    from vision.tracking.tracker import track_video
+    from vision.tracking import track_video
 
     labels = load_labels(path)
     shots = labels.doc["shots"]

@@ -16,7 +16,7 @@ from calibration import Calibration
 from referee.evaluate import read_tracks, score_tracks
 from tests.vision.test_detect import calibration, cloth, draw_ball
 from video import grey_shift, read_ahead_frames
-from vision.tracking.tracker import track_video, write_tracks_csv
+from vision.tracking import track_video, write_tracks_csv
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_videos"

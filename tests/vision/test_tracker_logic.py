@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from rules.table import TableSpec
-from vision.detection.detector import Detection
+from vision.detection import Detection
 from vision.tracking.tracker import Tracker, _RepeatsFilled
 
 TABLE = TableSpec()

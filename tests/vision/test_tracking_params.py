@@ -7,8 +7,7 @@ import dataclasses
 import pytest
 
 from rules.table import TableSpec
-from vision.tracking.params import DEFAULT_TRACKING, TrackingParams, TrackingParamsError
-from vision.tracking.tracker import Tracker
+from vision.tracking import DEFAULT_TRACKING, Tracker, TrackingParams, TrackingParamsError
 
 # the module-level constants of vision/tracking/tracker.py before they became fields, by value
 OLD_CONSTANTS = {

@@ -1,2 +1,26 @@
-"""Tracking: the detections of each frame given the five identities W1 W2 R1 R2 Y
-(``tracker``), frame by frame."""
+"""Tracking: the detections of each frame given the five identities W1 W2 R1 R2 Y, frame by
+frame.
+
+Other packages import tracking's names from here, not from its modules."""
+
+from vision.tracking.params import DEFAULT_TRACKING, TrackingParams, TrackingParamsError
+from vision.tracking.tracker import (
+    BallState,
+    FrameTracks,
+    ShotStart,
+    Tracker,
+    track_video,
+    write_tracks_csv,
+)
+
+__all__ = [
+    "DEFAULT_TRACKING",
+    "BallState",
+    "FrameTracks",
+    "ShotStart",
+    "Tracker",
+    "TrackingParams",
+    "TrackingParamsError",
+    "track_video",
+    "write_tracks_csv",
+]
