@@ -68,6 +68,27 @@ def test_a_ball_put_back_by_hand_is_not_a_shot():
     assert shots_from_tracks(TABLE, tracks_from_rows(rows, FPS), FPS) == []
 
 
+def test_a_ball_struck_from_rest_soon_after_the_last_shot_stopped_starts_a_new_shot():
+    # W1 rolls 1 s and stops at t = 1.5 s; R1, at rest all along, is struck 0.6 s later (under
+    # next_strike_s) and rolls at 1.2 m/s: two shots. W1 instead creeping on after the tracker
+    # held it in place 0.6 s (seen again 5 mm on, then 3 mm a frame for 56 mm): one shot.
+    frames = range(0, 150)
+    w1 = straight((500.0, 500.0), (1500.0, 0.0), 0.5, 1.5, frames)
+    r1 = straight((2000.0, 900.0), (0.0, 1200.0), 2.1, 2.6, frames)
+    yy = [(f, 2500.0, 1200.0) for f in frames]
+    gap = round(2.1 * FPS) - round(1.5 * FPS)
+    assert DEFAULT_SHOT_FACTS.still_frames < gap <= DEFAULT_SHOT_FACTS.next_strike_s * FPS
+    tracks = {"W1": samples(w1), "R1": samples(r1), "Y": samples(yy)}
+    shots = shots_from_tracks(TABLE, tracks, FPS)
+    assert [(e["type"], e.get("ball")) for s in shots for e in s["events"]] == [
+        ("strike", "W1"), ("strike", "R1")]
+    crept = [(f, x + (0.0 if f < 63 else 5.0 + 3.0 * (min(f, 80) - 63)), y) for f, x, y in w1]
+    still_r1 = [(f, 2000.0, 900.0) for f in frames]
+    tracks = {"W1": samples(crept), "R1": samples(still_r1), "Y": samples(yy)}
+    (shot,) = shots_from_tracks(TABLE, tracks, FPS)
+    assert [(e["type"], e.get("ball")) for e in shot["events"]] == [("strike", "W1")]
+
+
 def samples(rows: list[tuple[int, float, float]]) -> list[Sample]:
     return [Sample(f, f / FPS, (x, y)) for f, x, y in rows]
 

@@ -81,6 +81,34 @@ def test_each_roll_is_given_out_once_soon_after_it_stops_and_memory_stays_bounde
     assert max(kept) < 5 * round((params.history_s + 2 + params.settle_s + 1) * FPS)
 
 
+def test_frames_are_settled_only_once_every_shot_they_may_belong_to_is_given_out():
+    # what the annotated video waits for: a frame of a shot in progress is never settled
+    # before that shot is given out, and quiet frames are settled within settle_s and a look
+    table = TableSpec.from_value("russian-12ft")
+    frames, rests = _rolling_match(shots=4, seed=5)
+    params = ShotStreamParams()
+    stream = ShotStream(table, FPS, params)
+    given: list = []
+    settled = []
+    for frame, balls in frames:
+        given += stream.feed(frame, balls)
+        settled.append(stream.settled_before)
+        for shot in given:  # (a shot given out: its frames may go)
+            assert int(shot.facts.extra["strike_frame"]) < settled[-1]
+        strikes_open = [f for f in (90 + k * 300 for k in range(4))
+                        if f <= frame and not any(
+                            int(s.facts.extra["strike_frame"]) >= f - 3 for s in given)]
+        if strikes_open:  # a shot struck and not yet given out holds its frames back
+            assert settled[-1] <= strikes_open[0]
+    assert settled == sorted(settled)  # (never taken back)
+    lag = [frame + 1 - s for (frame, _), s in zip(frames, settled, strict=True)
+           if all(frame - r > 60 for r in rests if r <= frame) and frame % 300 < 80]
+    step = round(params.check_every_s * FPS)
+    assert lag and max(lag) <= round(params.settle_s * FPS) + step
+    assert len(given) + len(stream.finish()) == len(rests)
+    assert stream.settled_before == frames[-1][0] + 1
+
+
 def test_streamed_facts_equal_the_whole_tracks_on_every_committed_clip():
     labels_files = sorted(SAMPLES.glob("*.labels.json"))
     if not labels_files:

@@ -137,7 +137,8 @@ def split_shots(tracks: Mapping[str, Sequence[Sample]], fps: float = 30.0,
                 params: ShotFactsParams = DEFAULT_SHOT_FACTS) -> list[ShotWindow]:
     """Windows of motion separated by ``still_frames`` of stillness, and by ``next_strike_s``:
     motion again sooner is the same shot's (a ball creeping on that the tracker held in place,
-    seen moving again); a jump faster than any shot (a ball put back by hand) is not motion."""
+    seen moving again) unless it is a ball struck from rest (:func:`_struck_from_rest`); a jump
+    faster than any shot (a ball put back by hand) is not motion."""
     moving: set[int] = set()
     for samples in tracks.values():
         for k, (a, b) in enumerate(itertools.pairwise(samples), 1):
@@ -148,7 +149,9 @@ def split_shots(tracks: Mapping[str, Sequence[Sample]], fps: float = 30.0,
     windows: list[ShotWindow] = []
     same_shot = max(params.still_frames, round(params.next_strike_s * fps))
     for frame in sorted(moving):
-        if windows and frame - windows[-1].last <= same_shot:
+        gap = frame - windows[-1].last if windows else 0
+        if windows and gap <= same_shot and not (
+                gap > params.still_frames and _struck_from_rest(tracks, frame, params)):
             windows[-1].last = frame
         else:
             windows.append(ShotWindow(frame, frame))
@@ -164,6 +167,25 @@ def split_shots(tracks: Mapping[str, Sequence[Sample]], fps: float = 30.0,
             if before:
                 w.rest_before[ball] = before[-1].xy
     return windows
+
+
+def _struck_from_rest(tracks: Mapping[str, Sequence[Sample]], frame: int,
+                      params: ShotFactsParams) -> bool:
+    """Some ball, at rest for ``still_frames`` before ``frame``, leaves its place then and rolls
+    (see :func:`_rolling_from`): the next shot's strike, however soon after the last one's
+    balls stopped. A ball creeping on that the tracker held in place is seen again no faster
+    than it crept, and stays the same shot's."""
+    for samples in tracks.values():
+        k = next((i for i in range(1, len(samples))
+                  if samples[i - 1].frame < frame <= samples[i].frame), None)
+        if k is None or at_rest_between(samples[k - 1], samples[k], params):
+            continue
+        before = [s for s in samples[:k] if s.frame >= frame - 1 - params.still_frames]
+        if len(before) >= 2 and all(at_rest_between(a, b, params)
+                                    for a, b in itertools.pairwise(before)) and (
+                _rolling_from(samples, k, params)):
+            return True
+    return False
 
 
 def _reseated(samples: Sequence[Sample], k: int, params: ShotFactsParams) -> bool:
@@ -780,8 +802,12 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
         jitter_at_end = (inside[-1].frame == clip_end and not dropped and len(inside) >= 3
                          and math.dist(inside[-3].xy, inside[-2].xy) <= params.still_mm_per_frame
                          and math.dist(inside[-2].xy, inside[-1].xy) <= params.min_travel_mm)
-        if ((inside[-1].frame > window.last and not crept_in) or ball not in pieces
-                or jitter_at_end):
+        # (at rest on a pocket's lip through the shot, and dropped before the next: potted in
+        # this shot, as one that rolled there and hung; the shot before it left it there)
+        fell = ball not in pieces and into_the_hole is None and _dropped_from_the_lip(
+            table, samples, inside[-1], window, clip_end, params) is not None
+        if not fell and ((inside[-1].frame > window.last and not crept_in)
+                         or ball not in pieces or jitter_at_end):
             finals[ball] = inside[-1].xy
 
     def start_of(ball: str) -> float:

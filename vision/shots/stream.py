@@ -93,6 +93,8 @@ class ShotStream:
     began: int | None = field(default=None, init=False)
     # the last frame in which some ball was seen to move (by more than a ball at rest does)
     _last_motion: int = field(default=-1, init=False)
+    # frames before this one belong to no shot still to be given out (see ``settled_before``)
+    _settled_before: int = field(default=0, init=False)
 
     def __post_init__(self) -> None:
         if not self.fps > 0:
@@ -103,6 +105,13 @@ class ShotStream:
         self._check_every = max(round(self.params.check_every_s * self.fps), 1)
         self._history = max(round(self.params.history_s * self.fps), self._settle)
         self._longest = round(self.params.longest_shot_s * self.fps)
+
+    @property
+    def settled_before(self) -> int:
+        """Frames before this one belong to no shot that is still to be given out (as of the
+        last look): before the shot in progress, or, with none, before the last ``settle_s``
+        (motion there too short to be a shot yet may still grow into one)."""
+        return self._settled_before
 
     @property
     def kept_samples(self) -> int:
@@ -131,6 +140,7 @@ class ShotStream:
         if self._last_motion <= self._given_until:
             # (no motion since the last shot given out: no shot can have begun)
             self._forget_before(frame - self._history)
+            self._settled_before = frame + 1
             return []
         return self._finished(final=False)
 
@@ -154,6 +164,11 @@ class ShotStream:
             found = shot_facts(self.table, tracks, w, self.fps, self.facts)
             if found is not None:
                 out.append(StreamedShot(found, self._frame))
+        # (motion since the last look that is no shot yet may grow into one; a frame settled
+        # before, with no motion after it then, stays so)
+        self._settled_before = max(self._settled_before, (
+            self._frame + 1 if final else
+            self._frame + 1 - self._settle if open_from is None else open_from))
         cut = (self._frame if open_from is None else open_from) - self._history
         self._forget_before(max(cut, self._frame - self._longest))
         return out
