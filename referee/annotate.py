@@ -1,5 +1,6 @@
-"""The annotated video (`kaisa referee VIDEO --annotated F.mp4`): the input, decoded a second time,
-with what the referee saw and decided drawn on each frame.
+"""The annotated video (`kaisa referee VIDEO --annotated F.mp4`): the input with what the referee
+saw and decided drawn on each frame, drawn from the frames the referee reads (:class:`DrawnAsRead`)
+or, for a saved report, from a second decoding (:func:`annotate_video`).
 
 Drawn: each tracked ball's id at its position (table mm projected to pixels with the calibration)
 and a trail of its last second that fades with age; the events as they happen (a ring where two
@@ -9,9 +10,9 @@ next strike, the respot targets and the house when a white is in hand, with the 
 
 The overlay is planned from data alone (:class:`OverlayPlan`: the tracker's rows and the match
 report's shots and verdicts, so a saved report can be drawn again) and drawn apart from it
-(:func:`draw_overlay`). Frames stream from the decoder to the encoder one at a time: memory does
-not grow with the video's length. A video that ends before the rows do gives a shorter annotated
-video, not an error.
+(:func:`draw_overlay`). Frames stream from the decoder to the encoder (held a few seconds at most
+while their shot is judged): memory does not grow with the video's length. A video that ends
+before the rows do gives a shorter annotated video, not an error.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from __future__ import annotations
 import math
 import time
 from array import array
+from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -33,7 +35,7 @@ from calibration import Calibration
 from referee.describe import describe
 from referee.errors import InputError
 from rules import Ball, KaisaError, Verdict
-from video import read_ahead_frames
+from video import as_bgr, read_ahead_frames
 
 Row = tuple[int, str, float, float, bool]
 Image = npt.NDArray[np.uint8]
@@ -84,32 +86,42 @@ class Scoreboard:
 
 class OverlayPlan:
     """Everything the overlay needs, indexed by frame: the balls' positions in pixels, the
-    events, the shots and their verdicts. Built once from the rows and the match report."""
+    events, the shots and their verdicts. Built from the rows and the match report, at once
+    (a saved report drawn again) or as they come (:meth:`add_rows`, :meth:`add_shot`,
+    :meth:`add_calibration`: the video drawn while it is refereed)."""
 
     def __init__(self, report: Mapping[str, Any], calibration: Calibration, rows: Iterable[Row],
                  fps: float, recalibrated: Sequence[tuple[int, Calibration]] = ()) -> None:
         self.calibration = calibration
         # the calibration in force from each frame on: the first, then each one the drift
         # monitor made after the camera moved (the balls' table positions did not move)
-        self.calibrations = sorted([(0, calibration), *recalibrated], key=lambda fc: fc[0])
+        self.calibrations: list[tuple[int, Calibration]] = [(0, calibration)]
         self.table = calibration.table
         self.fps = fps
         self.trail_frames = max(2, round(TRAIL_S * fps))
         self.event_frames = max(1, round(EVENT_S * fps))
         self.ball_radius_px = self.table.ball_radius_mm / calibration.mm_per_px()
-        self._positions(rows)
-        self._pockets_px = [{p.value: xy for p, xy in c.pockets_px().items()}
-                            for _, c in self.calibrations]
-        self._house_px = [self._house_outline(c) for _, c in self.calibrations]
-        self.shots = self._shots(report)
-        self.marks = sorted(self._marks(report), key=lambda m: m.frame)
+        self.frame_count = 0
+        self.mm = np.full((0, len(BALLS), 2), np.nan)
+        self.px = np.full((0, len(BALLS), 2), np.nan)
+        self.visible = np.zeros((0, len(BALLS)), dtype=bool)
+        self._pockets_px = [self._pockets_of(calibration)]
+        self._house_px = [self._house_outline(calibration)]
+        self.shots: list[ShotSpan] = []
+        self.marks: list[Mark] = []
         start = report.get("start") or {}
         score = start.get("score") or {"1": 0, "2": 0}
         self.start_score = (int(score.get("1", 0)), int(score.get("2", 0)))
         self.start_shooter = int(start.get("shooter", 1))
+        for frame, moved in sorted(recalibrated, key=lambda fc: fc[0]):
+            self.add_calibration(frame, moved)
+        self.add_rows(rows)
+        for shot in report.get("shots") or []:
+            self.add_shot(shot)
 
     # positions ----------------------------------------------------------------------------
-    def _positions(self, rows: Iterable[Row]) -> None:
+    def add_rows(self, rows: Iterable[Row]) -> None:
+        """Tracker rows (frame, ball, x_mm, y_mm, visible), of later frames or not."""
         # (read once, into compact arrays: the rows of a long match may be many)
         index = {b: i for i, b in enumerate(BALLS)}
         frames, balls, visible = array("l"), array("B"), array("B")
@@ -120,23 +132,49 @@ class OverlayPlan:
                 balls.append(index[ball])
                 visible.append(bool(seen))
                 xy.extend((x, y))
-        f = np.frombuffer(frames, dtype=np.int_) if frames else np.zeros(0, dtype=np.int_)
-        n = int(f.max()) + 1 if len(f) else 0
-        self.frame_count = n
-        self.mm = np.full((n, len(BALLS), 2), np.nan)
-        self.visible = np.zeros((n, len(BALLS)), dtype=bool)
-        if len(f):
-            b = np.frombuffer(balls, dtype=np.uint8).astype(np.intp)
-            self.mm[f, b] = np.frombuffer(xy, dtype=np.float64).reshape(-1, 2)
-            self.visible[f, b] = np.frombuffer(visible, dtype=np.uint8).astype(bool)
-        self.px = np.full_like(self.mm, np.nan)
-        known = np.isfinite(self.mm[..., 0])
-        starts = [f for f, _ in self.calibrations] + [n]
-        for (first, cal), end in zip(self.calibrations, starts[1:], strict=True):
-            part = np.zeros_like(known)
-            part[first:end] = known[first:end]
-            if part.any():  # one projection per calibration
-                self.px[part] = cal.table_to_image(self.mm[part])
+        if not frames:
+            return
+        f = np.frombuffer(frames, dtype=np.int_)
+        self._grow(int(f.max()) + 1)
+        b = np.frombuffer(balls, dtype=np.uint8).astype(np.intp)
+        self.mm[f, b] = np.frombuffer(xy, dtype=np.float64).reshape(-1, 2)
+        self.visible[f, b] = np.frombuffer(visible, dtype=np.uint8).astype(bool)
+        self._project(int(f.min()), int(f.max()) + 1)
+
+    def add_calibration(self, frame: int, calibration: Calibration) -> None:
+        """The camera moved: ``calibration`` is in force from ``frame`` on."""
+        self.calibrations = sorted([*self.calibrations, (frame, calibration)],
+                                   key=lambda fc: fc[0])
+        self._pockets_px = [self._pockets_of(c) for _, c in self.calibrations]
+        self._house_px = [self._house_outline(c) for _, c in self.calibrations]
+        self._project(frame, self.frame_count)
+
+    def _grow(self, n: int) -> None:
+        """Room for frames up to ``n`` (the arrays double: rows come a frame at a time)."""
+        if n > len(self.mm):
+            size = max(n, 2 * len(self.mm), 256)
+            for name, fill in (("mm", np.nan), ("px", np.nan), ("visible", False)):
+                old = getattr(self, name)
+                grown = np.full((size, *old.shape[1:]), fill, dtype=old.dtype)
+                grown[:len(old)] = old
+                setattr(self, name, grown)
+        self.frame_count = max(self.frame_count, n)
+
+    def _project(self, first: int, end: int) -> None:
+        """Pixels of the positions of frames ``first`` to ``end``, each with the calibration in
+        force then (one projection per calibration)."""
+        starts = [f for f, _ in self.calibrations[1:]] + [self.frame_count]
+        for (since, cal), until in zip(self.calibrations, starts, strict=True):
+            lo, hi = max(first, since), min(end, until)
+            if lo >= hi:
+                continue
+            known = np.isfinite(self.mm[lo:hi, :, 0])
+            if known.any():
+                part = self.px[lo:hi]
+                part[known] = cal.table_to_image(self.mm[lo:hi][known])
+
+    def _pockets_of(self, calibration: Calibration) -> dict[str, tuple[float, float]]:
+        return {p.value: xy for p, xy in calibration.pockets_px().items()}
 
     def _segment(self, frame: int) -> int:
         """Index of the calibration in force at ``frame``."""
@@ -198,51 +236,49 @@ class OverlayPlan:
         return out
 
     # shots and events -------------------------------------------------------------------------
-    def _shots(self, report: Mapping[str, Any]) -> list[ShotSpan]:
-        spans = []
-        number = 0
-        for shot in report.get("shots") or []:
-            if "verdict" not in shot or not shot.get("events"):
-                continue  # a score correction: no frame to show it at
-            number += 1
-            frames = [self._frame_of(e) for e in shot["events"]]
-            strike = int(shot.get("strike_frame", frames[0]))
-            rest = shot.get("rest_frame")
-            verdict_frame = int(rest) if rest is not None else max(frames) + round(self.fps)
-            try:
-                verdict = Verdict.from_dict(shot["verdict"], f"shots[{number - 1}].verdict")
-            except (KaisaError, KeyError, TypeError, ValueError) as err:
-                raise InputError(f"cannot draw a verdict ({err})", "report") from None
-            spans.append(ShotSpan(number, strike, max(verdict_frame, strike), verdict))
-        return sorted(spans, key=lambda s: s.strike_frame)
+    def add_shot(self, shot: Mapping[str, Any]) -> None:
+        """One shot of the match report (its events and verdict), in the order played."""
+        if "verdict" not in shot or not shot.get("events"):
+            return  # a score correction: no frame to show it at
+        number = len(self.shots) + 1
+        frames = [self._frame_of(e) for e in shot["events"]]
+        strike = int(shot.get("strike_frame", frames[0]))
+        rest = shot.get("rest_frame")
+        verdict_frame = int(rest) if rest is not None else max(frames) + round(self.fps)
+        try:
+            verdict = Verdict.from_dict(shot["verdict"], f"shots[{number - 1}].verdict")
+        except (KaisaError, KeyError, TypeError, ValueError) as err:
+            raise InputError(f"cannot draw a verdict ({err})", "report") from None
+        self.shots = sorted([*self.shots, ShotSpan(number, strike, max(verdict_frame, strike),
+                                                   verdict)], key=lambda s: s.strike_frame)
+        self.marks = sorted([*self.marks, *self._marks(shot)], key=lambda m: m.frame)
 
     def _frame_of(self, event: Mapping[str, Any]) -> int:
         if event.get("frame") is not None:
             return int(event["frame"])
         return round(float(event.get("t", 0.0)) * self.fps)
 
-    def _marks(self, report: Mapping[str, Any]) -> Iterator[Mark]:
-        for shot in report.get("shots") or []:
-            for event in shot.get("events") or []:
-                frame = self._frame_of(event)
-                kind = str(event.get("type"))
-                if kind == "contact":
-                    a, b = (self.ball_px(frame, ball, search=3) for ball in event["balls"])
-                    where = ((a[0] + b[0]) / 2, (a[1] + b[1]) / 2) if a and b else (a or b)
-                    yield Mark(kind, frame, where, "-".join(event["balls"]))
-                elif kind == "cushion":
-                    yield Mark(kind, frame, self.ball_px(frame, event["ball"], search=3),
-                               str(event.get("cushion", "")))
-                elif kind == "pocket":
-                    pocket = str(event.get("pocket", ""))
-                    yield Mark(kind, frame, self.pockets_px(frame).get(pocket),
-                               f"POT {event['ball']} {pocket}")
-                elif kind == "off_table":
-                    yield Mark(kind, frame, self.ball_px(frame, event["ball"], search=self.fps_i),
-                               f"OFF {event['ball']}")
-                elif kind == "strike":
-                    yield Mark(kind, frame, self.ball_px(frame, event["ball"], search=3),
-                               f"strike {event['ball']}")
+    def _marks(self, shot: Mapping[str, Any]) -> Iterator[Mark]:
+        for event in shot.get("events") or []:
+            frame = self._frame_of(event)
+            kind = str(event.get("type"))
+            if kind == "contact":
+                a, b = (self.ball_px(frame, ball, search=3) for ball in event["balls"])
+                where = ((a[0] + b[0]) / 2, (a[1] + b[1]) / 2) if a and b else (a or b)
+                yield Mark(kind, frame, where, "-".join(event["balls"]))
+            elif kind == "cushion":
+                yield Mark(kind, frame, self.ball_px(frame, event["ball"], search=3),
+                           str(event.get("cushion", "")))
+            elif kind == "pocket":
+                pocket = str(event.get("pocket", ""))
+                yield Mark(kind, frame, self.pockets_px(frame).get(pocket),
+                           f"POT {event['ball']} {pocket}")
+            elif kind == "off_table":
+                yield Mark(kind, frame, self.ball_px(frame, event["ball"], search=self.fps_i),
+                           f"OFF {event['ball']}")
+            elif kind == "strike":
+                yield Mark(kind, frame, self.ball_px(frame, event["ball"], search=3),
+                           f"strike {event['ball']}")
 
     @property
     def fps_i(self) -> int:
@@ -447,6 +483,76 @@ def draw_overlay(image: Image, plan: OverlayPlan, frame: int) -> None:
     draw_scoreboard(image, plan.scoreboard(frame))
 
 
+# --- drawn while the match is refereed ---------------------------------------------------------
+HOLD_S = 8.0  # seconds of frames held at most, waiting for their shot's verdict
+
+
+class DrawnAsRead:
+    """The annotated video drawn from the frames the referee reads, in the same decoding pass.
+
+    A frame is held until every shot it may belong to has been judged (``release``: the shot
+    stream says which frames are settled), so its events and the verdict are drawn at their
+    time; then it is drawn and written. At most ``hold_s`` of frames are held: a longer shot's
+    first frames are drawn before its verdict is known, with what is known then (the balls,
+    their trails, the scoreboard; ``drawn_early`` counts them). Memory stays bounded whatever
+    the match's length; the frames are written as the video is read."""
+
+    def __init__(self, path: Path, plan: OverlayPlan, hold_s: float = HOLD_S) -> None:
+        folder = path.parent if str(path.parent) else Path(".")
+        if not folder.is_dir():
+            raise InputError(f"no such folder: {folder}", str(path))
+        self.path = path
+        self.plan = plan
+        self._hold = max(1, round(hold_s * plan.fps))
+        self._held: deque[tuple[int, Any]] = deque()
+        self._sink: VideoSink | None = None
+        self._size: tuple[int, int] | None = None
+        self.drawn_early = 0
+        self._seconds = 0.0
+
+    def seen(self, index: int, frame: Any) -> None:
+        """A frame as the tracking reads it (BGR or planar)."""
+        self._held.append((index, frame))
+        while len(self._held) > self._hold:
+            self._draw(*self._held.popleft(), early=True)
+
+    def release(self, settled_before: int) -> None:
+        """Frames before ``settled_before`` belong to no shot still to be judged: draw them."""
+        while self._held and self._held[0][0] < settled_before:
+            self._draw(*self._held.popleft(), early=False)
+
+    def finish(self) -> Annotated:
+        """The video has been refereed to its end: draw what is held, close the file."""
+        while self._held:
+            self._draw(*self._held.popleft(), early=False)
+        clock = time.perf_counter()
+        if self._sink is None:
+            raise InputError("no frame was read to draw", str(self.path))
+        self._sink.close(keep=True)
+        self._seconds += time.perf_counter() - clock
+        return Annotated(self.path, self._sink.encoder, self._sink.frames, 0, self._seconds,
+                         self.drawn_early)
+
+    def abandon(self) -> None:
+        """The run failed: no half video is left behind."""
+        self._held.clear()
+        if self._sink is not None:
+            self._sink.close(keep=False)
+
+    def _draw(self, index: int, frame: Any, early: bool) -> None:
+        clock = time.perf_counter()
+        image = np.ascontiguousarray(as_bgr(frame), dtype=np.uint8)
+        size = (image.shape[1], image.shape[0])
+        if self._sink is None:
+            self._sink, self._size = VideoSink(self.path, size, self.plan.fps), size
+        elif size != self._size:  # a stream that changes size midway
+            image = np.asarray(cv2.resize(image, self._size), dtype=np.uint8)
+        draw_overlay(image, self.plan, index)
+        self._sink.write(image)
+        self.drawn_early += early
+        self._seconds += time.perf_counter() - clock
+
+
 # --- video in, video out ----------------------------------------------------------------------
 class VideoSink:
     """An mp4 writer: H.264 through PyAV when it is installed (the `synth`/`test` extras), else
@@ -535,6 +641,7 @@ class Annotated:
     frames: int  # frames written (= frames decoded)
     expected_frames: int  # frames the container announced (0 when it does not say)
     seconds: float
+    drawn_early: int = 0  # frames drawn before their shot was judged (a shot held too long)
 
     @property
     def ended_early(self) -> bool:
@@ -545,6 +652,9 @@ class Annotated:
                 f"{self.seconds:.1f} s)")
         if self.ended_early:
             line += f"; the video ended early (the container announced {self.expected_frames})"
+        if self.drawn_early:
+            line += (f"; {self.drawn_early} frames of long shots drawn before their verdict "
+                     "was known")
         return line
 
 

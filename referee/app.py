@@ -39,10 +39,7 @@ from rules import (
 )
 
 if TYPE_CHECKING:  # cv2 is imported only when a video is refereed
-    from calibration import Calibration
-    from referee.annotate import Annotated
     from referee.pipeline import ResumePoint, VideoFacts
-    from referee.trackrows import TrackRows
 
 
 @dataclass
@@ -120,7 +117,7 @@ def referee_game(game: Game, journal: Journal, *, resume: bool = False, pace_s: 
         journal.record_verdict(run.match_id, shot_key, facts, verdict)
         run.judged_now.append((i, facts, verdict))
         if game.on_verdict is not None:
-            game.on_verdict(facts, run.match.state)
+            game.on_verdict(facts, verdict, run.match.state)
         print(shot_line(i, facts, verdict), file=out, flush=True)
         if pace_s:
             time.sleep(pace_s)
@@ -225,16 +222,6 @@ class JobOutcome:
     written: tuple[Path, ...] = ()
 
 
-@dataclass(frozen=True)
-class VideoRun:
-    """What the second pass over a video (the annotated video) needs from the first."""
-
-    calibration: Calibration
-    rows: TrackRows  # the tracker's (frame, ball, x_mm, y_mm, visible), on disk
-    start: GameState
-    recalibrated: list[tuple[int, Calibration]] = field(default_factory=list)  # camera moved
-
-
 def load_source(job: RefereeJob) -> tuple[Game, VideoFacts | None]:
     """A GAME record, or a video's game whose shots are found as it is read (calibration
     first, then tracks and shot facts as the shots are judged)."""
@@ -252,7 +239,8 @@ def load_source(job: RefereeJob) -> tuple[Game, VideoFacts | None]:
     calibration = load_calibration(job.calibration) if job.calibration else None
     calls = load_calls(job.calls) if job.calls else []
     found = game_from_video(job.source, opts, start, calibration, calls,
-                            resume=_resume_point(job) if job.resume else None)
+                            resume=_resume_point(job) if job.resume else None,
+                            annotated=job.annotated)
     return found.game, found
 
 
@@ -269,8 +257,8 @@ def _resume_point(job: RefereeJob) -> ResumePoint | None:
         return resume_point(*last, journal.load(previous).match.state)
 
 
-def video_report(found: VideoFacts) -> tuple[dict[str, Any], VideoRun]:
-    """The report fields of a video refereed to its end, and what the annotated video needs."""
+def video_report(found: VideoFacts) -> dict[str, Any]:
+    """The report fields of a video refereed to its end."""
     extra = {"calibration": found.calibration.to_dict(), "timings": found.timings,
              "camera_drift": found.drift_report(), "shot_stream": found.stream.to_dict(),
              "shot_facts_params": found.shot_facts.to_dict(),
@@ -278,8 +266,7 @@ def video_report(found: VideoFacts) -> tuple[dict[str, Any], VideoRun]:
              "tracking_params": found.tracking.to_dict(),
              "detector": {"tracker": "vision.tracking.tracker",
                           "shot_facts": "vision.shots.stream"}}
-    moved = [(e.frame, e.calibration) for e in found.drift if e.status == "recalibrated"]
-    return extra, VideoRun(found.calibration, found.rows, found.game.start, moved)
+    return extra
 
 
 def run_job(job: RefereeJob, out: TextIO | None = None) -> tuple[Path, ...]:
@@ -297,22 +284,26 @@ def run_job(job: RefereeJob, out: TextIO | None = None) -> tuple[Path, ...]:
 
 def _referee_and_report(job: RefereeJob, game: Game, found: VideoFacts | None,
                         clock: Callable[[], float], out: TextIO | None) -> tuple[Path, ...]:
-    with Journal(job.journal) as journal:
-        run = referee_game(game, journal, resume=job.resume, pace_s=job.pace_s, out=out)
-    extra, video_side = video_report(found) if found is not None else ({}, None)
+    drawing = found.drawing if found is not None else None
+    try:
+        with Journal(job.journal) as journal:
+            run = referee_game(game, journal, resume=job.resume, pace_s=job.pace_s, out=out)
+    except BaseException:
+        if drawing is not None:
+            drawing.abandon()
+        raise
+    extra = video_report(found) if found is not None else {}
     report = match_report(run, {**extra.pop("timings", {}), "total_s": clock()})
     report.update(extra)
     if is_video(job.source):
         report["video"] = str(job.source)
     written: list[Path] = []
     try:
-        if job.annotated is not None:
-            if video_side is None:
-                raise InputError("--annotated needs a video input (a GAME record has no frames)",
-                                 str(job.source))
-            result = annotate(job.source, job.annotated, report, video_side)
+        if drawing is not None:
+            result = drawing.finish()
             report["annotated_video"] = str(result.path)
             report["timings"]["annotated_s"] = round(result.seconds, 3)
+            report["annotated_early_frames"] = result.drawn_early
             written.append(result.path)
             print(result.log_line(), file=sys.stderr)
     finally:  # the verdicts are the main job: their reports are written whatever came after
@@ -325,14 +316,6 @@ def _referee_and_report(job: RefereeJob, game: Game, found: VideoFacts | None,
             written.append(job.html)
             print(f"html report: {job.html}", file=sys.stderr)
     return tuple(written)
-
-
-def annotate(video: Path, path: Path, report: dict[str, Any], run: VideoRun) -> Annotated:
-    """The annotated video, drawn from the run's own rows."""
-    from referee.annotate import annotate_video
-
-    return annotate_video(video, path, report, run.calibration, run.rows,
-                          recalibrated=run.recalibrated)
 
 
 def _links_from(report: dict[str, Any], page: Path) -> dict[str, Any]:

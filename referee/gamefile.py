@@ -71,9 +71,9 @@ class Game:
     description: str = ""
     from_camera: bool = False  # the shots were found in a video (see fit_to_state)
     first_shot: int = 0  # the index of ``shots``' first (a video taken up after it was judged)
-    # told each verdict's shot and the game state after it, as soon as it is made (a video's
-    # tracking then follows the next shot from that state)
-    on_verdict: Callable[[ShotFacts, GameState], None] | None = None
+    # told each verdict with its shot and the game state after it, as soon as it is made (a
+    # video's tracking then follows the next shot from that state; its drawing shows it)
+    on_verdict: Callable[[ShotFacts, Verdict, GameState], None] | None = None
 
     def fitted(self, shot: Mapping[str, Any] | ShotFacts, state: GameState, where: str
                ) -> tuple[ShotFacts, list[str]]:

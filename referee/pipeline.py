@@ -20,10 +20,20 @@ from calibration import (
     find_table,
     sample_frames,
 )
+from referee.annotate import DrawnAsRead, OverlayPlan
 from referee.errors import InputError
 from referee.gamefile import Game, read_json
 from referee.trackrows import Row, TrackRows
-from rules import Call, GameState, KaisaError, RuleOptions, ShotFacts, TableSpec, cue_ball_of
+from rules import (
+    Call,
+    GameState,
+    KaisaError,
+    RuleOptions,
+    ShotFacts,
+    TableSpec,
+    Verdict,
+    cue_ball_of,
+)
 from video import AnyFrame, as_bgr, video_fps
 from vision.detection import (
     DEFAULT_DETECTION,
@@ -274,6 +284,7 @@ class VideoFacts:
     tracking: TrackingParams = DEFAULT_TRACKING
     rows: TrackRows = field(default_factory=TrackRows)
     drift: list[DriftEvent] = field(default_factory=list)
+    drawing: DrawnAsRead | None = None  # the annotated video, drawn as the video is read
     game: Game = field(init=False)
 
     def drift_report(self) -> list[dict[str, Any]]:
@@ -312,10 +323,13 @@ def game_from_video(video: Path, options: RuleOptions, start: GameState,
                     resume: ResumePoint | None = None,
                     shot_facts: ShotFactsParams = DEFAULT_SHOT_FACTS,
                     detection: DetectionParams = DEFAULT_DETECTION,
-                    tracking: TrackingParams = DEFAULT_TRACKING) -> VideoFacts:
+                    tracking: TrackingParams = DEFAULT_TRACKING,
+                    annotated: Path | None = None) -> VideoFacts:
     """Calibrate (unless given) now; then, as the game's shots are read, track (watching for
     the camera moving) and give out each shot as soon as its balls are at rest (with its paths,
-    a still and its call). ``resume``: take the video up after the shots already judged;
+    a still and its call); ``annotated``: draw the annotated video there from the same frames
+    (``found.drawing``; its ``finish`` closes it). ``resume``: take the video up after the
+    shots already judged;
     ``stream`` and ``shot_facts``: when shots are given out and how their facts are found (both
     checked now, before any work); ``detection``, ``tracking``: the balls' finding and following.
     All four are recorded in the report."""
@@ -340,13 +354,17 @@ def game_from_video(video: Path, options: RuleOptions, start: GameState,
                          recalibrate=lambda frame: find_table(frame, table))
     found = VideoFacts(calibration, {"calibration_s": round(time.perf_counter() - clock, 3)},
                        stream, shot_facts, detection, tracking, drift=drift.events)
+    if annotated is not None:
+        state = start if resume is None else resume.state
+        found.drawing = DrawnAsRead(annotated, OverlayPlan({"start": state.to_dict()},
+                                                           calibration, (), video_fps(video)))
     starts: queue.SimpleQueue[ShotStart] = queue.SimpleQueue()
     fps = video_fps(video)  # (opening the video costs about as much as decoding ten frames)
     if resume is None:
         book = CallBook(calls)
         shots = _shots_as_read(video, fps, found, table, start, drift, book, starts)
         found.game = Game(video, options, start, shots, "shots found as the video is read",
-                          from_camera=True, on_verdict=_state_to(starts))
+                          from_camera=True, on_verdict=_told_of_verdicts(starts, found.drawing))
         return found
     print(f"{video.name}: taking the video up at {resume.first_frame / fps:.1f} s "
           f"(frame {resume.first_frame}), after shot {resume.first_shot}", file=sys.stderr)
@@ -354,18 +372,22 @@ def game_from_video(video: Path, options: RuleOptions, start: GameState,
     shots = _shots_as_read(video, fps, found, table, resume.state, drift, book, starts, resume)
     found.game = Game(video, options, start, shots, "shots found as the video is read",
                       from_camera=True, first_shot=resume.first_shot,
-                      on_verdict=_state_to(starts))
+                      on_verdict=_told_of_verdicts(starts, found.drawing))
     return found
 
 
-def _state_to(starts: queue.SimpleQueue[ShotStart]) -> Callable[[ShotFacts, GameState], None]:
-    """What the referee calls after each verdict: the state it leaves, for the tracking."""
+def _told_of_verdicts(starts: queue.SimpleQueue[ShotStart], drawing: DrawnAsRead | None
+                      ) -> Callable[[ShotFacts, Verdict, GameState], None]:
+    """What the referee calls after each verdict: the state it leaves, for the tracking; the
+    shot and its verdict, for the drawing."""
 
-    def told(facts: ShotFacts, state: GameState) -> None:
+    def told(facts: ShotFacts, verdict: Verdict, state: GameState) -> None:
         starts.put(ShotStart(
             after_frame=int(facts.extra["rest_frame"]), cue_ball=cue_ball_of(state.shooter).value,
             in_hand=frozenset(b.value for b in state.in_hand),
             positions={b.value: xy for b, xy in state.on_table.items()}))
+        if drawing is not None:
+            drawing.plan.add_shot({**facts.to_dict(), "verdict": verdict.to_dict()})
 
     return told
 
@@ -382,7 +404,15 @@ def _shots_as_read(video: Path, fps: float, found: VideoFacts, table: TableSpec,
     progress = Progress(video.name, True, fps)
     stream = ShotStream(table, fps, found.stream, found.shot_facts)
     pictures = Illustrator(video)
+    drawing = found.drawing
     spent = {"tracking_s": 0.0, "shot_facts_s": 0.0, "pictures_s": 0.0}
+    drawn_moves = 0  # the camera moves the drawing's plan has been told of
+
+    def seen(index: int, frame: AnyFrame) -> None:
+        pictures.seen(index, frame)
+        if drawing is not None:
+            drawing.seen(index, frame)
+
     given = 0 if resume is None else resume.first_shot
 
     def ready(streamed: StreamedShot) -> ShotFacts:
@@ -402,9 +432,16 @@ def _shots_as_read(video: Path, fps: float, found: VideoFacts, table: TableSpec,
         clock = time.perf_counter()
         for result in tracked_frames(video, found.calibration, table,
                                      cue_ball_of(state.shooter).value, progress, positions,
-                                     drift, first_frame, starts, pictures.seen,
+                                     drift, first_frame, starts, seen,
                                      found.detection, found.tracking):
-            found.rows.extend(rows_of(result))
+            rows = rows_of(result)
+            found.rows.extend(rows)
+            if drawing is not None:
+                drawing.plan.add_rows(rows)
+                for event in found.drift[drawn_moves:]:
+                    if event.status == "recalibrated":
+                        drawing.plan.add_calibration(event.frame, event.calibration)
+                drawn_moves = len(found.drift)
             tracked = time.perf_counter()
             spent["tracking_s"] += tracked - clock
             done = stream.feed(result.frame, result.balls)
@@ -416,7 +453,9 @@ def _shots_as_read(video: Path, fps: float, found: VideoFacts, table: TableSpec,
             for streamed in done:
                 shot = ready(streamed)
                 found.timings.update({k: round(v, 3) for k, v in spent.items()})
-                yield shot
+                yield shot  # (judged when this resumes: its verdict is in the drawing's plan)
+            if drawing is not None:
+                drawing.release(stream.settled_before)
             clock = time.perf_counter()
         tracked = time.perf_counter()
         spent["tracking_s"] += tracked - clock

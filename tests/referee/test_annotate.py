@@ -223,3 +223,92 @@ def test_without_pyav_opencv_writes_the_video(tmp_path: Path, monkeypatch, annot
     assert "mp4v" in result.encoder and "PyAV is not installed" in result.log_line()
     assert frames_of(tmp_path / "a.mp4", set())[0] == result.frames == 192
     assert not list(tmp_path.glob("*.part*"))  # the side file was moved into place
+
+
+# --- drawn from the frames the referee reads ----------------------------------------------------
+def draw_as_read(labels, calibration, rows, out: Path, hold_s: float,
+                 settled_from: int) -> tuple:
+    """pot_MR drawn by DrawnAsRead: the frames come as a reader gives them, the rows as the
+    tracker would, and the shot (with its verdict) once frame ``settled_from`` has been read,
+    as the referee hands it on; before that only the frames before the strike are settled."""
+    from referee.annotate import DrawnAsRead
+    from video import read_ahead_frames
+
+    (shot,) = labels.doc["shots"]
+    plan = OverlayPlan({"start": labels.doc["start"]}, calibration, (), 30.0)
+    drawing = DrawnAsRead(out, plan, hold_s=hold_s)
+    by_frame: dict[int, list] = {}
+    for row in rows:
+        by_frame.setdefault(row[0], []).append(row)
+    for index, image, _ in read_ahead_frames(CLIP):
+        drawing.seen(index, image)
+        plan.add_rows(by_frame.get(index, []))
+        if index == settled_from:
+            plan.add_shot(shot)
+        drawing.release(index + 1 if index >= settled_from else shot["strike_frame"] - 3)
+    return drawing.finish(), shot
+
+
+@needs_clip
+def test_drawn_as_read_is_the_same_video_as_drawn_afterwards(annotated, tmp_path: Path):
+    # the shot is judged some frames after its rest, as the shot stream gives it out (here
+    # 0.5 s: the clip ends 0.6 s after it): every frame is held until then, and drawn as if
+    # the whole report had been known
+    labels, calibration, rows, result, _, (_, after) = annotated
+    rest = labels.doc["shots"][0]["rest_frame"]
+    live, _ = draw_as_read(labels, calibration, rows, tmp_path / "live.mp4", hold_s=8.0,
+                           settled_from=rest + 15)
+    assert live.frames == result.frames == 192 and live.drawn_early == 0
+    n, drawn = frames_of(live.path, set(after))
+    assert n == 192
+    for k, image in after.items():
+        assert changed(drawn[k], image, threshold=8) == 0, k
+
+
+@needs_clip
+def test_a_shot_held_longer_than_the_hold_is_drawn_before_its_verdict(annotated,
+                                                                      tmp_path: Path):
+    # one second held at most: the shot's first frames go out before it is judged, without
+    # its marks; the frames held stay bounded
+    labels, calibration, rows, result, _, _ = annotated
+    (shot,) = labels.doc["shots"]
+    rest = shot["rest_frame"]
+    live, _ = draw_as_read(labels, calibration, rows, tmp_path / "held.mp4", hold_s=1.0,
+                           settled_from=rest + 15)
+    strike = shot["strike_frame"]
+    assert live.frames == 192
+    # (from the first frame not settled to the one pushed out as the shot's own was read)
+    assert live.drawn_early == (rest + 15 - 30) - (strike - 3) + 1
+    _, drawn = frames_of(live.path, {strike + 2})
+    _, source = frames_of(CLIP, {strike + 2})
+    _, full = frames_of(result.path, {strike + 2})
+    # the strike's mark (a white ring around the cue ball) is on the video drawn afterwards,
+    # not on the one whose frames went out first
+    assert changed(full[strike + 2], source[strike + 2]) > changed(drawn[strike + 2],
+                                                                   source[strike + 2])
+
+
+@needs_clip
+def test_the_referee_draws_the_annotated_video_without_reading_the_video_again(
+        tmp_path: Path, monkeypatch):
+    import referee.annotate
+
+    def no_second_reading(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the video was read a second time")
+
+    monkeypatch.setattr(referee.annotate, "read_ahead_frames", no_second_reading)
+    monkeypatch.setenv("KAISA_JOURNAL", str(tmp_path / "j.sqlite"))
+    labels = json.loads((SAMPLES / "pot_MR.labels.json").read_text())
+    start = tmp_path / "start.json"
+    start.write_text(json.dumps(labels["start"]))
+    out, report = tmp_path / "a.mp4", tmp_path / "r.json"
+    assert main(["referee", str(CLIP), "--start", str(start), "--annotated", str(out),
+                 "-o", str(report)]) == 0
+    doc = json.loads(report.read_text())
+    assert doc["annotated_video"] == str(out) and doc["annotated_early_frames"] == 0
+    n, drawn = frames_of(out, {doc["shots"][0]["rest_frame"] + 5})
+    assert n == 192
+    _, source = frames_of(CLIP, set(drawn))
+    (k,) = drawn
+    assert changed(drawn[k], source[k]) > 500  # balls, scoreboard and verdict drawn
+    assert not list(tmp_path.glob("*.part*"))
