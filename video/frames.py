@@ -21,7 +21,7 @@ that PyAV cannot open) are decoded by OpenCV into BGR frames, as before.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -273,6 +273,17 @@ def _seek(container: Any, stream: Any, start: int) -> Iterator[Any]:
 def bgr_frames(path: str | Path, few_cores: bool, start: int = 0) -> Iterator[Frame]:
     """The video's frames from frame ``start`` on, decoded by OpenCV into BGR images (raises
     VideoError when it cannot be opened)."""
+    for _, frame in kept_bgr_frames(path, few_cores, start):
+        yield frame
+
+
+def kept_bgr_frames(path: str | Path, few_cores: bool, start: int = 0,
+                    keep: Callable[[int], bool] | None = None, stop: int | None = None
+                    ) -> Iterator[tuple[int, Frame]]:
+    """``(index, frame)`` of the video's frames from frame ``start`` (the decoder seeks to it)
+    up to ``stop`` (excluded), decoded by OpenCV into BGR images; with ``keep``, only the frames
+    whose index it accepts (the others decoded but not converted to BGR). Raises VideoError
+    when the video cannot be opened."""
     cap = cv2.VideoCapture(str(path), cv2.CAP_ANY,
                            [cv2.CAP_PROP_N_THREADS, 1] if few_cores else [])
     if not cap.isOpened():
@@ -280,11 +291,16 @@ def bgr_frames(path: str | Path, few_cores: bool, start: int = 0) -> Iterator[Fr
     if start > 0:
         cap.set(cv2.CAP_PROP_POS_FRAMES, start)
     try:
-        while True:
-            ok, frame = cap.read()
-            if not ok:
+        index = start
+        while stop is None or index < stop:
+            if keep is None or keep(index):
+                ok, frame = cap.read()
+                if not ok:
+                    return
+                yield index, cast(Frame, frame)  # (the stubs say any number type: BGR bytes)
+            elif not cap.grab():
                 return
-            yield cast(Frame, frame)  # (the stubs say any number type: BGR bytes)
+            index += 1
     finally:
         cap.release()
 
