@@ -10,7 +10,7 @@ patches are converted from them, and nothing else is.
 The pixels are OpenCV's to the bit, so the answers are those of decoding with OpenCV: the same
 conversion (BT.601, limited range: what FFmpeg uses for OpenCV whatever the stream says) in the
 same 16-bit fixed point as FFmpeg's x86-64 code (found from 19 million pixels of a synthetic
-match and the club footage, equal on every one; ``tests/vision/test_frames.py`` checks it on a
+match and the club footage, equal on every one; ``tests/video/test_frames.py`` checks it on a
 committed clip), and the shrinking rounded as OpenCV's resize rounds it. On another processor
 FFmpeg may round otherwise (within a grey level).
 
@@ -47,7 +47,7 @@ _B_U, _G_U, _G_V, _R_V = 16525, -3209, -6660, 13075  # 2.017232, 0.391762, 0.812
 def _term(coefficient: int, offset: int) -> tuple[np.float32, np.float32]:
     """``(a, b)`` such that ``floor(float32(x) * a - b)`` is the term of the byte x in float32:
     the same whole number as the fixed point's for every x of 0..255, with or without a fused
-    multiply-add (checked for all of them in tests/vision/test_frames.py), and 16 of them at a
+    multiply-add (checked for all of them in tests/video/test_frames.py), and 16 of them at a
     time in a vector register where the 64-bit integers numba would use take 8."""
     return np.float32(8 * coefficient / 65536), np.float32(8 * offset * coefficient / 65536)
 

@@ -61,12 +61,17 @@ class VideoWriter:
         width, height = size
         if width <= 0 or height <= 0:
             raise VideoError(f"expected a frame size above 0, got {width}x{height}")
+        try:  # (here, not at the first frame: PyAV and OpenCV open the file late, or silently)
+            self.part.open("wb").close()
+        except OSError as err:
+            raise VideoError(f"cannot write here ({err.strerror}: {str(self.part)!r})") from None
         av = _pyav()
         even = width % 2 == 0 and height % 2 == 0  # yuv420p needs even sizes
         if av is not None and even:
             try:
                 container = av.open(str(self.part), "w", format=encoding.container_format)
             except (OSError, ValueError) as err:
+                self.part.unlink(missing_ok=True)
                 raise VideoError(f"cannot write here ({err})") from None
             try:
                 stream = container.add_stream(encoding.codec,
@@ -91,6 +96,7 @@ class VideoWriter:
             why = "PyAV is not installed" if av is None else "odd frame size"
             self.encoder = f"MPEG-4 'mp4v' via OpenCV ({why})"
         else:
+            self.part.unlink(missing_ok=True)
             why = "PyAV installed" if av is None else f"an even frame size, got {width}x{height}"
             raise VideoError(f"expected {why} to write {str(self.path)!r} with {encoding.codec}")
 
