@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Protocol, cast
+from typing import Any, Literal, Protocol, Self, cast
 
 import cv2
 
@@ -111,7 +111,7 @@ class FrameSource:
     def close(self) -> None:
         """Let go of the device or connection (a file holds nothing between readings)."""
 
-    def __enter__(self) -> FrameSource:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
