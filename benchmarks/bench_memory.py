@@ -40,36 +40,10 @@ sys.path.insert(0, str(ROOT))
 from calibration import Calibration  # noqa: E402
 from rules import ShotFacts  # noqa: E402
 from rules.table import TableSpec  # noqa: E402
+from video import repeat_video  # noqa: E402
 from vision.tracking import track_video  # noqa: E402
 
 MIB = 1024 * 1024
-
-
-def repeat_video(src: Path, dst: Path, times: int) -> int:
-    """Write ``src``'s video packets ``times`` times in a row into ``dst`` (each pass's time
-    stamps after the last one's). Returns the frames (packets) written."""
-    import av
-
-    written = 0
-    with av.open(str(src)) as probe, av.open(str(dst), "w") as out:
-        stream = probe.streams.video[0]
-        ostream = out.add_stream_from_template(stream)
-        stamps = [(p.pts, p.dts, p.duration or 0) for p in probe.demux(stream)
-                  if p.pts is not None and p.dts is not None]
-        lo = min(min(p, d) for p, d, _ in stamps)
-        span = max(max(p, d) for p, d, _ in stamps) - lo + max(d for _, _, d in stamps)
-        for k in range(times):
-            with av.open(str(src)) as inp:
-                istream = inp.streams.video[0]
-                for packet in inp.demux(istream):
-                    if packet.pts is None or packet.dts is None:
-                        continue  # (the demuxer's empty packet at the end)
-                    packet.pts = packet.pts + k * span
-                    packet.dts = packet.dts + k * span
-                    packet.stream = ostream
-                    out.mux(packet)
-                    written += 1
-    return written
 
 
 def resident_mib() -> float:

@@ -25,22 +25,20 @@ import tempfile
 import time
 from pathlib import Path
 
-import cv2
-
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 SAMPLES = ROOT / "sample_videos"
 DATA = ROOT / "referee" / "data"
+
+from video import FileSource  # noqa: E402
 
 
 def decode_only(video: Path) -> tuple[float, int, float]:
     """Wall seconds to decode every frame, the frame count and the frame rate."""
     t0 = time.perf_counter()
-    capture = cv2.VideoCapture(str(video))
-    fps = float(capture.get(cv2.CAP_PROP_FPS)) or 30.0
-    n = 0
-    while capture.read()[0]:
-        n += 1
-    capture.release()
+    source = FileSource(video, planar=False)
+    fps = source.fps
+    n = sum(1 for _ in source.bgr_frames())
     return time.perf_counter() - t0, n, fps
 
 

@@ -20,15 +20,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-import cv2
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from calibration import Calibration  # noqa: E402
 from referee.evaluate import Track, TrackScores, read_tracks, score_tracks  # noqa: E402
 from rules.table import TableSpec  # noqa: E402
-from video import grey_shift  # noqa: E402
+from video import FileSource, grey_shift  # noqa: E402
 from vision.tracking import track_video  # noqa: E402
 
 
@@ -36,11 +34,8 @@ def decode_seconds(video: Path, convert: bool = True) -> tuple[float, float, int
     """Wall and CPU seconds to merely decode the video into BGR frames (``convert=False``:
     decoding only, without the conversion from the video's YUV to BGR), and its frame count."""
     t0, c0 = time.perf_counter(), time.process_time()
-    cap = cv2.VideoCapture(str(video))
-    n = 0
-    while cap.read()[0] if convert else cap.grab():
-        n += 1
-    cap.release()
+    source = FileSource(video, planar=False)
+    n = sum(1 for _ in source.bgr_frames()) if convert else source.count_frames()
     return time.perf_counter() - t0, time.process_time() - c0, n
 
 

@@ -5,31 +5,25 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-import cv2
 import numpy as np
 from numpy.typing import NDArray
 
 from calibration.detect import CAMERA_HEIGHT_MM, MAX_RESIDUAL_MM, TableDetection, detect_table
 from calibration.errors import CalibrationError
 from rules.table import TableSpec
+from video import FileSource, VideoError, probe
 
 Frame = NDArray[np.uint8]
 
 
-def _open(path: str | Path) -> cv2.VideoCapture:
-    p = Path(path)
-    if not p.is_file():
-        raise CalibrationError(f"expected a video file, found nothing at {str(p)!r}", "video")
-    cap = cv2.VideoCapture(str(p))
-    if not cap.isOpened():
-        raise CalibrationError(f"expected a video OpenCV can decode, could not open {str(p)!r}",
-                               "video")
-    return cap
+def _video_error(err: VideoError) -> CalibrationError:
+    return CalibrationError(err.detail, "video")
 
 
 def read_frames(path: str | Path, start: int = 0, stop: int | None = None,
                 step: int = 1) -> Iterator[tuple[int, Frame]]:
-    """Yield ``(frame_index, bgr_frame)`` for frames start, start+step, ... < stop (or the end).
+    """Yield ``(frame_index, bgr_frame)`` for frames start, start+step, ... < stop (or the end),
+    decoded by OpenCV (:meth:`video.FileSource.bgr_frames`).
 
     Frames are decoded in order (no seeking, which is inexact in many codecs); skipped frames are
     only grabbed, not converted. Memory stays at one frame.
@@ -37,34 +31,20 @@ def read_frames(path: str | Path, start: int = 0, stop: int | None = None,
     if start < 0 or step < 1 or (stop is not None and stop < start):
         raise CalibrationError(f"expected 0 <= start <= stop and step >= 1, got start={start}, "
                                f"stop={stop}, step={step}", "frames")
-    cap = _open(path)
     try:
-        index = 0
-        while stop is None or index < stop:
-            wanted = index >= start and (index - start) % step == 0
-            if wanted:
-                ok, frame = cap.read()
-            else:
-                ok, frame = cap.grab(), None
-            if not ok:
-                break
-            if wanted and frame is not None:
-                yield index, np.asarray(frame, dtype=np.uint8)
-            index += 1
-    finally:
-        cap.release()
+        source = FileSource(path, planar=False)
+        yield from source.bgr_frames(lambda i: i >= start and (i - start) % step == 0, stop)
+    except VideoError as err:
+        raise _video_error(err) from None
 
 
 def frame_count(path: str | Path) -> int:
     """The number of frames in the video (counted by decoding when the container does not say)."""
-    cap = _open(path)
     try:
-        n = int(cap.get(cv2.CAP_PROP_FRAME_COUNT))
-    finally:
-        cap.release()
-    if n > 0:
-        return n
-    return sum(1 for _ in read_frames(path))
+        n = probe(path).frame_count
+        return n if n is not None else FileSource(path).count_frames()
+    except VideoError as err:
+        raise _video_error(err) from None
 
 
 def sample_frames(path: str | Path, n: int = 9) -> list[tuple[int, Frame]]:

@@ -23,7 +23,6 @@ from array import array
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +34,7 @@ from calibration import Calibration
 from referee.describe import describe
 from referee.errors import InputError
 from rules import Ball, KaisaError, Verdict
-from video import as_bgr, read_ahead_frames
+from video import VideoError, VideoWriter, as_bgr, probe, read_ahead_frames
 
 Row = tuple[int, str, float, float, bool]
 Image = npt.NDArray[np.uint8]
@@ -505,7 +504,7 @@ class DrawnAsRead:
         self.plan = plan
         self._hold = max(1, round(hold_s * plan.fps))
         self._held: deque[tuple[int, Any]] = deque()
-        self._sink: VideoSink | None = None
+        self._sink: VideoWriter | None = None
         self._size: tuple[int, int] | None = None
         self.drawn_early = 0
         self._seconds = 0.0
@@ -544,7 +543,11 @@ class DrawnAsRead:
         image = np.ascontiguousarray(as_bgr(frame), dtype=np.uint8)
         size = (image.shape[1], image.shape[0])
         if self._sink is None:
-            self._sink, self._size = VideoSink(self.path, size, self.plan.fps), size
+            try:
+                self._sink = VideoWriter(self.path, size, self.plan.fps)
+            except VideoError as err:
+                raise InputError(str(err), str(self.path)) from None
+            self._size = size
         elif size != self._size:  # a stream that changes size midway
             image = np.asarray(cv2.resize(image, self._size), dtype=np.uint8)
         draw_overlay(image, self.plan, index)
@@ -554,84 +557,6 @@ class DrawnAsRead:
 
 
 # --- video in, video out ----------------------------------------------------------------------
-class VideoSink:
-    """An mp4 writer: H.264 through PyAV when it is installed (the `synth`/`test` extras), else
-    OpenCV's MPEG-4 Part 2 ('mp4v'). Written to a side file and moved into place when closed, so
-    a failed run leaves no half video behind."""
-
-    def __init__(self, path: Path, size: tuple[int, int], fps: float) -> None:
-        self.path = path
-        self.part = path.with_name(f"{path.stem}.part{path.suffix or '.mp4'}")
-        self.frames = 0
-        self._av: Any = None
-        self._cv: Any = None
-        width, height = size
-        av = _pyav()
-        if av is not None and width % 2 == 0 and height % 2 == 0:  # yuv420p needs even sizes
-            try:
-                container = av.open(str(self.part), "w", format="mp4")
-            except OSError as err:
-                raise InputError(f"cannot write here ({err})", str(path)) from None
-            stream = container.add_stream("libx264", rate=Fraction(fps).limit_denominator(1001))
-            stream.width, stream.height = width, height
-            stream.pix_fmt = "yuv420p"
-            # The quickest preset: three times the speed of "veryfast" for twice the bytes.
-            stream.options = {"crf": "23", "preset": "ultrafast"}
-            self._av = (av, container, stream)
-            self.encoder = "H.264 (libx264 via PyAV)"
-        else:
-            writer = cv2.VideoWriter(str(self.part), cv2.VideoWriter.fourcc(*"mp4v"), fps, size)
-            if not writer.isOpened():
-                raise InputError("cannot write an mp4 video here", str(path))
-            self._cv = writer
-            why = "PyAV is not installed" if av is None else "odd frame size"
-            self.encoder = f"MPEG-4 'mp4v' via OpenCV ({why})"
-
-    def write(self, image: Image) -> None:
-        if self._av is not None:
-            av, container, stream = self._av
-            # OpenCV's conversion is quicker than the encoder's own, and as faithful.
-            yuv = cv2.cvtColor(image, cv2.COLOR_BGR2YUV_I420)
-            for packet in stream.encode(av.VideoFrame.from_ndarray(yuv, format="yuv420p")):
-                container.mux(packet)
-        else:
-            self._cv.write(image)
-        self.frames += 1
-
-    def close(self, keep: bool = True) -> None:
-        if self._av is not None:
-            _, container, stream = self._av
-            try:
-                if keep:
-                    for packet in stream.encode():
-                        container.mux(packet)
-            finally:
-                container.close()
-            self._av = None
-        if self._cv is not None:
-            self._cv.release()
-            self._cv = None
-        if keep:
-            self.part.replace(self.path)
-        else:
-            self.part.unlink(missing_ok=True)
-
-    def __enter__(self) -> VideoSink:
-        return self
-
-    def __exit__(self, kind: object, *rest: object) -> None:
-        self.close(keep=kind is None)
-
-
-def _pyav() -> Any:
-    """The PyAV module, or None when it is not installed."""
-    try:
-        import av
-    except ImportError:
-        return None
-    return av
-
-
 @dataclass(frozen=True)
 class Annotated:
     """What :func:`annotate_video` wrote."""
@@ -665,19 +590,21 @@ def annotate_video(video: Path, out: Path, report: Mapping[str, Any], calibratio
     tracker's ``rows`` (frame, ball, x_mm, y_mm, visible) drawn on every frame; from each
     ``recalibrated`` (frame, calibration) on, drawn with that calibration (the camera moved)."""
     clock = time.perf_counter()
-    capture = cv2.VideoCapture(str(video))
     try:
-        fps = fps or float(capture.get(cv2.CAP_PROP_FPS)) or 30.0
-        expected = max(int(capture.get(cv2.CAP_PROP_FRAME_COUNT)), 0)
-        size = (int(capture.get(cv2.CAP_PROP_FRAME_WIDTH)),
-                int(capture.get(cv2.CAP_PROP_FRAME_HEIGHT)))
-    finally:
-        capture.release()
-    if min(size) <= 0:
+        info = probe(video)
+    except VideoError:
+        info = None
+    if info is None or min(info.size) <= 0:
         raise InputError("expected a video OpenCV can decode (for the annotated video)",
                          str(video))
+    fps = fps or info.fps
+    expected, size = info.frame_count or 0, info.size
     plan = OverlayPlan(report, calibration, rows, fps, recalibrated)
-    with VideoSink(out, size, fps) as sink:
+    try:
+        sink = VideoWriter(out, size, fps)
+    except VideoError as err:
+        raise InputError(str(err), str(out)) from None
+    with sink:
         for frame, image, _ in read_ahead_frames(video, queue_size=4):
             image = np.asarray(image, dtype=np.uint8)
             if (image.shape[1], image.shape[0]) != size:  # a stream that changes size midway

@@ -34,7 +34,7 @@ from rules import (
     Verdict,
     cue_ball_of,
 )
-from video import AnyFrame, as_bgr, video_fps
+from video import AnyFrame, as_bgr, read_frame, video_fps
 from vision.detection import (
     DEFAULT_DETECTION,
     DetectionParams,
@@ -157,13 +157,9 @@ class Illustrator:
             del self._stills[k]
         if still is not None:
             return still
-        capture = self._cv2.VideoCapture(str(self._video))  # (not seen begin: read it again)
-        try:
-            capture.set(self._cv2.CAP_PROP_POS_FRAMES, max(strike - self.BEFORE_FRAMES, 0))
-            ok, image = capture.read()
-            return self._jpeg(image) if ok else None
-        finally:
-            capture.release()
+        # (not seen begin: read it again)
+        image = read_frame(self._video, max(strike - self.BEFORE_FRAMES, 0))
+        return self._jpeg(image) if image is not None else None
 
     def pictures(self, facts: ShotFacts, rows: Sequence[Row]) -> dict[str, Any]:
         """``paths`` and ``still_jpeg_b64`` of a shot; ``rows``: the tracker's rows from at

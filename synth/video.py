@@ -9,7 +9,6 @@ import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -18,10 +17,7 @@ from synth.camera import CameraPose, random_pose
 from synth.clip import FPS, PlayedClip, PlayedShot, labels
 from synth.physics import BALL_IDS
 from synth.render import BallPose, CueState, Look, Renderer, roll
-
-if TYPE_CHECKING:  # (av is imported where it is used: only making clips needs the encoder)
-    from av.container import OutputContainer
-    from av.video.stream import VideoStream
+from video import Encoding, FileSource, VideoError, VideoWriter
 
 IMAGE_SIZE = (1280, 720)
 SUBFRAMES = 4  # motion blur: samples averaged over the exposure of one frame
@@ -29,6 +25,10 @@ CUE_IN_S = 0.9  # the cue is over the table this long before the strike ...
 CUE_OUT_S = 0.35  # ... and this long after it
 BACKSWING_MM = 140.0
 CRF = 30  # x264 quality: small files, artefacts like a webcam stream's
+# Every clip's encoding: x264 at CRF, one thread (the same frames give the same bytes), the
+# encoder's own conversion to 4:2:0; no other encoder.
+CLIP_ENCODING = Encoding(options={"crf": str(CRF), "preset": "medium", "threads": "1"},
+                         container_format=None, convert="encoder", fallback=False)
 
 
 @dataclass(frozen=True)
@@ -106,8 +106,6 @@ def _cue_at(shots: tuple[PlayedShot, ...], t: float) -> CueState | None:
 def write_clip(clip: PlayedClip, out_dir: Path, name: str,
                progress: Callable[[int, int], object] | None = None) -> dict[str, Path]:
     """Render ``clip`` and write the video, labels and tracks into ``out_dir``."""
-    import av  # (imported here: only making clips needs the encoder)
-
     rng = np.random.default_rng(clip.seed + 7_000_003)
     camera: CameraPose = random_pose(rng, clip.table, IMAGE_SIZE)
     look = Look.random(rng, clip.table)
@@ -119,8 +117,7 @@ def write_clip(clip: PlayedClip, out_dir: Path, name: str,
     last: dict[str, tuple[float, float]] = {}
     rows: list[tuple[int, str, float, float, int]] = []
     noise = np.random.default_rng(clip.seed + 11)
-    container, stream = _open_h264(paths["video"], IMAGE_SIZE)
-    try:
+    with VideoWriter(paths["video"], IMAGE_SIZE, FPS, CLIP_ENCODING) as video:
         for frame_index, state in enumerate(timeline(clip)):
             poses = []
             for sample in state.samples:
@@ -137,15 +134,9 @@ def write_clip(clip: PlayedClip, out_dir: Path, name: str,
             for b in BALL_IDS:
                 if b in mid:
                     rows.append((frame_index, b, mid[b][0], mid[b][1], int(visible.get(b, True))))
-            frame = av.VideoFrame.from_ndarray(image, format="bgr24")
-            for packet in stream.encode(frame):
-                container.mux(packet)
+            video.write(image)
             if progress is not None:
                 progress(frame_index + 1, clip.frame_count)
-        for packet in stream.encode():
-            container.mux(packet)
-    finally:
-        container.close()
     calibration = camera.calibration_dict(clip.table, frame=0, source="manual")
     calibration["origin"] = "synthetic ground truth (the renderer's camera)"
     document = labels(clip, paths["video"].name, IMAGE_SIZE, calibration)
@@ -159,53 +150,27 @@ def write_clip(clip: PlayedClip, out_dir: Path, name: str,
     return paths
 
 
-def _open_h264(path: Path, size: tuple[int, int]) -> tuple[OutputContainer, VideoStream]:
-    """A video file and its H.264 stream as every clip is encoded (x264 at ``CRF``, one
-    thread: the same frames give the same bytes)."""
-    import av  # (imported here: only making clips needs the encoder)
-
-    container = av.open(str(path), "w")
-    stream = container.add_stream("libx264", rate=FPS)
-    stream.width, stream.height = size
-    stream.pix_fmt = "yuv420p"
-    stream.options = {"crf": str(CRF), "preset": "medium", "threads": "1"}
-    return container, stream
-
-
 def padded_copy(src_dir: Path, dst_dir: Path, name: str, shown: int = 2) -> int:
     """The labelled clip ``name`` of ``src_dir`` as a camera of ``FPS / shown`` frames a
     second, padded to ``FPS`` by its recorder, gives it: the first picture of every ``shown``
     frames shown for all of them (re-encoded), with the labels and true tracks unchanged (the
     balls were where they were, whatever the picture shows), written into ``dst_dir``.
     Returns the frames written."""
-    import av
-    import cv2
-
     dst_dir.mkdir(parents=True, exist_ok=True)
-    cap = cv2.VideoCapture(str(src_dir / f"{name}.mp4"))
-    if not cap.isOpened():
-        raise FileNotFoundError(f"expected a video at {src_dir / f'{name}.mp4'}")
-    size = (int(cap.get(cv2.CAP_PROP_FRAME_WIDTH)), int(cap.get(cv2.CAP_PROP_FRAME_HEIGHT)))
-    container, stream = _open_h264(dst_dir / f"{name}.mp4", size)
-    n = 0
-    shown_picture: NDArray[np.uint8] | None = None
+    src = src_dir / f"{name}.mp4"
     try:
-        while True:
-            ok, picture = cap.read()
-            if not ok:
-                break
-            if n % shown == 0:
-                shown_picture = cast("NDArray[np.uint8]", picture)  # (a decoded 8-bit BGR frame)
-            assert shown_picture is not None  # (set at n = 0)
-            for packet in stream.encode(av.VideoFrame.from_ndarray(shown_picture, format="bgr24")):
-                container.mux(packet)
-            n += 1
-        for packet in stream.encode():
-            container.mux(packet)
-    finally:
-        container.close()
-        cap.release()
+        source = FileSource(src, planar=False)
+        size = source.size
+    except VideoError:
+        raise FileNotFoundError(f"expected a video at {src}") from None
+    shown_picture: NDArray[np.uint8] | None = None
+    with VideoWriter(dst_dir / f"{name}.mp4", size, FPS, CLIP_ENCODING) as writer:
+        for index, picture in source.bgr_frames():
+            if index % shown == 0:
+                shown_picture = picture
+            assert shown_picture is not None  # (set at index 0)
+            writer.write(shown_picture)
     for ext in (".labels.json", ".tracks.csv"):
         (dst_dir / f"{name}{ext}").write_bytes((src_dir / f"{name}{ext}").read_bytes())
-    return n
+    return writer.frames
 

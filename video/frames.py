@@ -10,7 +10,7 @@ patches are converted from them, and nothing else is.
 The pixels are OpenCV's to the bit, so the answers are those of decoding with OpenCV: the same
 conversion (BT.601, limited range: what FFmpeg uses for OpenCV whatever the stream says) in the
 same 16-bit fixed point as FFmpeg's x86-64 code (found from 19 million pixels of a synthetic
-match and the club footage, equal on every one; ``tests/vision/test_frames.py`` checks it on a
+match and the club footage, equal on every one; ``tests/video/test_frames.py`` checks it on a
 committed clip), and the shrinking rounded as OpenCV's resize rounds it. On another processor
 FFmpeg may round otherwise (within a grey level).
 
@@ -21,7 +21,7 @@ that PyAV cannot open) are decoded by OpenCV into BGR frames, as before.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -47,7 +47,7 @@ _B_U, _G_U, _G_V, _R_V = 16525, -3209, -6660, 13075  # 2.017232, 0.391762, 0.812
 def _term(coefficient: int, offset: int) -> tuple[np.float32, np.float32]:
     """``(a, b)`` such that ``floor(float32(x) * a - b)`` is the term of the byte x in float32:
     the same whole number as the fixed point's for every x of 0..255, with or without a fused
-    multiply-add (checked for all of them in tests/vision/test_frames.py), and 16 of them at a
+    multiply-add (checked for all of them in tests/video/test_frames.py), and 16 of them at a
     time in a vector register where the 64-bit integers numba would use take 8."""
     return np.float32(8 * coefficient / 65536), np.float32(8 * offset * coefficient / 65536)
 
@@ -273,6 +273,17 @@ def _seek(container: Any, stream: Any, start: int) -> Iterator[Any]:
 def bgr_frames(path: str | Path, few_cores: bool, start: int = 0) -> Iterator[Frame]:
     """The video's frames from frame ``start`` on, decoded by OpenCV into BGR images (raises
     VideoError when it cannot be opened)."""
+    for _, frame in kept_bgr_frames(path, few_cores, start):
+        yield frame
+
+
+def kept_bgr_frames(path: str | Path, few_cores: bool, start: int = 0,
+                    keep: Callable[[int], bool] | None = None, stop: int | None = None
+                    ) -> Iterator[tuple[int, Frame]]:
+    """``(index, frame)`` of the video's frames from frame ``start`` (the decoder seeks to it)
+    up to ``stop`` (excluded), decoded by OpenCV into BGR images; with ``keep``, only the frames
+    whose index it accepts (the others decoded but not converted to BGR). Raises VideoError
+    when the video cannot be opened."""
     cap = cv2.VideoCapture(str(path), cv2.CAP_ANY,
                            [cv2.CAP_PROP_N_THREADS, 1] if few_cores else [])
     if not cap.isOpened():
@@ -280,11 +291,16 @@ def bgr_frames(path: str | Path, few_cores: bool, start: int = 0) -> Iterator[Fr
     if start > 0:
         cap.set(cv2.CAP_PROP_POS_FRAMES, start)
     try:
-        while True:
-            ok, frame = cap.read()
-            if not ok:
+        index = start
+        while stop is None or index < stop:
+            if keep is None or keep(index):
+                ok, frame = cap.read()
+                if not ok:
+                    return
+                yield index, cast(Frame, frame)  # (the stubs say any number type: BGR bytes)
+            elif not cap.grab():
                 return
-            yield cast(Frame, frame)  # (the stubs say any number type: BGR bytes)
+            index += 1
     finally:
         cap.release()
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from queue import Empty, Queue
 from typing import TypeVar
@@ -13,7 +13,9 @@ from typing import TypeVar
 import cv2
 import numpy as np
 
+from video.errors import VideoError
 from video.frames import AnyFrame, Frame, as_bgr, video_frames
+from video.sources import FrameSource, TimedFrame, probe
 
 T = TypeVar("T")
 
@@ -47,21 +49,55 @@ def read_ahead_frames(path: str | Path, prepare: Callable[[AnyFrame, int], T] | 
     same work on the same frame, so the same result (``prepare`` must not depend on the order
     of its calls: frames may be prepared out of order)."""
     frames = video_frames(path, planar=planar and adjust is None, start=start)
-    # each item: the frame, and whether it was prepared, with what
-    q: Queue[tuple[AnyFrame, bool, T | None] | BaseException | None] = Queue(maxsize=queue_size)
+    ahead = _read_ahead(((index, frame, 0.0) for index, frame in enumerate(frames, start)),
+                        frames, prepare, queue_size, adjust)
+    try:
+        for index, frame, _, ready in ahead:
+            yield index, frame, ready
+    finally:
+        ahead.close()  # (the thread stopped and the video closed now, not when collected)
+
+
+def read_ahead(source: FrameSource, prepare: Callable[[AnyFrame, int], T] | None = None,
+               queue_size: int = 8, adjust: Callable[[Frame], Frame] | None = None
+               ) -> Iterator[tuple[TimedFrame, T | None]]:
+    """:func:`read_ahead_frames` of any :class:`~video.sources.FrameSource` (a file, a camera,
+    a stream): its frames with their index and time stamp, read by the one reader thread. The
+    source is read in that thread (a live source's reconnecting too); closing this generator
+    stops the thread (the source itself is the caller's to close)."""
+    frames = source.frames()
+    ahead = _read_ahead(((f.index, f.image, f.time_s) for f in frames), frames, prepare,
+                        queue_size, adjust)
+    try:
+        for index, frame, time_s, ready in ahead:
+            yield TimedFrame(index, time_s, frame), ready
+    finally:
+        ahead.close()
+
+
+def _read_ahead(items: Iterator[tuple[int, AnyFrame, float]], frames: Iterator[object],
+                prepare: Callable[[AnyFrame, int], T] | None, queue_size: int,
+                adjust: Callable[[Frame], Frame] | None
+                ) -> Generator[tuple[int, AnyFrame, float, T | None], None, None]:
+    """``items`` (index, frame, time stamp) read by a thread ahead of their use, as
+    :func:`read_ahead_frames` says; ``frames``: the decoder behind them, closed at the end."""
+    # each item: the frame's index, the frame, its time stamp, and whether it was prepared,
+    # with what
+    q: Queue[tuple[int, AnyFrame, float, bool, T | None] | BaseException | None] = Queue(
+        maxsize=queue_size)
     stop = threading.Event()
 
     def read() -> None:
         try:
-            for index, frame in enumerate(frames, start):
+            for index, frame, time_s in items:
                 if stop.is_set():
                     break
                 if adjust is not None:
                     frame = adjust(as_bgr(frame))
                 if prepare is not None and q.qsize() >= PREPARED_WHEN_BEHIND:
-                    q.put((frame, True, prepare(frame, index)))
+                    q.put((index, frame, time_s, True, prepare(frame, index)))
                 else:
-                    q.put((frame, False, None))
+                    q.put((index, frame, time_s, False, None))
         except Exception as e:  # handed to the consumer, raised there
             q.put(e)
         finally:
@@ -70,18 +106,16 @@ def read_ahead_frames(path: str | Path, prepare: Callable[[AnyFrame, int], T] | 
     thread = threading.Thread(target=read, daemon=True)
     thread.start()
     try:
-        index = start
         while True:
             item = q.get()
             if item is None:
                 break
             if isinstance(item, BaseException):
                 raise item
-            frame, prepared, ready = item
+            index, frame, time_s, prepared, ready = item
             if prepare is not None and not prepared:
                 ready = prepare(frame, index)
-            yield index, frame, ready
-            index += 1
+            yield index, frame, time_s, ready
     finally:
         stop.set()
         while thread.is_alive():
@@ -108,9 +142,9 @@ def grey_shift(levels: int) -> Callable[[Frame], Frame] | None:
 
 
 def video_fps(path: str | Path) -> float:
-    cap = cv2.VideoCapture(str(path))
+    """The video's frame rate as its container says it (30 when it does not; also when there
+    is no video: the error comes with its frames)."""
     try:
-        fps = float(cap.get(cv2.CAP_PROP_FPS))
-    finally:
-        cap.release()
-    return fps if fps > 0 else 30.0
+        return probe(path).fps
+    except VideoError:
+        return 30.0

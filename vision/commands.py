@@ -17,6 +17,7 @@ import numpy as np
 
 from calibration import Calibration, CalibrationError, detect_table_in_video, find_table
 from rules.table import TableSpec
+from video import FileSource, VideoError
 from video.frames import Frame
 from vision.detection import Detection, VisionError, detect_frame
 from vision.tracking import track_video, write_tracks_csv
@@ -48,18 +49,15 @@ def _read_frame(path: Path, index: int) -> Frame:
         if img is None:
             raise VisionError(f"expected an image OpenCV can read, could not read {str(path)!r}")
         return cast(Frame, np.asarray(img))  # (the stubs say any number type: BGR bytes)
-    cap = cv2.VideoCapture(str(path))
+    # (decoded in order up to it, the frames before it only grabbed: no seeking, inexact in
+    # many codecs)
     try:
-        if not cap.isOpened():
-            raise VisionError(f"expected a video OpenCV can decode, could not open {str(path)!r}")
-        frame = None
-        for _ in range(index + 1):
-            ok, frame = cap.read()
-            if not ok:
-                raise VisionError(f"expected frame {index} in {str(path)!r}, the video is shorter")
-        return cast(Frame, np.asarray(frame))
-    finally:
-        cap.release()
+        for _, frame in FileSource(path, planar=False).bgr_frames(lambda i: i == index,
+                                                                  index + 1):
+            return frame
+    except VideoError as err:
+        raise VisionError(err.detail) from None
+    raise VisionError(f"expected frame {index} in {str(path)!r}, the video is shorter")
 
 
 def _calibration_for(args: argparse.Namespace, frame: Frame | None = None) -> Calibration:

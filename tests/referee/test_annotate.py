@@ -215,10 +215,10 @@ def test_kaisa_referee_writes_the_annotated_video(tmp_path: Path, monkeypatch, c
 
 @needs_clip
 def test_without_pyav_opencv_writes_the_video(tmp_path: Path, monkeypatch, annotated):
-    import referee.annotate
+    import video.writer
 
     labels, calibration, rows, *_ = annotated
-    monkeypatch.setattr(referee.annotate, "_pyav", lambda: None)
+    monkeypatch.setattr(video.writer, "_pyav", lambda: None)
     result = annotate_video(CLIP, tmp_path / "a.mp4", labels.doc, calibration, rows)
     assert "mp4v" in result.encoder and "PyAV is not installed" in result.log_line()
     assert frames_of(tmp_path / "a.mp4", set())[0] == result.frames == 192

@@ -1,0 +1,420 @@
+"""Frame sources: a video file, a camera (its index) or a stream (an ``rtsp://``, ``http://``...
+URL), each handing out its frames with their index and time stamp in seconds.
+
+A file is decoded by :mod:`video.frames` (the video's own planes where it can, the same pixels
+as ever); its time stamps are its frames' places in it (index / frame rate). A camera or a
+stream is read by OpenCV; it is *live*: its frames come when they come, each stamped with the
+seconds since the source opened on the source's clock, so a consumer sees a gap (a stall, a
+dropped connection) as a jump in the stamps. A live source that stops giving frames is opened
+again, after a wait that doubles with each failed attempt (:class:`ReconnectPolicy`). A file
+can be played at its own pace (``realtime``: the live mode tried without a camera): each frame
+handed out no earlier than its time stamp after the first, none dropped.
+
+:func:`open_source` takes what a user types (a path, ``0``, a URL) and says in one line
+(:class:`~video.errors.VideoError`) what it expected when the source cannot be opened.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, Protocol, Self, cast
+
+import cv2
+
+from video.errors import VideoError
+from video.frames import AnyFrame, Frame, kept_bgr_frames, video_frames
+
+# what a stream's address may start with (FFmpeg's protocols a camera or a server speaks)
+URL_SCHEMES = ("rtsp", "rtsps", "rtmp", "rtmps", "http", "https", "udp", "tcp", "srt")
+_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
+
+Clock = Callable[[], float]
+Sleep = Callable[[float], None]
+
+
+@dataclass(frozen=True)
+class TimedFrame:
+    """A frame and where it is: ``index`` counted from the source's first frame (a file's from
+    the video's first frame, also when read from a later one), ``time_s`` in seconds (a file's:
+    index / fps; a live source's: since it opened, on its clock)."""
+
+    index: int
+    time_s: float
+    image: AnyFrame
+
+
+@dataclass(frozen=True)
+class SourceSpec:
+    """What a source spec names: ``kind`` file, camera or url; ``target`` the path, the
+    camera's index or the URL."""
+
+    kind: Literal["file", "camera", "url"]
+    target: Path | int | str
+
+
+def parse_spec(spec: str | int | Path) -> SourceSpec:
+    """A camera index (an int, or a string of digits: ``"0"``; a file named so: ``./0``), a URL
+    of one of :data:`URL_SCHEMES`, or a file path. Raises VideoError for an empty spec or a URL
+    of another scheme."""
+    if isinstance(spec, Path):
+        return SourceSpec("file", spec)
+    if isinstance(spec, int):
+        if spec < 0:
+            raise VideoError(f"expected a camera index of 0 or more, got {spec}")
+        return SourceSpec("camera", spec)
+    text = spec.strip()
+    if not text:
+        raise VideoError("expected a video file, a camera index or a stream URL, got ''")
+    if text.isdigit():
+        return SourceSpec("camera", int(text))
+    scheme = _SCHEME.match(text)
+    if scheme is not None:
+        if scheme.group(1).lower() == "file":
+            return SourceSpec("file", Path(text[len("file://"):]))
+        if scheme.group(1).lower() not in URL_SCHEMES:
+            raise VideoError(f"expected a stream URL of {'/'.join(URL_SCHEMES)}, got {text!r}")
+        return SourceSpec("url", text)
+    return SourceSpec("file", Path(spec))
+
+
+class FrameSource:
+    """Frames with their index and time stamp (:meth:`frames`), the frame rate, the frame count
+    when known, the picture's size, and whether the source is live (its frames come in real
+    time: a camera, a stream, a file played at its pace). Close it (or use ``with``)."""
+
+    name: str = ""
+    live: bool = False
+
+    @property
+    def fps(self) -> float:
+        raise NotImplementedError
+
+    @property
+    def frame_count(self) -> int | None:
+        """Frames the source announces (None: not known, or live)."""
+        return None
+
+    @property
+    def size(self) -> tuple[int, int]:
+        """(width, height) in pixels."""
+        raise NotImplementedError
+
+    def frames(self) -> Iterator[TimedFrame]:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Let go of the device or connection (a file holds nothing between readings)."""
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+# --- a file ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class VideoInfo:
+    """What the container says: frame rate (30 when it does not say), frame count (None when
+    it does not say) and (width, height)."""
+
+    fps: float
+    frame_count: int | None
+    size: tuple[int, int]
+
+
+def probe(path: str | Path) -> VideoInfo:
+    """The file's frame rate, frame count and size as OpenCV reads them (raises VideoError when
+    there is no file or OpenCV cannot open it)."""
+    p = Path(path)
+    if not p.is_file():
+        raise VideoError(f"expected a video file, found nothing at {str(p)!r}")
+    cap = cv2.VideoCapture(str(p))
+    try:
+        if not cap.isOpened():
+            raise VideoError(f"expected a video OpenCV can decode, could not open {str(p)!r}")
+        fps = float(cap.get(cv2.CAP_PROP_FPS))
+        count = int(cap.get(cv2.CAP_PROP_FRAME_COUNT))
+        size = (int(cap.get(cv2.CAP_PROP_FRAME_WIDTH)), int(cap.get(cv2.CAP_PROP_FRAME_HEIGHT)))
+    finally:
+        cap.release()
+    return VideoInfo(fps if fps > 0 else 30.0, count if count > 0 else None, size)
+
+
+class FileSource(FrameSource):
+    """A video file, decoded by :func:`video.frames.video_frames` (``planar``: the video's own
+    planes where it can, else BGR images) from frame ``start`` on (the decoder seeks to it).
+    ``fps``: the frame rate when the caller knows it (else read from the container when first
+    asked: opening the video costs about as much as decoding ten frames)."""
+
+    def __init__(self, path: str | Path, *, planar: bool = True, start: int = 0,
+                 fps: float | None = None) -> None:
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise VideoError(f"expected a video file, found nothing at {str(self.path)!r}")
+        if start < 0:
+            raise VideoError(f"expected a first frame of 0 or more, got {start}")
+        self.name = str(self.path)
+        self.planar = planar
+        self.start = start
+        self._fps = fps
+        self._info: VideoInfo | None = None
+
+    def info(self) -> VideoInfo:
+        if self._info is None:
+            self._info = probe(self.path)
+        return self._info
+
+    @property
+    def fps(self) -> float:
+        return self._fps if self._fps is not None else self.info().fps
+
+    @property
+    def frame_count(self) -> int | None:
+        return self.info().frame_count
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return self.info().size
+
+    def frames(self) -> Iterator[TimedFrame]:
+        fps = self.fps
+        for index, image in enumerate(video_frames(self.path, self.planar, self.start),
+                                      self.start):
+            yield TimedFrame(index, index / fps, image)
+
+    def bgr_frames(self, keep: Callable[[int], bool] | None = None, stop: int | None = None
+                   ) -> Iterator[tuple[int, Frame]]:
+        """``(index, BGR image)`` decoded by OpenCV from ``start`` up to ``stop`` (excluded),
+        with ``keep`` only the frames whose index it accepts (the others decoded, not converted
+        to BGR): for reading a few frames of a file as OpenCV has always given them."""
+        few_cores = (os.cpu_count() or 1) <= 2
+        return kept_bgr_frames(self.path, few_cores, self.start, keep, stop)
+
+    def count_frames(self) -> int:
+        """The frames from ``start`` on, counted by decoding them (OpenCV's decoder, nothing
+        converted to BGR): for a container that does not say, or a decoding benchmark."""
+        few_cores = (os.cpu_count() or 1) <= 2
+        cap = cv2.VideoCapture(str(self.path), cv2.CAP_ANY,
+                               [cv2.CAP_PROP_N_THREADS, 1] if few_cores else [])
+        try:
+            if not cap.isOpened():
+                raise VideoError(f"expected a video OpenCV can decode, could not open "
+                                 f"{str(self.path)!r}")
+            if self.start > 0:
+                cap.set(cv2.CAP_PROP_POS_FRAMES, self.start)
+            n = 0
+            while cap.grab():
+                n += 1
+            return n
+        finally:
+            cap.release()
+
+
+class PacedSource(FrameSource):
+    """A file's frames handed out at the file's pace: each no earlier than its time stamp after
+    the first (``clock`` and ``sleep`` injectable); none dropped (a consumer that falls behind
+    gets them late, at once). Live, for trying the live mode without a camera."""
+
+    live = True
+
+    def __init__(self, file: FileSource, clock: Clock = time.monotonic,
+                 sleep: Sleep = time.sleep) -> None:
+        self.file = file
+        self.name = f"{file.name} (at its own pace)"
+        self._clock = clock
+        self._sleep = sleep
+
+    @property
+    def fps(self) -> float:
+        return self.file.fps
+
+    @property
+    def frame_count(self) -> int | None:
+        return self.file.frame_count
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return self.file.size
+
+    def frames(self) -> Iterator[TimedFrame]:
+        origin: float | None = None  # the clock's time of the video's time 0
+        for frame in self.file.frames():
+            now = self._clock()
+            if origin is None:
+                origin = now - frame.time_s
+            wait = origin + frame.time_s - now
+            if wait > 0:
+                self._sleep(wait)
+            yield frame
+
+
+# --- a camera or a stream ---------------------------------------------------------------------
+@dataclass(frozen=True)
+class ReconnectPolicy:
+    """When a live source is taken as lost and how it is opened again: a read that gives no
+    frame within ``stall_s`` seconds (or fails) drops the connection; it is opened again after
+    ``backoff_base_s``, then twice that after each failed attempt, at most ``backoff_max_s``;
+    after ``max_attempts`` failed attempts in a row (None: never) the source gives up."""
+
+    stall_s: float = 5.0
+    backoff_base_s: float = 0.5
+    backoff_max_s: float = 10.0
+    max_attempts: int | None = None
+
+    def __post_init__(self) -> None:
+        if not (self.stall_s > 0 and 0 < self.backoff_base_s <= self.backoff_max_s
+                and math.isfinite(self.backoff_max_s)):
+            raise VideoError(f"expected stall_s > 0 and 0 < backoff_base_s <= backoff_max_s, got "
+                             f"{self.stall_s}, {self.backoff_base_s}, {self.backoff_max_s}")
+        if self.max_attempts is not None and self.max_attempts < 1:
+            raise VideoError(f"expected max_attempts of 1 or more (or None), got "
+                             f"{self.max_attempts}")
+
+    def delay_s(self, attempt: int) -> float:
+        """The wait before attempt ``attempt`` (0: the first after the connection dropped)."""
+        return min(self.backoff_max_s, self.backoff_base_s * 2.0 ** min(attempt, 60))
+
+    def gives_up(self, attempt: int) -> bool:
+        return self.max_attempts is not None and attempt >= self.max_attempts
+
+
+class Capture(Protocol):
+    """What a live source needs of ``cv2.VideoCapture`` (a fake one in tests)."""
+
+    def isOpened(self) -> bool: ...  # (OpenCV's names)
+
+    def read(self) -> tuple[bool, Any]: ...
+
+    def get(self, prop: int) -> float: ...
+
+    def release(self) -> None: ...
+
+
+OpenCapture = Callable[[int | str, ReconnectPolicy], Capture]
+
+
+def open_capture(target: int | str, policy: ReconnectPolicy) -> Capture:
+    """OpenCV's capture of a camera index or a URL; a URL's opening and each read give up
+    after ``policy.stall_s`` (FFmpeg's time-outs; a camera's driver has its own)."""
+    if isinstance(target, int):
+        return cast(Capture, cv2.VideoCapture(target))
+    ms = int(policy.stall_s * 1000)
+    return cast(Capture, cv2.VideoCapture(target, cv2.CAP_FFMPEG,
+                                          [cv2.CAP_PROP_OPEN_TIMEOUT_MSEC, ms,
+                                           cv2.CAP_PROP_READ_TIMEOUT_MSEC, ms]))
+
+
+class LiveSource(FrameSource):
+    """A camera or a stream read by OpenCV into BGR images. Opened at once (VideoError when it
+    does not open). A read that fails (a stall past ``policy.stall_s``, a dropped connection)
+    closes the capture and opens it again with the policy's backoff; the frames after it go
+    on counting, and their time stamps show the gap. ``clock``, ``sleep`` and
+    ``open_capture`` are injectable (tests use a fake capture and clock)."""
+
+    live = True
+
+    def __init__(self, spec: SourceSpec, policy: ReconnectPolicy | None = None,
+                 clock: Clock = time.monotonic, sleep: Sleep = time.sleep,
+                 opener: OpenCapture = open_capture) -> None:
+        if spec.kind == "file" or isinstance(spec.target, Path):
+            raise VideoError(f"expected a camera index or a stream URL, got {spec.target!s}")
+        self.target: int | str = spec.target
+        self.name = f"camera {spec.target}" if spec.kind == "camera" else str(spec.target)
+        self.policy = policy or ReconnectPolicy()
+        self.reconnects = 0  # connections opened again
+        self._clock = clock
+        self._sleep = sleep
+        self._opener = opener
+        self._capture: Capture | None = self._open()
+        if self._capture is None:
+            expected = ("a camera that opens" if spec.kind == "camera"
+                        else "a stream that connects")
+            raise VideoError(f"expected {expected}, could not open {self.name}")
+        self._origin = clock()
+        fps = float(self._capture.get(cv2.CAP_PROP_FPS))
+        self._fps = fps if 0 < fps < 1000 else 30.0  # (a camera may say 0)
+        self._size = (int(self._capture.get(cv2.CAP_PROP_FRAME_WIDTH)),
+                      int(self._capture.get(cv2.CAP_PROP_FRAME_HEIGHT)))
+
+    def _open(self) -> Capture | None:
+        capture = self._opener(self.target, self.policy)
+        if capture.isOpened():
+            return capture
+        capture.release()
+        return None
+
+    @property
+    def fps(self) -> float:
+        return self._fps
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return self._size
+
+    def frames(self) -> Iterator[TimedFrame]:
+        index = 0
+        while True:
+            if self._capture is None:
+                self._reconnect()
+            assert self._capture is not None
+            ok, image = self._capture.read()
+            if not ok or image is None:
+                self._capture.release()
+                self._capture = None
+                continue
+            yield TimedFrame(index, self._clock() - self._origin, cast(Frame, image))
+            index += 1
+
+    def _reconnect(self) -> None:
+        """Open the capture again, waiting the policy's backoff before each attempt; raises
+        VideoError when the policy gives up."""
+        attempt = 0
+        while True:
+            if self.policy.gives_up(attempt):
+                raise VideoError(f"expected frames from {self.name}, lost it and could not "
+                                 f"open it again in {attempt} attempts")
+            self._sleep(self.policy.delay_s(attempt))
+            attempt += 1
+            self._capture = self._open()
+            if self._capture is not None:
+                self.reconnects += 1
+                return
+
+    def close(self) -> None:
+        if self._capture is not None:
+            self._capture.release()
+            self._capture = None
+
+
+def open_source(spec: str | int | Path, *, realtime: bool = False, planar: bool = True,
+                start: int = 0, policy: ReconnectPolicy | None = None,
+                clock: Clock = time.monotonic, sleep: Sleep = time.sleep) -> FrameSource:
+    """The source ``spec`` names (:func:`parse_spec`). A file: :class:`FileSource` (``planar``,
+    ``start``), with ``realtime`` played at its own pace (:class:`PacedSource`). A camera or a
+    URL: :class:`LiveSource` (``policy``), live already (``realtime`` changes nothing; it
+    starts where it is: ``start`` must be 0). Raises VideoError when the source cannot be
+    opened."""
+    parsed = parse_spec(spec)
+    if parsed.kind == "file":
+        assert isinstance(parsed.target, Path)
+        file = FileSource(parsed.target, planar=planar, start=start)
+        return PacedSource(file, clock, sleep) if realtime else file
+    if start != 0:
+        raise VideoError(f"expected no first frame for a live source, got {start}")
+    return LiveSource(parsed, policy, clock, sleep)
+
+
+def read_frame(path: str | Path, index: int) -> Frame | None:
+    """Frame ``index`` of the video as a BGR image, decoded by OpenCV after seeking to it
+    (None when the video is shorter or cannot be opened): one picture, e.g. a shot's still."""
+    try:
+        return next(FileSource(path, start=index).bgr_frames(), (index, None))[1]
+    except VideoError:
+        return None
