@@ -13,14 +13,16 @@ from calibration import Calibration
 from rules.table import TableSpec
 from synth.camera import random_pose
 from synth.render import BallPose, Look, Renderer
-from vision.detection import DEFAULT_DETECTION, DetectionParams, DetectionParamsError
-from vision.detection.detector import (
+from vision.detection import (
+    DEFAULT_DETECTION,
     BallDetector,
     ColourModel,
+    DetectionParams,
+    DetectionParamsError,
     VisionError,
-    _distances,
     detect_frame,
 )
+from vision.detection.shapes import distances
 
 # the tuned levels the drawn foreground maps below are made against
 STRONG = DEFAULT_DETECTION.strong_thresholds
@@ -191,11 +193,11 @@ def test_fast_pixel_to_table_map_matches_the_calibration():
     from dataclasses import replace
 
     from calibration.model import guess_camera_matrix
-    from vision.detection.detector import _PixelToTable
+    from vision.detection.geometry import PixelToTable
 
     cal = replace(calibration(), camera_matrix=guess_camera_matrix((W, H)),
                   distortion=[-0.1, 0.01, 0.0, 0.0, 0.0])
-    to_table = _PixelToTable(cal, (90, 60, 1190, 650))
+    to_table = PixelToTable(cal, (90, 60, 1190, 650))
     pts = np.random.default_rng(1).uniform([90, 60], [1190, 650], (500, 2))
     exact = cal.image_to_table(pts)
     assert np.abs(to_table(pts) - exact).max() < 0.05  # mm
@@ -602,7 +604,7 @@ def test_a_blob_barely_unlike_the_cloth_is_no_ball_a_white_on_a_pale_cloth_is():
     # cloth, the faintest ball there is, stays
     from dataclasses import replace
 
-    from vision.detection.detector import _cloth_coloured
+    from vision.detection.colour import cloth_coloured
 
     for make in (cloth, pale_cloth):
         det, found = red_and_white_fitted(make)
@@ -613,13 +615,13 @@ def test_a_blob_barely_unlike_the_cloth_is_no_ball_a_white_on_a_pale_cloth_is():
     under = found[0].cloth_bgr
     assert under is not None
     junk = replace(found[0], bgr=(under[0], under[1], 1.12 * under[2]))
-    assert not _cloth_coloured(junk, DEFAULT_DETECTION)
+    assert not cloth_coloured(junk, DEFAULT_DETECTION)
     kept = det.classify([*found, junk])
     assert len(kept) == len(found) == 2
     # in a corner a third as bright, a chromaticity is three times as noisy: so is the margin
     dim = (under[0] / 3, under[1] / 3, under[2] / 3)
     dark_junk = replace(found[0], bgr=(dim[0], dim[1], 2.0 * dim[2]), cloth_bgr=dim)
-    assert not _cloth_coloured(dark_junk, DEFAULT_DETECTION)
+    assert not cloth_coloured(dark_junk, DEFAULT_DETECTION)
     assert len(det.classify([*found, dark_junk])) == 2
 
 
@@ -648,13 +650,13 @@ TOUCHING_ON_A_DIAGONAL = """
 def test_two_balls_touching_on_a_diagonal_are_two_balls_not_a_streak():
     # the pixel between the two centres keeps 0.7 radii of the blob's width there (as a streak
     # would); but a streak is as wide as at its peaks all along, two balls are not
-    from vision.detection.detector import _distances
+    from vision.detection.shapes import distances
 
     rows = TOUCHING_ON_A_DIAGONAL.split()
     mask = np.array([[c == "1" for c in row] for row in rows], np.uint8)
     det = BallDetector(calibration())
     r = 4.68
-    blobs = det._split(_distances(mask), 0, 0, 1, r, int(mask.sum()))
+    blobs = det._split(distances(mask), 0, 0, 1, r, int(mask.sum()))
     assert len(blobs) == 2
     assert not any(b.streak for b in blobs)
     centres = sorted((b.x, b.y) for b in blobs)
@@ -824,13 +826,13 @@ def test_only_a_blob_longer_than_a_ball_and_as_wide_is_drawn_out():
     # (work pixels, radius 5) a disc, a half-hidden ball, a piece of the cue (a strip 1.2 balls
     # long, half a ball wide: as spread across as the cue's pieces on the synthetic clips) are
     # not; a ball's faint blur (1.6 balls long, 0.8 wide) is, along its way
-    from vision.detection.detector import _one_ball
+    from vision.detection.shapes import one_ball
 
     r = 5.0
     yy, xx = np.mgrid[0:40, 0:40].astype(np.float64) - 20.0
 
     def shape(inside: np.ndarray) -> tuple[bool, tuple[float, float]]:
-        b = _one_ball(inside, 20.0, 20.0, 1, (), r, DEFAULT_DETECTION)
+        b = one_ball(inside, 20.0, 20.0, 1, (), r, DEFAULT_DETECTION)
         assert not b.streak  # (whether it is a streak is decided by its core's colour)
         return b.drawn_out, b.axis
 
@@ -1157,7 +1159,7 @@ def test_a_faint_ball_deeper_than_a_ball_with_its_glow_beside_a_strong_one_is_fo
     cv2.circle(f, red, round(1.1 * r), float(1.5 * STRONGER * t), -1)
     cv2.circle(f, white, round(1.6 * r), float(1.5 * t), -1)  # faint, with its glow
     part = (f > t).astype(np.uint8)
-    assert float(_distances(part > 0).max()) > BALL_DEPTH * r
+    assert float(distances(part > 0).max()) > BALL_DEPTH * r
     blobs = det._blobs_in(f, (0, 0, ww, hh))
     assert len(blobs) == 2
     for ball in (red, white):
@@ -1212,13 +1214,13 @@ def test_a_streak_whose_ends_are_two_ball_colours_is_two_balls():
     them, make a blob as wide all along as a streak, and the streak's middle, of neither colour,
     was the only detection. A streak is one ball, of one colour all along: with each end sure
     of another ball colour, it is two balls at its ends; a white's own streak stays one."""
-    from vision.detection.detector import _distances
+    from vision.detection.shapes import distances
 
     det, _ = red_and_white_fitted()
     r = 5.0
     mask = np.zeros((40, 80), np.uint8)
     cv2.line(mask, (20, 20), (20 + round(2.4 * r), 20), 1, round(2.2 * r))
-    blobs = det._split(_distances(mask.astype(bool)), 100, 100, 1, r, int(mask.sum()))
+    blobs = det._split(distances(mask.astype(bool)), 100, 100, 1, r, int(mask.sum()))
     assert len(blobs) == 1 and blobs[0].streak and blobs[0].ends is not None
     (x1, y1), (x2, y2) = sorted(blobs[0].ends)
     w, h = det.work_size
@@ -1281,7 +1283,7 @@ def test_a_streak_joined_to_its_shadow_is_one_ball_though_wider_than_a_ball():
     1.44 radii deep, deeper than a ball; taken for a hand, its round parts were looked for and
     none was found, and the white was lost for the frame. Straight and as wide all along, it
     is one streak; a blob twice a ball's depth (an arm) is not."""
-    from vision.detection.detector import _distances
+    from vision.detection.shapes import distances
 
     det = BallDetector(calibration())
     r = 5.0
@@ -1290,7 +1292,7 @@ def test_a_streak_joined_to_its_shadow_is_one_ball_though_wider_than_a_ball():
         cv2.line(mask, (30, 30), (30 + round(3 * r), 30), 1, round(width))
         if shadow:  # the shadow widens it on one side, 1.5 radii deep there
             cv2.circle(mask, (38, 32), round(shadow), 1, -1)
-        dist = _distances(mask.astype(bool))
+        dist = distances(mask.astype(bool))
         assert dist.max() > 1.4 * r
         blobs = det._split(dist, 100, 100, 1, r, int(mask.sum()))
         assert [b.streak for b in blobs] == ([True] if streak else [False] * len(blobs))
@@ -1303,7 +1305,7 @@ def test_two_balls_with_halos_a_little_apart_are_two_balls_not_three():
     which pulled the red's centre 12 px toward the white. Each ball explains the pixels within
     its own depth: no third ball; and three balls in a tight triangle, two of them found as
     peaks, still hold a third."""
-    from vision.detection.detector import _distances, _unexplained_balls
+    from vision.detection.shapes import distances, unexplained_balls
 
     r = 5.0
     yy, xx = np.mgrid[0:30, 0:40]
@@ -1317,9 +1319,9 @@ def test_two_balls_with_halos_a_little_apart_are_two_balls_not_three():
     pair = [(10.0, 15.0), (10.0 + 2.95 * r, 15.0)]
     bridged = discs(pair, 1.32) | ((xx >= pair[0][0]) & (xx <= pair[1][0])
                                    & (np.abs(yy - 15.0) <= 0.6 * r))
-    assert _unexplained_balls(_distances(bridged), pair, r, 2) == 0
+    assert unexplained_balls(distances(bridged), pair, r, 2) == 0
     triangle = [(12.0, 20.0), (12.0 + 2 * r, 20.0), (12.0 + r, 20.0 - math.sqrt(3) * r)]
-    assert _unexplained_balls(_distances(discs(triangle, 1.3)), triangle[:2], r, 2) == 1
+    assert unexplained_balls(distances(discs(triangle, 1.3)), triangle[:2], r, 2) == 1
 
 
 def test_a_ball_as_deep_with_its_halo_as_the_ball_found_beside_it_is_a_ball():
@@ -1329,7 +1331,8 @@ def test_a_ball_as_deep_with_its_halo_as_the_ball_found_beside_it_is_a_ball():
     and its summit is deeper than one ball alone. A summit as deep as the ball found beside
     it is a ball; one much deeper (a hand) is not, nor is any beside a ball of one ball's
     depth."""
-    from vision.detection.detector import _as_deep_as_its_balls, _Blob, _distances
+    from vision.detection.shapes import as_deep_as_its_balls, distances
+    from vision.detection.types import Blob
 
     r = 5.0
     yy, xx = np.mgrid[0:30, 0:50]
@@ -1338,14 +1341,14 @@ def test_a_ball_as_deep_with_its_halo_as_the_ball_found_beside_it_is_a_ball():
     def disc(c: tuple[float, float], radius: float) -> np.ndarray:
         return (xx - c[0]) ** 2 + (yy - c[1]) ** 2 <= radius ** 2
 
-    found = [_Blob(100.0 + red[0], 200.0 + red[1], 1)]
-    pair = _distances(disc(white, 1.43 * r) | disc(red, 1.43 * r))
-    (ball,) = _as_deep_as_its_balls(pair, 100, 200, 1, r, found, DEFAULT_DETECTION)
+    found = [Blob(100.0 + red[0], 200.0 + red[1], 1)]
+    pair = distances(disc(white, 1.43 * r) | disc(red, 1.43 * r))
+    (ball,) = as_deep_as_its_balls(pair, 100, 200, 1, r, found, DEFAULT_DETECTION)
     assert math.dist((ball.x - 100.0, ball.y - 200.0), white) <= 1.0
-    hand = _distances(disc(white, 2.2 * r) | disc(red, 1.43 * r))
-    assert _as_deep_as_its_balls(hand, 100, 200, 1, r, found, DEFAULT_DETECTION) == []
-    plain = _distances(disc(white, 1.43 * r) | disc(red, 1.1 * r))
-    assert _as_deep_as_its_balls(plain, 100, 200, 1, r, found, DEFAULT_DETECTION) == []
+    hand = distances(disc(white, 2.2 * r) | disc(red, 1.43 * r))
+    assert as_deep_as_its_balls(hand, 100, 200, 1, r, found, DEFAULT_DETECTION) == []
+    plain = distances(disc(white, 1.43 * r) | disc(red, 1.1 * r))
+    assert as_deep_as_its_balls(plain, 100, 200, 1, r, found, DEFAULT_DETECTION) == []
 
 
 def test_a_faint_ball_deeper_with_its_halo_joined_to_faint_lines_is_found_at_its_summit():
@@ -1364,7 +1367,7 @@ def test_a_faint_ball_deeper_with_its_halo_joined_to_faint_lines_is_found_at_its
         1.5 * t)
     part = (f > t).astype(np.uint8)
     assert det._strong_parts(f, part, 0, 0, 1, r) == []
-    assert _distances(part > 0).max() > BALL_DEPTH * r
+    assert distances(part > 0).max() > BALL_DEPTH * r
     blobs = det._blobs_in(f, (0, 0, ww, hh))
     assert [math.hypot(b.x - ball[0], b.y - ball[1]) <= 1.0 for b in blobs] == [True]
 

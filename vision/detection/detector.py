@@ -33,8 +33,6 @@ class with the cloth under it, and marked as not sure.
 
 from __future__ import annotations
 
-import colorsys
-import functools
 import itertools
 import math
 from collections.abc import Iterable, Sequence
@@ -46,351 +44,42 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration import Calibration
-from calibration.model import apply_homography
 from rules.table import Pocket
-from video.errors import VideoError
 from video.frames import AnyFrame, Frame, PlanarFrame, bgr_patch
 from vision.detection.ballfit import count_dots, fit_ball
+from vision.detection.chroma import brightening, chroma_distance, chroma_planes, median
+from vision.detection.colour import (
+    KMEANS_SEED,
+    ColourModel,
+    chromaticity,
+    cloth_coloured,
+    core_against_cloth,
+    kmeans,
+    middle_colour,
+)
+from vision.detection.geometry import PixelToTable, odd, tile_maxima
 from vision.detection.params import DEFAULT_DETECTION, DetectionParams
+from vision.detection.shapes import (
+    as_deep_as_its_balls,
+    deep_and_alone,
+    distances,
+    one_ball,
+    ring_share,
+    summits,
+    touching,
+    unexplained_balls,
+    variances,
+)
+from vision.detection.types import F32, F64, ONE, Blob, Detection, Planes, VisionError
 
-F32 = NDArray[np.float32]
-F64 = NDArray[np.float64]
-# a colour (B, G, R) as given to the colour classes: a tuple, or an array of three
-Colour = Sequence[float] | F64
-# a cloth model's chromaticity planes (B, G, R) and its inverse brightness (see _chroma_planes)
-_Planes = tuple[F32, F32, F32, F32]
-
-COLOURS = ("white", "red", "yellow", "other")
-_ONE = np.float32(1.0)
-# Reference hues (degrees) of the named ball colours; a cluster takes the nearest name.
-_HUES = {"red": 0.0, "yellow": 60.0}
-KMEANS_SEED = 7  # k-means is seeded on every call: the same video always gives the same balls
-
-
-class VisionError(VideoError):
-    """Bad input for the vision stage (an unreadable image or video, a frame of the wrong size);
-    a video that cannot be read at all raises the video stage's own VideoError."""
-
+__all__ = ["BallDetector", "ClothWork", "ColourModel", "Detection", "VisionError", "detect_frame"]
 
 @dataclass(frozen=True)
-class Detection:
-    """One ball seen in one frame.
-
-    ``x_px, y_px``: raw image pixels; ``x_mm, y_mm``: table frame on the plane of ball centres;
-    ``radius_px``: a ball's radius at that place (from the calibration); ``colour``: one of
-    :data:`COLOURS`; ``score``: 0..1, how ball-like the blob is (disc filled, nothing around);
-    ``bgr``: median colour of the ball's core; ``dots``: dark blobs inside the ball (W1 shows one,
-    W2 two, when they face the camera) and ``dot_spread_mm`` the spread of the dark pixels along
-    their longest axis (W2's pair, even merged into one blob, spreads several times as far as W1's
-    single dot); ``streak_mm``: length of a motion-blur streak, 0 when sharp; ``cloth_bgr``: the
-    empty cloth's colour there (a blurred ball's colour is a mixture of its own and the cloth's);
-    ``piece``: perhaps one of several pieces of a faint motion-blur streak (or a touching ball);
-    ``colour_sure``: the colour is close to one class (else it was read as a ball-cloth mixture);
-    ``streak_dir``: the streak's direction on the table (a unit vector, either way along it; 0, 0
-    when sharp).
-    """
-
-    x_px: float
-    y_px: float
-    x_mm: float
-    y_mm: float
-    radius_px: float
-    colour: str
-    score: float
-    bgr: tuple[float, float, float] = (0.0, 0.0, 0.0)
-    dots: int = 0
-    streak_mm: float = 0.0
-    dot_spread_mm: float = 0.0
-    cloth_bgr: tuple[float, float, float] | None = None
-    piece: bool = False
-    colour_sure: bool = True
-    streak_dir: tuple[float, float] = (0.0, 0.0)
-
-    def to_json(self) -> dict[str, Any]:
-        """The ``kaisa detect`` line (DESIGN.md fields first)."""
-        return {"x_px": round(self.x_px, 2), "y_px": round(self.y_px, 2),
-                "x_mm": round(self.x_mm, 1), "y_mm": round(self.y_mm, 1),
-                "radius_px": round(self.radius_px, 2), "colour": self.colour,
-                "score": round(self.score, 3), "dots": self.dots,
-                "streak_mm": round(self.streak_mm, 1),
-                "streak_dir": [round(self.streak_dir[0], 3), round(self.streak_dir[1], 3)]}
-
-
-# --- colour classes -----------------------------------------------------------------------------
-def chromaticity(bgr: NDArray[Any]) -> NDArray[np.float64]:
-    """(N, 3) BGR -> (N, 3) chromaticity (each row sums to 1): independent of brightness."""
-    a = np.asarray(bgr, dtype=np.float64).reshape(-1, 3) + 1.0
-    return np.asarray(a / a.sum(axis=1, keepdims=True), dtype=np.float64)
-
-
-def _hue_sat(chroma: NDArray[np.float64]) -> tuple[float, float]:
-    b, g, r = (float(v) for v in chroma)
-    h, s, _ = colorsys.rgb_to_hsv(r, g, b)
-    return h * 360.0, s
-
-
-@dataclass(frozen=True)
-class ColourModel:
-    """Ball colour classes fitted to one video: cluster centres in chromaticity and their names."""
-
-    centres: NDArray[np.float64]  # (k, 3) chromaticity (B, G, R order)
-    names: tuple[str, ...]
-    brightness: tuple[float, ...] | None = None  # each class's median B+G+R (None: unknown)
-    # a see-through mixture's brightness is off by no more than this factor (see mixture)
-    mixture_brightness_ratio: float = DEFAULT_DETECTION.mixture_brightness_ratio
-
-    @classmethod
-    def fit(cls, bgr: NDArray[Any] | Sequence[Sequence[float]],
-            params: DetectionParams = DEFAULT_DETECTION) -> ColourModel:
-        """Cluster the detections' core colours (k-means, k <= 4) and name the clusters.
-
-        White is the least saturated class (below half the most saturated cluster's saturation,
-        or below the mid-saturation when every cluster is alike); the others take the nearest
-        reference hue (red 0°, yellow 60°) within 30°, else "other". ``params``: the
-        detection's, for ``mixture_brightness_ratio``.
-        """
-        chroma = chromaticity(np.asarray(bgr, dtype=np.float64))
-        n = len(chroma)
-        if n == 0:
-            raise VisionError("expected at least one ball to fit colour classes, found none")
-        k = min(4, n)
-        sums = np.asarray(bgr, dtype=np.float64).reshape(-1, 3).sum(axis=1)
-        if k == 1:
-            centres = chroma.copy()
-            brightness = [float(sums[0])]
-        else:
-            criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 50, 1e-5)
-            cv2.setRNGSeed(KMEANS_SEED)  # k-means++ draws from OpenCV's global generator
-            labels, c = _kmeans(chroma.astype(np.float32), k, criteria, 4)
-            centres = np.asarray(c, dtype=np.float64)
-            used = np.unique(labels.ravel())
-            centres = centres[used]
-            brightness = [float(np.median(sums[labels.ravel() == u])) for u in used]
-        hs = [_hue_sat(c) for c in centres]
-        sats = np.array([s for _, s in hs])
-        smax = float(sats.max())
-        alike = float(sats.min()) > 0.5 * smax
-        names = []
-        for (hue, sat) in hs:
-            white = sat < 0.5 if alike else sat < 0.5 * smax
-            if white:
-                names.append("white")
-                continue
-            best, dist = "other", 30.0
-            for name, ref in _HUES.items():
-                d = abs((hue - ref + 180.0) % 360.0 - 180.0)
-                if d <= dist:
-                    best, dist = name, d
-            names.append(best)
-        return cls(centres=centres, names=tuple(names), brightness=tuple(brightness),
-                   mixture_brightness_ratio=params.mixture_brightness_ratio)
-
-    def is_sure(self, bgr: Colour) -> bool:
-        """True when the colour is close to one class (within 0.3 of the way to the next)."""
-        return self.nearest(bgr)[1]
-
-    def nearest(self, bgr: Colour, *, sure: bool = True) -> tuple[int, bool]:
-        """The nearest class's index, and whether the colour is close to it (see
-        :meth:`is_sure`; not looked at, True, when not ``sure``): both from one distance
-        computation, in plain floats (the same double arithmetic as :func:`chromaticity` and
-        ``np.linalg.norm`` do on arrays, without their overhead on three numbers)."""
-        centres, gaps = self._plain
-        b, g, r = (float(v) + 1.0 for v in bgr)
-        total = b + g + r
-        cb, cg, cr = b / total, g / total, r / total
-        i, best = 0, math.inf
-        for j, (xb, xg, xr) in enumerate(centres):
-            db, dg, dr = xb - cb, xg - cg, xr - cr
-            dist = math.sqrt(db * db + dg * dg + dr * dr)
-            if dist < best:  # the first of equals, as argmin
-                i, best = j, dist
-        if len(centres) == 1 or not sure:
-            return i, True
-        return i, best < 0.3 * gaps[i]
-
-    def sure_name(self, bgr: Colour) -> str | None:
-        """The nearest class's name when the colour is close to it (within 0.3 of the way to the
-        nearest class of another name: a video's k-means may give one ball colour several
-        classes), else None."""
-        c = chromaticity(np.asarray(bgr, dtype=np.float64))[0]
-        i = int(np.argmin(np.linalg.norm(self.centres - c, axis=1)))
-        name = self.names[i]
-        others = [self.centres[j] for j in range(len(self.names)) if self.names[j] != name]
-        if not others:
-            return name
-        gap = float(np.min(np.linalg.norm(np.asarray(others) - self.centres[i], axis=1)))
-        return name if float(np.linalg.norm(self.centres[i] - c)) < 0.3 * gap else None
-
-    @functools.cached_property
-    def _plain(self) -> tuple[tuple[tuple[float, float, float], ...], tuple[float, ...]]:
-        """The centres as floats, and each class's distance to the nearest other class."""
-        centres = tuple((float(c[0]), float(c[1]), float(c[2])) for c in self.centres)
-        gaps = []
-        for i in range(len(centres)):
-            gap = np.linalg.norm(self.centres - self.centres[i], axis=1)
-            others = gap[np.arange(len(gap)) != i]
-            gaps.append(float(np.min(others)) if len(others) else math.inf)
-        return centres, tuple(gaps)
-
-    def classify(self, bgr: Colour, cloth_bgr: Colour | None = None) -> str:
-        """The name of the nearest class. With the cloth's colour there, the nearest *mixture*
-        of a class and the cloth (a motion-blurred ball is partly see-through)."""
-        c = chromaticity(np.asarray(bgr, dtype=np.float64))[0]
-        dist = np.linalg.norm(self.centres - c, axis=1)
-        i = int(np.argmin(dist))
-        if cloth_bgr is None or len(self.centres) == 1:
-            return self.names[i]
-        # close to a class (within 0.3 of the way to the next class): that class
-        gap = np.linalg.norm(self.centres - self.centres[i], axis=1)
-        if dist[i] < 0.3 * float(np.min(gap[np.arange(len(gap)) != i])):
-            return self.names[i]
-        k = self.mixture(bgr, cloth_bgr)
-        return self.names[i if k is None else k]
-
-    def mixture(self, bgr: Colour, cloth_bgr: Colour) -> int | None:
-        """The class whose see-through mixture with the cloth (``cloth_bgr``) is nearest the
-        colour ``bgr``, of those that explain it (None if none does)."""
-        c = chromaticity(np.asarray(bgr, dtype=np.float64))[0]
-        m = chromaticity(np.asarray(cloth_bgr, dtype=np.float64))[0]
-        seg = self.centres - m  # (k, 3) from the cloth to each class
-        alpha = np.clip(((c - m) @ seg.T) / np.maximum((seg * seg).sum(1), 1e-12), 0.0, 1.0)
-        resid = np.linalg.norm(m + alpha[:, None] * seg - c, axis=1)
-        # a mixture must explain most of how the colour differs from the cloth: a compression
-        # ghost a little darker than the cloth, with a hint of red in it, is no see-through ball
-        resid[resid > alpha * np.linalg.norm(seg, axis=1)] = np.inf
-        if self.brightness is not None:
-            # a share ``a`` of the ball (in pixel values) has the chromaticity share
-            # a Sb / (a Sb + (1 - a) Sc): solved for a, the mixture's brightness must be seen
-            sb = np.asarray(self.brightness, dtype=np.float64) + 3.0
-            sc = float(np.sum(cloth_bgr)) + 3.0
-            a = alpha * sc / np.maximum(sb * (1.0 - alpha) + alpha * sc, 1e-12)
-            ratio = (float(np.sum(bgr)) + 3.0) / (a * sb + (1.0 - a) * sc)
-            most = self.mixture_brightness_ratio
-            resid[(ratio > most) | (ratio < 1.0 / most)] = np.inf
-        return None if np.isinf(resid).all() else int(np.argmin(resid))
-
-
-# --- the detector -------------------------------------------------------------------------------
-class _PixelToTable:
-    """Raw image pixels -> table mm, as ``Calibration.image_to_table`` but fast for many calls.
-
-    The lens undistortion (an iteration per point: most of the cost) is a smooth shift, so it is
-    interpolated bilinearly from a grid every ``step`` pixels over the region (error well below
-    0.01 mm); the homography after it is exact.
-    """
-
-    def __init__(self, calibration: Calibration, region: tuple[int, int, int, int],
-                 step: int = 8) -> None:
-        x0, y0, x1, y1 = region
-        self._h = calibration.homography_image_to_table
-        self._origin = np.array([x0 - step, y0 - step], np.float64)
-        self._step = float(step)
-        gx = np.arange(x0 - step, x1 + 2 * step, step, dtype=np.float64)
-        gy = np.arange(y0 - step, y1 + 2 * step, step, dtype=np.float64)
-        u, v = np.meshgrid(gx, gy)
-        raw = np.stack([u.ravel(), v.ravel()], 1)
-        self._shift = (calibration.undistort(raw) - raw).reshape(len(gy), len(gx), 2)
-
-    def grid(self, xs: NDArray[Any], ys: NDArray[Any]) -> NDArray[np.float64]:
-        """Table mm (len(ys), len(xs), 2) of every point of the grid ``xs`` x ``ys`` (pixels):
-        the bilinear interpolation is separable (along x, then along y)."""
-        i, a = self._cell((np.asarray(xs, np.float64) - self._origin[0]) / self._step,
-                          self._shift.shape[1])
-        s = self._shift[:, i] * (1 - a)[None, :, None] + self._shift[:, i + 1] * a[None, :, None]
-        i, a = self._cell((np.asarray(ys, np.float64) - self._origin[1]) / self._step,
-                          self._shift.shape[0])
-        # each component on its own (contiguous) and in place: the same steps as
-        # xs + (s[i] * (1 - a) + s[i + 1] * a) per pixel, without the temporaries
-        b, a = (1 - a)[:, None], a[:, None]
-        uv = []
-        for k, q in ((0, np.asarray(xs, np.float64)[None, :]),
-                     (1, np.asarray(ys, np.float64)[:, None])):
-            sk = np.ascontiguousarray(s[..., k])
-            t = sk[i]
-            t *= b
-            t1 = sk[i + 1]
-            t1 *= a
-            t += t1
-            uv.append(np.add(q, t, out=t))
-        u, v = uv
-        # the homography elementwise (numpy's (N, 2) @ (2, 3) product is slow at this size),
-        # as h[r, 0] * u + h[r, 1] * v + h[r, 2], in place
-        h = self._h
-        out = []
-        for r in range(3):
-            o = np.multiply(u, h[r, 0])
-            o += np.multiply(v, h[r, 1], out=t1)
-            o += h[r, 2]
-            out.append(o)
-        w = out[2]
-        return np.stack([np.divide(out[0], w, out=out[0]), np.divide(out[1], w, out=out[1])], -1)
-
-    @staticmethod
-    def _cell(g: NDArray[np.float64], n: int) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
-        """Grid cell index and fraction along one axis of ``n`` grid points."""
-        i = np.clip(np.floor(g).astype(np.intp), 0, n - 2)
-        return i, g - i
-
-    def __call__(self, points_px: NDArray[Any]) -> NDArray[np.float64]:
-        p = np.asarray(points_px, dtype=np.float64).reshape(-1, 2)
-        if len(p) <= 4:
-            return self._few(p)
-        g = (p - self._origin) / self._step
-        hi = np.array(self._shift.shape[1::-1]) - 2
-        i = np.clip(np.floor(g).astype(np.intp), 0, hi)
-        a = g - i
-        ax, ay = a[:, :1], a[:, 1:]
-        s = self._shift
-        ix, iy = i[:, 0], i[:, 1]
-        shift = ((s[iy, ix] * (1 - ax) + s[iy, ix + 1] * ax) * (1 - ay)
-                 + (s[iy + 1, ix] * (1 - ax) + s[iy + 1, ix + 1] * ax) * ay)
-        return apply_homography(self._h, p + shift)
-
-    def _few(self, p: NDArray[np.float64]) -> NDArray[np.float64]:
-        """:meth:`__call__` for a few points: the same double arithmetic, step by step, in plain
-        floats (without the overhead of a dozen array operations on a few numbers)."""
-        s = self._shift
-        ox, oy = float(self._origin[0]), float(self._origin[1])
-        step = self._step
-        hx, hy = s.shape[1] - 2, s.shape[0] - 2
-        out = []
-        for px, py in p.tolist():
-            gx, gy = (px - ox) / step, (py - oy) / step
-            ix, iy = min(max(math.floor(gx), 0), hx), min(max(math.floor(gy), 0), hy)
-            ax, ay = gx - ix, gy - iy
-            bx, by = 1 - ax, 1 - ay
-            (a0, a1), (b0, b1) = s[iy, ix].tolist(), s[iy, ix + 1].tolist()
-            (c0, c1), (d0, d1) = s[iy + 1, ix].tolist(), s[iy + 1, ix + 1].tolist()
-            out.append([px + ((a0 * bx + b0 * ax) * by + (c0 * bx + d0 * ax) * ay),
-                        py + ((a1 * bx + b1 * ax) * by + (c1 * bx + d1 * ax) * ay)])
-        return apply_homography(self._h, np.array(out, dtype=np.float64).reshape(-1, 2))
-
-
-@dataclass
-class _Blob:
-    """A ball candidate at the working resolution (coordinates in work pixels)."""
-
-    x: float
-    y: float
-    label: int
-    streak: bool = False
-    length: float = 0.0  # work pixels along the streak
-    axis: tuple[float, float] = (0.0, 0.0)  # its direction (a unit vector in work pixels)
-    # identical work-resolution blob in two frames -> same detection (none for the pieces of a
-    # blob split into balls)
-    key: tuple[int, ...] = ()
-    piece: bool = False  # perhaps a piece of a faint motion-blur streak
-    drawn_out: bool = False  # one ball's size, drawn out along ``axis``: a streak if faint
-    # a streak's first and last peak (work pixels): where its two balls are, were it two
-    ends: tuple[tuple[float, float], tuple[float, float]] | None = None
-
-
-@dataclass(frozen=True)
-class _Made:
+class Made:
     """A detection and what it was made from: its blob and the work image of that frame."""
 
     detection: Detection
-    blob: _Blob
+    blob: Blob
     small: Frame
 
 
@@ -408,19 +97,6 @@ class ClothWork:
     coarse: bool = False  # the smooth is the update's coarse one (see BallDetector._cloth_from)
 
 
-def _kmeans(data: F32, k: int, criteria: tuple[int, int, float],
-            attempts: int) -> tuple[NDArray[np.int32], F32]:
-    """``cv2.kmeans`` of the rows of ``data`` into ``k`` clusters, seeded by k-means++ (from
-    OpenCV's global generator): each row's cluster (N x 1) and the clusters' centres."""
-    # (no labels given: OpenCV makes them; the stubs want an array there)
-    _, labels, centres = cv2.kmeans(data, k, None, criteria, attempts,  # type: ignore[call-overload]
-                                    cv2.KMEANS_PP_CENTERS)
-    return labels, centres
-
-
-def _odd(v: float, low: int = 3) -> int:
-    n = max(low, round(v))
-    return n if n % 2 else n + 1
 
 
 class BallDetector:
@@ -484,7 +160,7 @@ class BallDetector:
         ww, wh = self.work_size
         self._sx = (x1 - x0) / ww  # full pixels per work pixel
         self._sy = (y1 - y0) / wh
-        self._to_table = _PixelToTable(calibration, self.roi)
+        self._to_table = PixelToTable(calibration, self.roi)
         # the work pixel (row, column) of every full-resolution row and column
         self._work_row = np.clip(np.round((np.arange(h) - y0 + 0.5) / self._sy - 0.5).astype(
             np.intp), 0, wh - 1)
@@ -514,12 +190,12 @@ class BallDetector:
         d_work = 2 * float(np.median(self.radius_work))
         self._d_work = d_work
         self._open_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE,
-                                                      (_odd(0.4 * d_work),) * 2)
+                                                      (odd(0.4 * d_work),) * 2)
         self._close_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
-        self._median_k = _odd(2.5 * d_work, 5)
+        self._median_k = odd(2.5 * d_work, 5)
         # the same reach on a coarse grid: for the model's updates (see _cloth_from)
         self._coarse_step = max(1, round(self.params.coarse_step_diameters * d_work))
-        self._coarse_median_k = _odd(2.5 * d_work / self._coarse_step, 3)
+        self._coarse_median_k = odd(2.5 * d_work / self._coarse_step, 3)
         # how far from a pixel of the raw mask the closing and then the opening can reach
         self._morph_reach = (self._close_kernel.shape[0] // 2 * 2
                              + self._open_kernel.shape[0] // 2 * 2 + 1)
@@ -527,7 +203,7 @@ class BallDetector:
         self.threshold = 0.0
         self._mm_per_px = calibration.mm_per_px()
         # the answers the last frame kept or made (see _refine)
-        self._cache: list[_Made] = []
+        self._cache: list[Made] = []
         # the cloth model's chromaticity planes and inverse brightness, and the same stacked in
         # one (H, W, 4) array (one gather per ball), kept until the model changes
         self._model_cache: tuple[F32, tuple[F32, F32, F32, F32], F32] | None = None
@@ -543,7 +219,7 @@ class BallDetector:
         # the mask's parts (label -> work-pixel box x0, y0, x1, y1) and the candidates of the
         # last frame, kept where the picture did not change (see _blobs_where_changed)
         self._parts: dict[int, tuple[int, int, int, int]] | None = None
-        self._blob_list: list[_Blob] = []
+        self._blob_list: list[Blob] = []
         self._next_label = 1
         self._raw = np.zeros((wh, ww), np.uint8)
         # the foreground map kept between frames (see _foreground_now): tiles of about 3 ball
@@ -751,7 +427,7 @@ class BallDetector:
         # never above a quarter of the palest white's contrast (a player over the table in
         # that frame is more than the noise)
         p = self.params
-        floor = min(floor, 0.25 * float(_brightening(np.array([p.palest_white_ratio], np.float32),
+        floor = min(floor, 0.25 * float(brightening(np.array([p.palest_white_ratio], np.float32),
                                                      p.brighter_share)[0]))
         if floor <= self.threshold:
             return
@@ -774,9 +450,9 @@ class BallDetector:
 
     def _cloth_like(self, small: Frame, smooth: F32) -> NDArray[np.bool_]:
         """Pixels that are not part of a foreground blob against a smooth cloth model."""
-        blob = (self._foreground(small, _chroma_planes(smooth)) > self.threshold).astype(np.uint8)
+        blob = (self._foreground(small, chroma_planes(smooth)) > self.threshold).astype(np.uint8)
         grown = cv2.dilate(blob, cv2.getStructuringElement(
-            cv2.MORPH_ELLIPSE, (_odd(0.6 * self._d_work),) * 2))
+            cv2.MORPH_ELLIPSE, (odd(0.6 * self._d_work),) * 2))
         return np.asarray(grown == 0)
 
     def _cloth_from(self, small: Frame, coarse: bool = False) -> F32:
@@ -794,7 +470,7 @@ class BallDetector:
             med = cv2.resize(cv2.medianBlur(np.ascontiguousarray(small[::step, ::step]),
                                             self._coarse_median_k),
                              (ww, hh), interpolation=cv2.INTER_LINEAR)
-        return np.add(med, _ONE, dtype=np.float32)  # integers: exact
+        return np.add(med, ONE, dtype=np.float32)  # integers: exact
 
     def _model_planes(self) -> tuple[F32, F32, F32, F32]:
         """The cloth model's chromaticity planes and inverse brightness, kept until the model
@@ -805,7 +481,7 @@ class BallDetector:
         m = self.cloth
         assert m is not None
         if self._model_cache is None or self._model_cache[0] is not m:
-            planes = _chroma_planes(m)
+            planes = chroma_planes(m)
             self._model_cache = (m, planes, np.asarray(cv2.merge(planes), np.float32))
         return self._model_cache
 
@@ -814,10 +490,10 @@ class BallDetector:
         """How unlike the cloth each pixel is: chromaticity distance (L1), weighted down for
         pixels much darker than the cloth (shadows, holes). Unweighted (for the edge of a ball
         whose shaded side is dark), plus half the relative brightening instead. ``planes``: the
-        cloth's (see :func:`_chroma_planes`), the model's by default."""
-        d, si, ratio = _chroma_distance(small, self._model_planes() if planes is None else planes)
+        cloth's (see :func:`chroma_planes`), the model's by default."""
+        d, si, ratio = chroma_distance(small, self._model_planes() if planes is None else planes)
         if not weighted:
-            t = np.subtract(ratio, _ONE)
+            t = np.subtract(ratio, ONE)
             np.maximum(t, 0, out=t)
             t *= np.float32(0.5)
             d += t
@@ -828,23 +504,23 @@ class BallDetector:
 
     def _weights(self, d: F32, si: F32, ratio: F32) -> F32:
         """The weighted foreground of pixels from their chroma distance, brightness sum and its
-        ratio to the cloth's (see :func:`_chroma_distance`) against the cloth's brightness, per
+        ratio to the cloth's (see :func:`chroma_distance`) against the cloth's brightness, per
         pixel (:meth:`_dark_balls` then mends it by the dark balls); ``si`` becomes the pixels'
         lit weight."""
         # Nearly black pixels (a fifth of the cloth's usual brightness and below: the holes,
         # even where the model is the hole itself) have no reliable chromaticity.
         lit = np.multiply(si, np.float32(10.0 / self._cloth_level), out=si)
-        lit -= _ONE
+        lit -= ONE
         np.clip(lit, 0, 1, out=lit)
         # every pixel against the cloth's brightness (a dark ball's own reference only changes
         # the pixels it reaches: made again by _dark_balls in the box around them)
         w = np.multiply(ratio, np.float32(2.0))
-        w -= _ONE
+        w -= ONE
         np.clip(w, 0, 1, out=w)
         w *= d
         w *= lit
         if self._by_light:
-            w += _brightening(ratio, self._brighter)
+            w += brightening(ratio, self._brighter)
         return w
 
     def _dark_balls(self, d: F32, ratio: F32, lit: F32, w: F32) -> None:
@@ -898,13 +574,13 @@ class BallDetector:
             if np.count_nonzero(w[y:y + ph, x:x + pw][part] > self.threshold) >= whole:
                 continue  # it shows anyway
             mine = ratio[y:y + ph, x:x + pw][part]
-            dark.append((x, y, pw, ph, part, _median(mine)))
+            dark.append((x, y, pw, ph, part, median(mine)))
         if not dark:
             return
         # The dark balls' own brightness (the reference), spread by k, in the box around them
         # and the reach of that: the same as on the whole map (the reference is the cloth's, 1,
         # elsewhere, and there the weight below is the one above to the bit).
-        k = _odd(0.5 * self._d_work)
+        k = odd(0.5 * self._d_work)
         hh, ww = ratio.shape
         ox0 = max(0, min(q[0] for q in dark) - k // 2)
         oy0 = max(0, min(q[1] for q in dark) - k // 2)
@@ -933,7 +609,7 @@ class BallDetector:
             weight = np.maximum(np.clip(np.float32(2.0) * r_box - 1, 0, 1), weight)
             w[box] = d_box * weight * lit[box]
             if self._by_light:
-                w[box] += _brightening(r_box, self._brighter)
+                w[box] += brightening(r_box, self._brighter)
 
     def _update_cloth(self, small: Frame, ball_mask: NDArray[np.uint8],
                       ahead: ClothWork | None = None) -> None:
@@ -951,7 +627,7 @@ class BallDetector:
         # cloth * (1 - a) + (small + 1) * a, step by step in place (the same float32 values),
         # then the old model copied back where not to keep
         blended = np.multiply(self.cloth, 1 - a)
-        fresh = np.add(small, _ONE, dtype=np.float32)  # integers: exact
+        fresh = np.add(small, ONE, dtype=np.float32)  # integers: exact
         fresh *= a
         blended += fresh
         before = self.cloth
@@ -1053,7 +729,7 @@ class BallDetector:
             pad[:hh, :ww * 3] = diff.reshape(hh, ww * 3)
         if self._change_level is None:
             self._change_level = self._level_of_change(diff)
-        tiles = _tile_maxima(pad, t, 3) > self._change_level
+        tiles = tile_maxima(pad, t, 3) > self._change_level
         if not tiles.any():
             return self._f, tiles
         planes = self._model_planes()
@@ -1074,16 +750,16 @@ class BallDetector:
         if len(boxes) == 1:
             box = boxes[0]
             self._f[box] = self._foreground(
-                small[box], cast(_Planes, tuple(p[box] for p in planes)))
+                small[box], cast(Planes, tuple(p[box] for p in planes)))
             self._f_src[box] = small[box]
             return self._f, tiles
         # several boxes: the per-pixel part for all of their pixels at once (one after another
         # in one column: the same steps on each pixel), the dark balls' part box by box
         stacked = self._model_cache_now()[2]
         at = np.concatenate([stacked[b].reshape(-1, 4) for b in boxes])
-        d, si, ratio = _chroma_distance(
+        d, si, ratio = chroma_distance(
             np.concatenate([small[b].reshape(-1, 3) for b in boxes])[:, None],
-            cast(_Planes, tuple(np.ascontiguousarray(at[:, k, None]) for k in range(4))))
+            cast(Planes, tuple(np.ascontiguousarray(at[:, k, None]) for k in range(4))))
         fg = self._weights(d, si, ratio)
         i = 0
         for box in boxes:
@@ -1119,7 +795,7 @@ class BallDetector:
                     # those pixels one after another in one column (as _foreground_now does
                     # for several boxes), then put back in place
                     px = np.take(packed, changed).view(np.uint8).reshape(-1, 1, 4)[..., :3]
-                    dc, lc, rc = _chroma_distance(px, cast(_Planes, tuple(
+                    dc, lc, rc = chroma_distance(px, cast(Planes, tuple(
                         np.take(p, changed)[:, None] for p in planes)))
                     wc = self._weights(dc, lc, rc)  # (lc now holds lit)
                     for whole, part in ((d, dc), (lit, lc), (ratio, rc), (w0, wc)):
@@ -1128,7 +804,7 @@ class BallDetector:
                 w = w0.copy()
                 self._dark_balls(d, ratio, lit, w)
                 return w
-        d, si, ratio = _chroma_distance(small, planes)
+        d, si, ratio = chroma_distance(small, planes)
         w0 = self._weights(d, si, ratio)  # (si now holds lit)
         self._per_pixel = (model, self._cloth_level, self._by_light, packed, d, si, ratio, w0)
         w = w0.copy()
@@ -1154,7 +830,7 @@ class BallDetector:
         diff = cv2.absdiff(levels, before, dst=pad[:hh, :ww])  # straight into the padded map
         if not np.may_share_memory(diff, pad):  # (OpenCV made a new array after all)
             pad[:hh, :ww] = diff
-        return np.asarray(_tile_maxima(pad, t, 1) > 0)
+        return np.asarray(tile_maxima(pad, t, 1) > 0)
 
     def _level_of_change(self, diff: Frame) -> float:
         """The least change of a pixel (grey levels, any channel) that counts as a change: above
@@ -1168,7 +844,7 @@ class BallDetector:
         per_level = 7.5 if self._by_light else 6.0
         return max(5.0 * sigma, self.threshold * self._cloth_level / (8.0 * per_level))
 
-    def _blobs(self, f: F32) -> list[_Blob]:
+    def _blobs(self, f: F32) -> list[Blob]:
         """Ball candidates at the working resolution from the whole foreground map."""
         hh, ww = f.shape
         self._levels = None  # see detect: set again there when the map is a frame's
@@ -1179,7 +855,7 @@ class BallDetector:
         self._blob_list = self._blobs_in(f, (0, 0, ww, hh))
         return self._blob_list
 
-    def _blobs_where_changed(self, f: F32, tiles: NDArray[np.bool_]) -> list[_Blob]:
+    def _blobs_where_changed(self, f: F32, tiles: NDArray[np.bool_]) -> list[Blob]:
         """Ball candidates, found again only around the tiles that changed: the rest of the
         mask, its parts and their candidates are the last frame's.
 
@@ -1233,7 +909,7 @@ class BallDetector:
         self._blob_list = kept
         return kept
 
-    def _blobs_in(self, f: F32, rect: tuple[int, int, int, int]) -> list[_Blob]:
+    def _blobs_in(self, f: F32, rect: tuple[int, int, int, int]) -> list[Blob]:
         """Ball candidates inside ``rect`` (x0, y0, x1, y1 in work pixels) of the foreground
         map; the rectangle's mask, labels and parts replace what was there."""
         rx0, ry0, rx1, ry1 = rect
@@ -1273,7 +949,7 @@ class BallDetector:
         assert parts is not None
         # distances on the unclosed mask (``opened``), so that the gaps between touching balls
         # stay open (a dot's hole inside a white ball makes no peak of its own at 1.5 radii)
-        blobs: list[_Blob] = []
+        blobs: list[Blob] = []
         p = self.params
         for i in range(1, n):
             lx, ly, w, h, area = (int(v) for v in stats[i])
@@ -1288,15 +964,15 @@ class BallDetector:
             key = (x, y, w, h, area, round(cx * 1000), round(cy * 1000))
             # no point of a blob this narrow is more than ball_depth_radii from its edge: one ball
             if area <= 1.5 * ball_area and min(w, h) <= 2 * p.ball_depth_radii * r - 1:
-                blobs.append(_one_ball(labels[ly:ly + h, lx:lx + w] == i, cx, cy, label, key, r,
+                blobs.append(one_ball(labels[ly:ly + h, lx:lx + w] == i, cx, cy, label, key, r,
                                        p))
                 continue
             part = opened[ly:ly + h, lx:lx + w] & (labels[ly:ly + h, lx:lx + w] == i)
-            sub = _distances(part)
+            sub = distances(part)
             depth = float(sub.max())
             deep = depth > p.ball_depth_radii * r
             if area <= 1.5 * ball_area and not deep:
-                blobs.append(_one_ball(labels[ly:ly + h, lx:lx + w] == i, cx, cy, label, key, r,
+                blobs.append(one_ball(labels[ly:ly + h, lx:lx + w] == i, cx, cy, label, key, r,
                                        p))
                 continue
             found = None
@@ -1312,8 +988,8 @@ class BallDetector:
                               >= p.round_core_radii * r
                               and all(math.hypot(b.x - o.x, b.y - o.y) >= 1.5 * r
                                       for o in found)]
-                    found += _as_deep_as_its_balls(sub, x, y, label, r, found, p)
-                    found += _deep_and_alone(sub, x, y, label, r, found, p)
+                    found += as_deep_as_its_balls(sub, x, y, label, r, found, p)
+                    found += deep_and_alone(sub, x, y, label, r, found, p)
                     if not found and depth <= p.wide_streak_radii * r:
                         # nothing strong in it (no hand, no cue) and no round core: a faint
                         # ball deeper than its picture alone with its halo, joined to faint
@@ -1321,7 +997,7 @@ class BallDetector:
                         # (a white rolling over lines projected on the cloth, 1.41 radii deep,
                         # was lost for three frames)
                         sy, sx = np.unravel_index(int(np.argmax(sub)), sub.shape)
-                        found = [_Blob(x + float(sx), y + float(sy), label)]
+                        found = [Blob(x + float(sx), y + float(sy), label)]
             if found is None:
                 found = self._split(sub, x, y, label, r, area)
                 if deep:
@@ -1356,7 +1032,7 @@ class BallDetector:
             cv2.drawContours(raw, contours, int(i), 1, cv2.FILLED)
 
     def _strong_parts(self, f: F32, part: NDArray[Any], x: int, y: int, label: int,
-                      r: float, level: float | None = None) -> list[_Blob] | None:
+                      r: float, level: float | None = None) -> list[Blob] | None:
         """Ball centres in a blob too wide for balls in a row, when it is balls joined by a
         faint halo of junk (a compression block beside a moving ball is a little above the
         threshold, a ball's own pixels are well above it): its pixels above ``level`` times
@@ -1369,12 +1045,12 @@ class BallDetector:
             level = p.strong_thresholds
         n, labels, stats, cents = self._parts_above(f, part, level)
         ball_area = math.pi * r * r
-        out: list[_Blob] = []
+        out: list[Blob] = []
         for i in range(1, n):
             lx, ly, w, h, area = (int(v) for v in stats[i])
             if area < p.least_blob_share * ball_area:
                 continue
-            sub = _distances(labels[ly:ly + h, lx:lx + w] == i)
+            sub = distances(labels[ly:ly + h, lx:lx + w] == i)
             deep = float(sub.max()) > p.ball_depth_radii * r
             if level < p.stronger_thresholds and not deep and area > 2.5 * ball_area:
                 row = self._pale_row(f, sub, x, y, lx, ly, label, r, area)
@@ -1402,13 +1078,13 @@ class BallDetector:
                 out.extend(inner)
                 continue
             if area <= 1.5 * ball_area:
-                out.append(_Blob(x + float(cents[i, 0]), y + float(cents[i, 1]), label))
+                out.append(Blob(x + float(cents[i, 0]), y + float(cents[i, 1]), label))
             else:
                 out.extend(self._split(sub, x + lx, y + ly, label, r, area))
         return out
 
     def _a_lone_streak(self, sub: F32, x: int, y: int, label: int, r: float,
-                       area: int) -> _Blob | None:
+                       area: int) -> Blob | None:
         """A part too big for two balls (``sub``, its distance map, window at work pixel
         (x, y)) that is one ball's motion-blur streak: it splits as one streak (see
         :meth:`_split`), a ball wide and no wider (from one radius to ``round_core_radii`` deep,
@@ -1423,7 +1099,7 @@ class BallDetector:
             return None
         m = cv2.moments((sub > 0).view(np.uint8), binaryImage=True)
         n = max(m["m00"], 1.0)
-        across, _ = _variances(m["mu20"] / n, m["mu11"] / n, m["mu02"] / n)
+        across, _ = variances(m["mu20"] / n, m["mu11"] / n, m["mu02"] / n)
         if across > (self.params.streak_spread_radii * r) ** 2:
             return None
         row = self._split(sub, x, y, label, r, area)
@@ -1440,7 +1116,7 @@ class BallDetector:
         return n, labels, stats, cents
 
     def _strong_cores(self, f: F32, part: NDArray[Any], x: int, y: int, label: int,
-                      r: float) -> list[_Blob]:
+                      r: float) -> list[Blob]:
         """In a blob with a hand or the cue in it (see :meth:`_strong_parts`), its parts above
         ``strong_thresholds`` times the threshold that are one ball by their shape: no bigger
         than three balls (a drawn-out ball with its halo in the club footage: 2.51, with the game
@@ -1461,29 +1137,29 @@ class BallDetector:
             if not (p.least_blob_share * ball_area <= area
                     <= p.touching_cores_ball_areas * ball_area):
                 continue
-            sub = _distances(labels[ly:ly + h, lx:lx + w] == i)
+            sub = distances(labels[ly:ly + h, lx:lx + w] == i)
             if not p.round_core_radii * r <= float(sub.max()) <= p.ball_depth_radii * r:
                 continue
             if area > 1.5 * ball_area:
                 row = self._split(sub, x + lx, y + ly, label, r, area)
-                if _touching(sub, row, x + lx, y + ly, deep=r):
+                if touching(sub, row, x + lx, y + ly, deep=r):
                     out.extend(row)
                     continue
             if area <= 3.0 * ball_area:
-                out.append(_Blob(x + float(cents[i, 0]), y + float(cents[i, 1]), label))
+                out.append(Blob(x + float(cents[i, 0]), y + float(cents[i, 1]), label))
         return out
 
     def _pale_row(self, f: F32, sub: F32, x: int, y: int, lx: int, ly: int, label: int,
-                  r: float, area: int) -> list[_Blob] | None:
+                  r: float, area: int) -> list[Blob] | None:
         """A part of a blob's strong pixels (``sub``, its distance map, at (lx, ly) in the
         window ``f`` at work pixel (x, y)) as balls touching, one of them pale, too big for two
         balls alone (two pale whites by a bright yellow; a white touching a red, their rims and
         shadows 2.7 balls' area in the club footage: at the stronger level the pale ones
         would be lost): when it splits into two balls or more, none a streak (an arm's or the
-        cue's strip is one), each necked to its neighbour (see :func:`_necked`). None otherwise
+        cue's strip is one), each necked to its neighbour (see :func:`necked`). None otherwise
         (then the stronger level finds them all, or it is one big ball)."""
         row = self._split(sub, x + lx, y + ly, label, r, area)
-        if not _touching(sub, row, x + lx, y + ly):
+        if not touching(sub, row, x + lx, y + ly):
             return None
         hh, ww = f.shape
         if all(f[min(round(b.y) - y, hh - 1), min(round(b.x) - x, ww - 1)]
@@ -1491,12 +1167,12 @@ class BallDetector:
             return None
         return row
 
-    def _split(self, sub: F32, x: int, y: int, label: int, r: float, area: int) -> list[_Blob]:
+    def _split(self, sub: F32, x: int, y: int, label: int, r: float, area: int) -> list[Blob]:
         """Ball centres inside a blob bigger than one ball: distance-transform peaks about one
         radius high, at least 1.5 radii apart; a chain of peaks joined by a ridge as high as a
         radius is a motion-blur streak (one ball)."""
         p = self.params
-        peaks = _summits(sub, (sub >= 0.55 * r) & (sub <= p.ball_depth_radii * r), 1.5 * r)
+        peaks = summits(sub, (sub >= 0.55 * r) & (sub <= p.ball_depth_radii * r), 1.5 * r)
         if not peaks:
             return []
         depth = float(sub.max())
@@ -1522,7 +1198,7 @@ class BallDetector:
                 mask = sub > 0
                 yy, xx = np.nonzero(mask)
                 length = float(np.linalg.norm(pts[-1] - pts[0])) + 2 * r
-                return [_Blob(x + float(xx.mean()), y + float(yy.mean()), label, streak=True,
+                return [Blob(x + float(xx.mean()), y + float(yy.mean()), label, streak=True,
                               length=length, axis=(float(axis[0]), float(axis[1])),
                               ends=((x + float(pts[0][0]), y + float(pts[0][1])),
                                     (x + float(pts[-1][0]), y + float(pts[-1][1]))))]
@@ -1530,7 +1206,7 @@ class BallDetector:
         # a tight cluster: its distance transform has one summit; split the pixels into as many
         # balls as its shape holds beyond the peaks (its area counts halos too), by k-means (the
         # full-resolution step refines them)
-        extra = (_unexplained_balls(sub, peaks, r, n_area - len(peaks))
+        extra = (unexplained_balls(sub, peaks, r, n_area - len(peaks))
                  if not wide and len(peaks) < n_area <= 6 else 0)
         if extra:
             n_area = len(peaks) + extra
@@ -1538,17 +1214,17 @@ class BallDetector:
             pts = np.stack([xx, yy], 1).astype(np.float32)
             criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.01)
             cv2.setRNGSeed(KMEANS_SEED)
-            _, centres = _kmeans(pts, n_area, criteria, 3)
+            _, centres = kmeans(pts, n_area, criteria, 3)
             peaks = [(float(cx), float(cy)) for cx, cy in centres]
         if wide:
             # a hand or an arm: keep only round parts with little of the blob around them
             mask = sub > 0
             peaks = [(px, py) for px, py in peaks
-                     if _ring_share(mask, px, py, 1.3 * r, 1.8 * r) < p.alone_share]
-        return [_Blob(x + px, y + py, label, piece=pieces and len(peaks) >= 2)
+                     if ring_share(mask, px, py, 1.3 * r, 1.8 * r) < p.alone_share]
+        return [Blob(x + px, y + py, label, piece=pieces and len(peaks) >= 2)
                 for px, py in peaks]
 
-    def _refine(self, frame: AnyFrame, small: Frame, blobs: list[_Blob]) -> list[Detection]:
+    def _refine(self, frame: AnyFrame, small: Frame, blobs: list[Blob]) -> list[Detection]:
         """Full-resolution centres. A ball at rest keeps the previous frame's answer while its
         blob is the same as when the answer was made (place within 0.1 work px, size within
         3 %), or within half a work pixel of it with the picture around it (1.6 radii) changed
@@ -1566,7 +1242,7 @@ class BallDetector:
         cache = self._cache
         self._cache = []
         out: list[Detection] = []
-        todo: list[_Blob] = []
+        todo: list[Blob] = []
         for b in blobs:
             hit = None
             for made in cache if b.key else ():  # same place (0.1 work px) and size (3 %)
@@ -1585,11 +1261,11 @@ class BallDetector:
                 todo.append(b)
         if todo:
             for b, det in self._refine_new(frame, todo, blobs):
-                self._cache.append(_Made(det, b, small))
+                self._cache.append(Made(det, b, small))
                 out.append(det)
         return self.classify(out)
 
-    def _streaks_of_one_colour(self, small: Frame, blobs: list[_Blob]) -> list[_Blob]:
+    def _streaks_of_one_colour(self, small: Frame, blobs: list[Blob]) -> list[Blob]:
         """``blobs`` with each streak whose two ends are each sure of a different ball colour
         split into two balls at its ends: a streak is one ball, of one colour all along. A white
         drawn out a little as it strikes a red, their shadows joining them, is as wide all
@@ -1598,10 +1274,10 @@ class BallDetector:
         see-through, mixtures with the cloth, sure of no class."""
         if self.colours is None or not any(b.ends for b in blobs):
             return blobs
-        out: list[_Blob] = []
+        out: list[Blob] = []
         for b in blobs:
             if b.ends is not None and self._ends_of_two_colours(small, b.ends):
-                out += [_Blob(x, y, b.label) for x, y in b.ends]
+                out += [Blob(x, y, b.label) for x, y in b.ends]
             else:
                 out.append(b)
         return out
@@ -1623,10 +1299,10 @@ class BallDetector:
             iy = round(ey + way * 0.5 * r * (by - ay) / gap)
             core = small[max(0, iy - k):iy + k + 1, max(0, ix - k):ix + k + 1]
             if core.size:
-                names.add(self.colours.sure_name(_middle_colour(core.reshape(-1, 3))))
+                names.add(self.colours.sure_name(middle_colour(core.reshape(-1, 3))))
         return len(names) == 2 and None not in names
 
-    def _unchanged(self, small: Frame, b: _Blob, cached: Iterable[_Made]) -> _Made | None:
+    def _unchanged(self, small: Frame, b: Blob, cached: Iterable[Made]) -> Made | None:
         """The answer made for a ball at ``b``'s place whose surroundings in the work image did
         not change since, or None."""
         if b.streak or self._change_level is None:
@@ -1644,8 +1320,8 @@ class BallDetector:
             return made if float(diff.max()) <= self._change_level else None
         return None
 
-    def _refine_new(self, frame: AnyFrame, blobs: list[_Blob],
-                    neighbours: list[_Blob]) -> list[tuple[_Blob, Detection]]:
+    def _refine_new(self, frame: AnyFrame, blobs: list[Blob],
+                    neighbours: list[Blob]) -> list[tuple[Blob, Detection]]:
         """Full-resolution answers for ``blobs`` (``neighbours``: all of this frame's candidates):
         each centre, score and colour from a patch of the frame around it
         (:func:`vision.detection.ballfit.fit_ball`), the dots of a ball that may be white, the
@@ -1662,7 +1338,7 @@ class BallDetector:
                  for b in blobs]
         planes = self._model_cache_now()[2]
         assert self.cloth is not None
-        found: list[tuple[_Blob, NDArray[np.float64], float, float, tuple[float, float, float],
+        found: list[tuple[Blob, NDArray[np.float64], float, float, tuple[float, float, float],
                           int, float, tuple[float, float, float]]] = []
         fh, fw = frame.shape[:2]
         for k, b in enumerate(blobs):
@@ -1695,7 +1371,7 @@ class BallDetector:
                 # same pixels as the colour (a projected line through a streak's middle is the
                 # cloth at its middle pixel, not under most of it). (Not for
                 # a short drawn-out blob: by a pocket the hole's rim would darken its cloth.)
-                cb = _middle_colour(self.cloth[win].take(wy, 0).take(wx, 1)[inner]) - 1
+                cb = middle_colour(self.cloth[win].take(wy, 0).take(wx, 1)[inner]) - 1
             else:
                 cb = self.cloth[gy[min(max(int(c[1]) - iy0, 0), len(gy) - 1)],
                                 gx[min(max(int(c[0]) - ix0, 0), len(gx) - 1)]] - 1
@@ -1715,7 +1391,7 @@ class BallDetector:
                                                           else (0.0, 0.0)))))
         return out
 
-    def _direction_on_table(self, c: NDArray[np.float64], b: _Blob) -> tuple[float, float]:
+    def _direction_on_table(self, c: NDArray[np.float64], b: Blob) -> tuple[float, float]:
         """The table direction (a unit vector) of streak ``b`` centred at full pixel ``c``: of the
         image step along its axis (the view is nearly square-on, one ball's step is enough)."""
         step = np.array([b.axis[0] * self._sx, b.axis[1] * self._sy])
@@ -1740,7 +1416,7 @@ class BallDetector:
 
     def classify(self, detections: Sequence[Detection]) -> list[Detection]:
         """The detections with their colour from the current colour model; those with the cloth's
-        own colour there (see :func:`_cloth_coloured`) are left out."""
+        own colour there (see :func:`cloth_coloured`) are left out."""
         if self.colours is None:
             return list(detections)
         from dataclasses import replace
@@ -1751,7 +1427,7 @@ class BallDetector:
         for d in detections:
             hit = memo.get(id(d))
             if hit is None or hit[0] is not d:
-                if _cloth_coloured(d, self.params) or self._faint(d) or self._cloth_in_light(d):
+                if cloth_coloured(d, self.params) or self._faint(d) or self._cloth_in_light(d):
                     continue  # no ball
                 i, sure = model.nearest(d.bgr)
                 # a sure colour is the nearest class's (as classify without the cloth)
@@ -1772,7 +1448,7 @@ class BallDetector:
         took a white ball's class."""
         if not self._by_light or d.cloth_bgr is None or d.streak_mm > 0:
             return False
-        chroma, light = _core_against_cloth(d.bgr, d.cloth_bgr)
+        chroma, light = core_against_cloth(d.bgr, d.cloth_bgr)
         return light < 1 + 0.5 * self._brighter and chroma < 0.5 * self.params.coloured_chroma
 
     def _faint(self, d: Detection) -> bool:
@@ -1808,10 +1484,10 @@ class BallDetector:
         own = (sum(d.bgr) + 3.0) / (model.brightness[i] + 3.0)
         most = self.params.class_brightness_ratio
         return (1.0 / most < own < most
-                and _core_against_cloth(d.bgr, cloth)[1] >= 1.0 + 0.5 * self._brighter)
+                and core_against_cloth(d.bgr, cloth)[1] >= 1.0 + 0.5 * self._brighter)
 
     def _a_blur(self, bgr: Sequence[float], cloth_bgr: Sequence[float]) -> bool:
-        """A drawn-out blob (see :func:`_one_ball`) with this core colour is a blurred ball: its
+        """A drawn-out blob (see :func:`one_ball`) with this core colour is a blurred ball: its
         core faint, but as unlike the cloth as the threshold at least, as a mixture of a ball
         and the cloth is (a block of junk by a pocket's hole is less), and a mixture of a ball
         colour and the cloth's (a compression ghost left where a ball rolled is not)."""
@@ -1821,294 +1497,13 @@ class BallDetector:
     def _core_contrast(self, bgr: Sequence[float], cloth_bgr: Sequence[float]) -> float:
         """How unlike the cloth there a core colour ``bgr`` is, in ball thresholds (see
         :meth:`_faint`)."""
-        chroma, light = _core_against_cloth(bgr, cloth_bgr)
+        chroma, light = core_against_cloth(bgr, cloth_bgr)
         contrast = chroma + 0.5 * max(light - 1, 0.0)
         # the noise of a chromaticity grows as the light falls (a grey level is a bigger share
         # of a dark pixel): in a dark corner the margin grows with it
         darker = max(1.0, self._cloth_level / (sum(cloth_bgr) + 3.0))
         return float(contrast / (self.threshold * darker))
 
-
-def _core_against_cloth(bgr: Sequence[float], cloth_bgr: Sequence[float]) -> tuple[float, float]:
-    """A detection's core against the cloth under it: the chromaticity distance (L1) and the
-    brightness ratio (of B + G + R + 3: as the foreground map's)."""
-    # in plain floats: the same double arithmetic as on arrays (numpy sums three values left
-    # to right), without their overhead on three numbers
-    cb, cg, cr = (float(v) + 1 for v in bgr)
-    mb, mg, mr = (float(v) + 1 for v in cloth_bgr)
-    sc, sm = cb + cg + cr, mb + mg + mr
-    return (abs(cb / sc - mb / sm) + abs(cg / sc - mg / sm) + abs(cr / sc - mr / sm),
-            sc / sm)
-
-
-def _touching(sub: F32, row: Sequence[_Blob], x: int, y: int, deep: float = 0.0) -> bool:
-    """``row`` (balls split from a part whose distance map ``sub`` has its window at work
-    pixel (x, y)) is balls touching: two or more, none a streak (an arm's or the cue's strip
-    is one), each summit at least ``deep`` pixels deep, each necked to its neighbour (see
-    :func:`_necked`)."""
-    at = [(b.x - x, b.y - y) for b in row]
-    return (len(row) >= 2 and not any(b.streak for b in row)
-            and all(sub[round(py), round(px)] >= deep for px, py in at)
-            and _necked(sub, at))
-
-
-def _necked(dist: F32, centres: Sequence[tuple[float, float]]) -> bool:
-    """Every centre (pixels of the distance map ``dist``) is a ball touching another: halfway
-    to its nearest neighbour the shape narrows to a neck (under 0.7 of the lower centre's
-    distance from the edge), as between two discs; a streak or a strip (an arm, the cue) is
-    about as wide all along (see :meth:`BallDetector._split`)."""
-    hh, ww = dist.shape
-
-    def at(x: float, y: float) -> float:
-        return float(dist[min(max(round(y), 0), hh - 1), min(max(round(x), 0), ww - 1)])
-
-    for i, (ax, ay) in enumerate(centres):
-        bx, by = min((c for j, c in enumerate(centres) if j != i),
-                     key=lambda c: math.hypot(c[0] - ax, c[1] - ay))
-        if at(0.5 * (ax + bx), 0.5 * (ay + by)) >= 0.7 * min(at(ax, ay), at(bx, by)):
-            return False
-    return True
-
-
-def _variances(a: float, b: float, c: float) -> tuple[float, float]:
-    """The variances of a blob's pixels across and along its main axis (the lesser and the
-    greater eigenvalue of the covariance [[a, b], [b, c]]), in closed form."""
-    half = math.sqrt(0.25 * (a - c) ** 2 + b * b)
-    return 0.5 * (a + c) - half, 0.5 * (a + c) + half
-
-
-def _one_ball(part: NDArray[np.bool_], cx: float, cy: float, label: int,
-              key: tuple[int, ...], r: float, params: DetectionParams) -> _Blob:
-    """A blob of one ball's size (``part``, its pixels; centroid (cx, cy), radius ``r``, work
-    pixels) as a candidate, marked drawn out when it is longer along an axis than a ball (its
-    spread along it ``short_streak_spread_ratio`` times that across, and longer than
-    ``short_streak_length_diameters``) and about as wide as a ball across it (a spread of
-    ``short_streak_width_radii`` at least; a disc's is half a radius). Faint, that is a short
-    streak: the middle of a fast ball's blur on a cloth of nearly its colour (a red on a red
-    cloth), all of it that rises above the threshold (see :meth:`BallDetector._refine_new`);
-    not faint, a ball with something beside it (a pocket's rim). A disc's spreads are equal; a
-    half-hidden ball's are not, but it is no longer than a ball; a piece of the cue is narrower
-    than a ball."""
-    m = cv2.moments(part.view(np.uint8), binaryImage=True)  # (most blobs end here: discs)
-    n = max(m["m00"], 1.0)
-    a, b, c = m["mu20"] / n, m["mu11"] / n, m["mu02"] / n
-    # the spreads in closed form first: far from both limits (a disc), the answer needs no
-    # eigh (its overhead is most of this function's); near them, eigh decides as ever (its
-    # values are within far less than ``tol`` of these)
-    lo, hi = _variances(a, b, c)
-    tol = 1e-9 * (abs(a) + abs(b) + abs(c)) + 1e-12
-    if (hi < params.short_streak_spread_ratio ** 2 * max(lo, 1e-9) - 3 * tol
-            or lo < (params.short_streak_width_radii * r) ** 2 - 2 * tol):
-        return _Blob(cx, cy, label, key=key)
-    cov = np.array([[m["mu20"], m["mu11"]], [m["mu11"], m["mu02"]]]) / n
-    var, vec = np.linalg.eigh(cov)
-    if not (var[1] >= params.short_streak_spread_ratio ** 2 * max(var[0], 1e-9)
-            and var[0] >= (params.short_streak_width_radii * r) ** 2):
-        return _Blob(cx, cy, label, key=key)
-    axis = vec[:, 1]
-    ys, xs = np.nonzero(part)
-    along = xs * axis[0] + ys * axis[1]
-    length = float(along.max() - along.min()) + 1.0
-    if length < params.short_streak_length_diameters * 2.0 * r:
-        return _Blob(cx, cy, label, key=key)
-    return _Blob(cx, cy, label, length=length, axis=(float(axis[0]), float(axis[1])), key=key,
-                 drawn_out=True)
-
-
-def _tile_maxima(pad: Frame, t: int, channels: int) -> Frame:
-    """The largest value in each t x t tile of a padded map with ``channels`` values per pixel
-    side by side along its rows: over each band of tile rows first (along whole rows: fast),
-    then over each tile's columns."""
-    rows = pad.reshape(pad.shape[0] // t, t, pad.shape[1]).max(axis=1)
-    return np.asarray(rows.reshape(rows.shape[0], -1, channels * t).max(axis=2))
-
-
-def _distances(region: NDArray[Any]) -> F32:
-    """Each pixel's distance to the nearest pixel outside ``region`` (one blob's pixels, 0/1),
-    as a distance transform of the whole mask would give it: the blob's nearest outside pixel is
-    within one pixel of its bounding box, and no other blob is nearer than that."""
-    framed = cv2.copyMakeBorder(region.astype(np.uint8), 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
-    return np.asarray(cv2.distanceTransform(framed, cv2.DIST_L2, 3)[1:-1, 1:-1], np.float32)
-
-
-def _as_deep_as_its_balls(sub: F32, x: int, y: int, label: int, r: float,
-                          found: Sequence[_Blob], params: DetectionParams) -> list[_Blob]:
-    """Summits of a blob (its distance map ``sub``, window at work pixel (x, y)) deeper than
-    one ball (``ball_depth_radii``) but no deeper than the balls already found in it (within 5 %,
-    and ``wide_streak_radii`` at most), two radii from them and from each other: balls as big,
-    with their halos, as those beside them. A ball's halo (light thrown on the cloth, a projected
-    ring around it) makes it deeper than a ball alone, and its neighbour in the same picture
-    so too (a white touching a red in the club footage, each 1.43 radii deep with its halo,
-    joined by a projected ring; the red was found among the strong parts, the white,
-    only a little above the threshold inside its bright rim, not at all)."""
-    k = math.ceil(r)
-    # each ball's own summit: the deepest point within a radius of its centre
-    depths = [float(sub[max(round(b.y) - y - k, 0):max(round(b.y) - y + k + 1, 0),
-                        max(round(b.x) - x - k, 0):max(round(b.x) - x + k + 1, 0)].max(initial=0.0))
-              for b in found if not b.streak]
-    most = min(1.05 * max(depths, default=0.0), params.wide_streak_radii * r)
-    if most <= params.ball_depth_radii * r:
-        return []
-    return [_Blob(x + px, y + py, label) for px, py in _summits(
-        sub, (sub > params.ball_depth_radii * r) & (sub <= most), 2.0 * r,
-        taken=[(b.x - x, b.y - y) for b in found])]
-
-
-def _deep_and_alone(sub: F32, x: int, y: int, label: int, r: float,
-                    found: Sequence[_Blob], params: DetectionParams) -> list[_Blob]:
-    """Summits of a blob (its distance map ``sub``, window at work pixel (x, y)) deeper than one
-    ball (``ball_depth_radii``) but no deeper than a streak joined to its shadow
-    (``wide_streak_radii``), two radii from the balls already found in it and from each other,
-    with little of the blob around them (see :func:`_ring_share`, under ``alone_share``; the
-    ring taken just outside the summit's own depth, as its halo reaches that far): a ball with
-    its halo, deeper than those found beside it (a white in the club footage, 1.41 radii deep
-    with its glow, nearly touching the red it has just hit, 0.96 deep; only the red was a strong
-    part)."""
-    mask = sub > 0
-    out = []
-    within = (sub > params.ball_depth_radii * r) & (sub <= params.wide_streak_radii * r)
-    for px, py in _summits(sub, within, 2.0 * r, taken=[(b.x - x, b.y - y) for b in found]):
-        depth = float(sub[round(py), round(px)])
-        if _ring_share(mask, px, py, depth + 0.2 * r, depth + 0.7 * r) < params.alone_share:
-            out.append(_Blob(x + px, y + py, label))
-    return out
-
-
-def _ring_share(mask: NDArray[np.bool_], px: float, py: float, inner: float,
-                outer: float) -> float:
-    """The share of the ring between ``inner`` and ``outer`` (pixels) around (px, py) that
-    ``mask`` covers (1.0 when the ring lies wholly outside the mask's window): a ball's
-    round piece has little of its blob around it, a hand's or an arm's much."""
-    hh, ww = mask.shape
-    x0, x1 = max(0, math.floor(px - outer)), min(ww, math.ceil(px + outer) + 1)
-    y0, y1 = max(0, math.floor(py - outer)), min(hh, math.ceil(py + outer) + 1)
-    yy, xx = np.mgrid[y0:y1, x0:x1]
-    d2 = (xx - px) ** 2 + (yy - py) ** 2
-    ring = (d2 > inner * inner) & (d2 <= outer * outer)
-    return float(mask[y0:y1, x0:x1][ring].mean()) if ring.any() else 1.0
-
-
-def _summits(sub: F32, within: NDArray[np.bool_], apart: float,
-             taken: Sequence[tuple[float, float]] = ()) -> list[tuple[float, float]]:
-    """The local maxima of the distance map ``sub`` where ``within`` holds, deepest first, each
-    at least ``apart`` from those kept before it and from the points ``taken`` (not returned)."""
-    dil = cv2.dilate(sub, np.ones((3, 3), np.uint8))
-    ys, xs = np.nonzero((sub >= dil) & within)
-    kept = list(taken)
-    for i in np.argsort(-sub[ys, xs]):
-        px, py = float(xs[i]), float(ys[i])
-        if all(math.hypot(px - qx, py - qy) >= apart for qx, qy in kept):
-            kept.append((px, py))
-    return kept[len(taken):]
-
-
-def _unexplained_balls(sub: F32, peaks: Sequence[tuple[float, float]], r: float,
-                       most: int) -> int:
-    """How many balls a blob holds beyond its distance-transform ``peaks`` (at most ``most``).
-
-    The blob's area alone counts the halo around each ball (light thrown on the cloth, blur)
-    as more balls, which then sit in the gaps between the real ones and pull their centres.
-    Each peak is a ball and explains the blob's pixels within one radius of it; of two or more
-    peaks, within its own depth, when that is more (a ball with its halo is that big: between
-    two such balls a little apart, their halos' rims were taken for a third ball that pulled
-    both centres: a red read 12 px off as a white rolled up to it. A lone peak keeps one
-    radius: a small thing by a ball, as a mark the ball rolls over, is no halo). Another ball
-    is where a disc of one radius still holds over half a ball of unexplained pixels (a tight
-    cluster whose peaks merged into one summit), found one at a time."""
-    mask = sub > 0
-    hh, ww = mask.shape
-    yy, xx = np.mgrid[0:hh, 0:ww]
-    left = mask.copy()
-    for px, py in peaks:
-        own = max(r, float(sub[round(py), round(px)])) if len(peaks) >= 2 else r
-        left &= (xx - px) ** 2 + (yy - py) ** 2 > own * own
-    k = math.ceil(r)
-    ky, kx = np.mgrid[-k:k + 1, -k:k + 1]
-    disc = ((kx * kx + ky * ky) <= r * r).astype(np.float32)
-    need = 0.5 * math.pi * r * r
-    n = 0
-    while n < most:
-        held = cv2.filter2D(left.astype(np.float32), -1, disc, borderType=cv2.BORDER_CONSTANT)
-        held[~mask] = 0
-        y, x = np.unravel_index(int(np.argmax(held)), held.shape)
-        if float(held[y, x]) < need:
-            break
-        left &= (xx - x) ** 2 + (yy - y) ** 2 > r * r
-        n += 1
-    return n
-
-
-def _median(values: NDArray[np.float32]) -> float:
-    """``float(np.median(values))`` of a non-empty 1-D float32 array without NaNs, to the bit
-    (the mean of the two middle values in float32 for an even count), without its overhead."""
-    k = len(values) // 2
-    if len(values) % 2:
-        return float(np.partition(values, k)[k])
-    p = np.partition(values, (k - 1, k))
-    return float(p[k - 1] + p[k]) / 2
-
-
-def _middle_colour(pixels: NDArray[Any]) -> NDArray[np.float64]:
-    """Per-channel median of (N, 3) pixels (the upper middle for an even count), without the
-    overhead of ``np.median`` on the few pixels of one ball."""
-    k = len(pixels) // 2
-    return np.partition(pixels.T, k, axis=1)[:, k].astype(np.float64)
-
-
-def _cloth_coloured(d: Detection, params: DetectionParams) -> bool:
-    """The detection's core has the cloth's own colour and brightness there (each channel within
-    ``cloth_like_share`` of it): no ball, whatever its shape (a compression artefact against a
-    model learned from one frame, a cloth-coloured sleeve)."""
-    if d.cloth_bgr is None:
-        return False
-    # in plain floats: the same double arithmetic as on arrays, without their overhead
-    return max(abs((b + 1) / (m + 1) - 1)
-               for b, m in zip(d.bgr, d.cloth_bgr, strict=True)) < params.cloth_like_share
-
-
-def _chroma_distance(small: Frame, planes: tuple[F32, F32, F32, F32]) -> tuple[F32, F32, F32]:
-    """Per pixel of ``small``: the chromaticity distance (L1) from the cloth's ``planes`` (see
-    :func:`_chroma_planes`), the brightness sum B + G + R + 3 and its ratio to the cloth's.
-
-    The arithmetic is that of ``(b + 1) / (b + g + r + 3) - mb`` etc. in float32, step by step in
-    the same order (so the same values to the bit), but on contiguous planes and in place: a
-    third fewer passes over memory than on the interleaved image."""
-    mb, mg, mr, inv_sm = planes
-    # split from a contiguous copy: on a view (a box of the work image, a crop of it)
-    # cv2.split takes several times as long as the copy and the split together
-    b, g, r = cv2.split(np.ascontiguousarray(small))
-    bp = np.add(b, _ONE, dtype=np.float32)  # integers: exact
-    gp = np.add(g, _ONE, dtype=np.float32)
-    rp = np.add(r, _ONE, dtype=np.float32)
-    si = bp + gp
-    si += rp
-    inv = np.divide(_ONE, si)
-    # |x - m| in one pass (cv2.absdiff: the same rounded difference, then its magnitude)
-    bp *= inv
-    d = cast(F32, cv2.absdiff(bp, mb, dst=bp))
-    gp *= inv
-    d += cast(F32, cv2.absdiff(gp, mg, dst=gp))
-    rp *= inv
-    d += cast(F32, cv2.absdiff(rp, mr, dst=rp))
-    return d, si, np.multiply(si, inv_sm, out=inv)
-
-
-def _brightening(ratio: F32, margin: float) -> F32:
-    """The foreground of pixels brighter than the cloth, from their brightness ratio to it: half
-    the relative brightening beyond ``margin`` (the cloth's own unevenness and noise:
-    ``brighter_share``, less on a bright cloth). A white ball on a grey cloth differs from it in
-    light only, not in chromaticity."""
-    b = np.subtract(ratio, np.float32(1.0 + margin))
-    np.maximum(b, 0, out=b)
-    b *= np.float32(0.5)
-    return b
-
-
-def _chroma_planes(m: F32) -> tuple[F32, F32, F32, F32]:
-    """A cloth model's chromaticity planes (B, G, R) and its inverse brightness."""
-    b, g, r = cast("Sequence[F32]", cv2.split(np.ascontiguousarray(m, dtype=np.float32)))
-    inv = np.float32(1.0) / (b + g + r)
-    return b * inv, g * inv, r * inv, inv
 
 
 def detect_frame(frame: Frame, calibration: Calibration) -> list[Detection]:

@@ -84,7 +84,7 @@ class DetectionParams:
     # (see BallDetector._strong_cores)
     touching_cores_ball_areas: float = 4.0
     # a round piece of a blob with less than this share of a ring just outside it covered by the
-    # blob is alone: a ball, not a knuckle of a hand or an arm (see detector._ring_share)
+    # blob is alone: a ball, not a knuckle of a hand or an arm (see detector.ring_share)
     alone_share: float = 0.5
     # a strip one ball wide (a streak) spreads its pixels this many radii across its axis at most
     # (a uniform strip two radii wide: 0.58; see BallDetector._a_lone_streak)
@@ -96,7 +96,7 @@ class DetectionParams:
     # ... it is longer than this many diameters ...
     short_streak_length_diameters: float = 1.25
     # ... and it spreads at least this many radii across (those streaks: 0.42-0.47 radii; the cue's
-    # pieces 0.29-0.31): then it is a short streak (see detector._one_ball)
+    # pieces 0.29-0.31): then it is a short streak (see detector.one_ball)
     short_streak_width_radii: float = 0.37
     # a ring of foreground whose outline encloses no more than this many balls' area is one ball
     # with a middle like the cloth (see BallDetector._fill_ball_holes)
