@@ -471,7 +471,7 @@ def test_a_faint_core_with_a_red_balls_colour_and_light_on_a_red_cloth_is_a_ball
     det, found = red_and_white_fitted()
     red, cloth = (49.0, 36.0, 237.0), (37.0, 46.0, 172.0)
     det.colours = ColourModel.fit([red, (235.0, 240.0, 240.0), (20.0, 190.0, 220.0)])
-    det.threshold, det._cloth_level = 0.171, sum(cloth)
+    det.threshold, det.cloth_model.level = 0.171, sum(cloth)
     ball = replace(found[0], bgr=red, cloth_bgr=cloth, streak_mm=0.0)
     assert 1.0 < det._core_contrast(ball.bgr, cloth) < STRONG
     assert [d.colour for d in det.classify([ball])] == ["red"]
@@ -504,8 +504,9 @@ def test_balls_joined_by_a_faint_block_of_junk_are_both_found():
     cal, det, img = detector_and_blocky_frame(((1640.0, 830.0), (1880.0, 990.0)), red_gain=1.7)
     a, b = (1700.0, 900.0), (1700.0 + 1.7 * TABLE.ball_diameter_mm, 900.0 + 30.0)
     pa, pb = draw_ball(img, cal, a, "white"), draw_ball(img, cal, b, "red")
-    f = det._foreground(det.shrink(img))
-    gap = f[det._work_row[round((pa[1] + pb[1]) / 2)], det._work_col[round((pa[0] + pb[0]) / 2)]]
+    f = det.cloth_model.foreground(det.shrink(img))
+    grid = det.grid
+    gap = f[grid.work_row[round((pa[1] + pb[1]) / 2)], grid.work_col[round((pa[0] + pb[0]) / 2)]]
     assert det.threshold < gap < 2.0 * det.threshold  # the block is faint junk, above threshold
     found = det.detect(img, update=False)
     assert len(found) == 2
@@ -519,8 +520,8 @@ def test_a_moving_ball_in_stronger_junk_blocks_is_found():
     # outshines them many times over, and is found by its pixels above four times it.
     cal, det, img = detector_and_blocky_frame(((1560.0, 800.0), (1900.0, 980.0)), red_gain=2.6)
     p = draw_ball(img, cal, (1700.0, 900.0), "yellow")
-    f = det._foreground(det.shrink(img))
-    level = f[det._work_row[round(p[1])], det._work_col[round(p[0] - 40)]] / det.threshold
+    f = det.cloth_model.foreground(det.shrink(img))
+    level = f[det.grid.work_row[round(p[1])], det.grid.work_col[round(p[0] - 40)]] / det.threshold
     assert 2.0 < level < 4.0  # the junk beside the ball
     found = det.detect(img, update=False)
     assert len(found) == 1 and np.hypot(found[0].x_px - p[0], found[0].y_px - p[1]) < 1.5
@@ -539,8 +540,8 @@ def test_two_pale_whites_in_a_row_with_a_yellow_in_junk_are_three_balls(mix):
     truth = [draw_ball(over, cal, xy, "white") for xy in whites]
     img = cv2.addWeighted(over, mix, img, 1 - mix, 0)
     truth.append(draw_ball(img, cal, (1700.0 + 2 * d, 905.0), "yellow"))
-    f = det._foreground(det.shrink(img))
-    level = f[det._work_row[round(truth[0][1])], det._work_col[round(truth[0][0])]]
+    f = det.cloth_model.foreground(det.shrink(img))
+    level = f[det.grid.work_row[round(truth[0][1])], det.grid.work_col[round(truth[0][0])]]
     assert 2.0 < level / det.threshold < 4.0  # a pale white
     found = det.detect(img, update=False)
     assert len(found) == 3
@@ -559,16 +560,16 @@ def test_a_red_ball_a_little_brighter_than_half_a_bright_cloth_is_seen_whole():
     det = BallDetector(calibration())
     det.learn_cloth(cloth())
     det.threshold = 0.09  # that cloth's
-    r = det._d_work / 2
+    r = det.grid.d_work / 2
     yy, xx = np.mgrid[0:41, 0:41].astype(np.float32)
     rho = np.hypot(xx - 20, yy - 20) / r
     disc = rho <= 1
     d = np.where(disc, 1.25, 0.02).astype(np.float32)  # strongly coloured
     ratio = np.where(disc, np.where(rho > 0.75, 0.4, 0.62), 1.0).astype(np.float32)
-    si = ratio * np.float32(det._cloth_level)
-    w = det._weights(d.copy(), si, ratio.copy())
+    si = ratio * np.float32(det.cloth_model.level)
+    w = det.cloth_model.weights(d.copy(), si, ratio.copy())
     assert np.count_nonzero(w[disc] > det.threshold) < 0.6 * disc.sum()
-    det._dark_balls(d, ratio, si, w)
+    det.cloth_model.dark_balls(d, ratio, si, w)
     assert np.all(w[disc] > det.threshold)
 
 
@@ -1018,10 +1019,11 @@ def test_the_model_updates_tell_the_cloth_from_the_balls_by_a_coarse_median():
     det = BallDetector(cal)
     det.learn_cloth(cloth(1))
     small = det.shrink(img)
-    full, coarse = det._cloth_from(small), det._cloth_from(small, coarse=True)
-    inside = det._on_cloth
+    full, coarse = det.cloth_model.cloth_from(small), det.cloth_model.cloth_from(small, coarse=True)
+    inside = det.grid.on_cloth
     assert float(np.abs(coarse - full)[inside].max()) <= 4.0  # (noise sigma 2, a lit gradient)
-    like_full, like_coarse = det._cloth_like(small, full), det._cloth_like(small, coarse)
+    model = det.cloth_model
+    like_full, like_coarse = model.cloth_like(small, full), model.cloth_like(small, coarse)
     assert np.count_nonzero(~like_full & inside) > 4 * 60  # four balls and their surroundings
     assert np.count_nonzero((like_full != like_coarse) & inside) <= 0.01 * np.count_nonzero(
         ~like_full & inside)
@@ -1030,8 +1032,8 @@ def test_the_model_updates_tell_the_cloth_from_the_balls_by_a_coarse_median():
     assert np.array_equal(update.smooth, coarse)
     # handed an update's coarse work, learning makes the full median itself
     fresh, asked = BallDetector(cal), []
-    made = fresh._cloth_from
-    fresh._cloth_from = (  # type: ignore[method-assign]
+    made = fresh.cloth_model.cloth_from
+    fresh.cloth_model.cloth_from = (  # type: ignore[method-assign]
         lambda s, coarse=False: asked.append(coarse) or made(s, coarse))
     fresh.learn_cloth(img, small=small, ahead=update)
     assert asked == [False]
@@ -1047,9 +1049,9 @@ def test_the_foreground_map_stands_through_a_model_update_until_the_picture_chan
     draw_ball(img, cal, (2500.0, 1100.0), "red")
     det = BallDetector(cal)
     det.learn_cloth(img)
-    whole, made = [], det._whole_foreground
-    det._whole_foreground = (  # type: ignore[method-assign]
-        lambda small: whole.append(1) or made(small))
+    whole, made = [], det.foreground_map._whole
+    det.foreground_map._whole = (  # type: ignore[method-assign]
+        lambda small, cloth: whole.append(1) or made(small, cloth))
     found = [[(d.x_mm, d.y_mm) for d in det.detect(img)] for _ in range(2 * det.cloth_update_every)]
     assert len(whole) == 1  # the first frame's map only
     assert all(f == found[0] for f in found) and len(found[0]) == 2

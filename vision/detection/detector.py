@@ -44,10 +44,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration import Calibration
-from rules.table import Pocket
-from video.frames import AnyFrame, Frame, PlanarFrame, bgr_patch
+from video.frames import AnyFrame, Frame, bgr_patch
 from vision.detection.ballfit import count_dots, fit_ball
-from vision.detection.chroma import brightening, chroma_distance, chroma_planes, median
+from vision.detection.cloth import ClothModel, ClothWork
 from vision.detection.colour import (
     KMEANS_SEED,
     ColourModel,
@@ -57,7 +56,8 @@ from vision.detection.colour import (
     kmeans,
     middle_colour,
 )
-from vision.detection.geometry import PixelToTable, odd, tile_maxima
+from vision.detection.foreground import ForegroundMap
+from vision.detection.geometry import WorkGrid, tile_maxima
 from vision.detection.params import DEFAULT_DETECTION, DetectionParams
 from vision.detection.shapes import (
     as_deep_as_its_balls,
@@ -70,7 +70,7 @@ from vision.detection.shapes import (
     unexplained_balls,
     variances,
 )
-from vision.detection.types import F32, F64, ONE, Blob, Detection, Planes, VisionError
+from vision.detection.types import F32, Blob, Detection, VisionError
 
 __all__ = ["BallDetector", "ClothWork", "ColourModel", "Detection", "VisionError", "detect_frame"]
 
@@ -81,22 +81,6 @@ class Made:
     detection: Detection
     blob: Blob
     small: Frame
-
-
-@dataclass(frozen=True)
-class ClothWork:
-    """A frame's share of the cloth model's making, done ahead of time, perhaps by a reader
-    thread (see :meth:`BallDetector.prepare`): the frame's wide median (``_cloth_from``) and,
-    once the cloth was learned, the pixels that are cloth against it (``_cloth_like``), made
-    with the ``learned`` ball threshold and cloth brightness (used only while they are the
-    detector's)."""
-
-    smooth: F32
-    cloth_like: NDArray[np.bool_] | None = None
-    learned: tuple[float, float] | None = None
-    coarse: bool = False  # the smooth is the update's coarse one (see BallDetector._cloth_from)
-
-
 
 
 class BallDetector:
@@ -118,103 +102,22 @@ class BallDetector:
             raise VisionError(f"expected work_diameter_px in [4, 64], got {work_diameter_px}")
         self.params = params
         self.calibration = calibration
-        self.table = calibration.table
         self.colours: ColourModel | None = None
         self.cloth_update_every = cloth_update_every
         self.cloth_update_rate = cloth_update_rate
         self._frames_seen = 0
-        self._noise_of_next: Frame | None = None  # (see learn_cloth)
-        # the ball threshold and the cloth's brightness once learned (see ClothWork)
-        self._learned: tuple[float, float] | None = None
-        w, h = calibration.image_size
-        t = self.table
-        self.r_mm = t.ball_radius_mm
-        margin = t.ball_diameter_mm
-        # the playing field and a margin, as a bounding rectangle in the image
-        n = 40
-        xs = np.linspace(-margin, t.length_mm + margin, n)
-        ys = np.linspace(-margin, t.width_mm + margin, n)
-        edge = np.concatenate([
-            np.stack([xs, np.full(n, -margin)], 1),
-            np.stack([xs, np.full(n, t.width_mm + margin)], 1),
-            np.stack([np.full(n, -margin), ys], 1),
-            np.stack([np.full(n, t.length_mm + margin), ys], 1)])
-        px = calibration.table_to_image(edge)
-        x0 = int(max(0, math.floor(px[:, 0].min())))
-        y0 = int(max(0, math.floor(px[:, 1].min())))
-        x1 = int(min(w, math.ceil(px[:, 0].max()) + 1))
-        y1 = int(min(h, math.ceil(px[:, 1].max()) + 1))
-        if x1 - x0 < 16 or y1 - y0 < 16:
-            raise VisionError(f"expected the table inside the {w}x{h} image, the calibration puts "
-                              f"it at x {x0}..{x1}, y {y0}..{y1}")
-        self.roi = (x0, y0, x1, y1)
-        self.diameter_px = 2 * self.r_mm / calibration.mm_per_px()
-        # an integer shrink factor (fast and exact pixel averaging)
-        k = max(1, round(self.diameter_px / work_diameter_px))
-        x1 = min(w, x0 + (x1 - x0) // k * k + (k if (x1 - x0) % k else 0))
-        y1 = min(h, y0 + (y1 - y0) // k * k + (k if (y1 - y0) % k else 0))
-        x1, y1 = x0 + (x1 - x0) // k * k, y0 + (y1 - y0) // k * k
-        self.roi = (x0, y0, x1, y1)
-        self.scale = 1.0 / k
-        self.work_size = ((x1 - x0) // k, (y1 - y0) // k)
-        ww, wh = self.work_size
-        self._sx = (x1 - x0) / ww  # full pixels per work pixel
-        self._sy = (y1 - y0) / wh
-        self._to_table = PixelToTable(calibration, self.roi)
-        # the work pixel (row, column) of every full-resolution row and column
-        self._work_row = np.clip(np.round((np.arange(h) - y0 + 0.5) / self._sy - 0.5).astype(
-            np.intp), 0, wh - 1)
-        self._work_col = np.clip(np.round((np.arange(w) - x0 + 0.5) / self._sx - 0.5).astype(
-            np.intp), 0, ww - 1)
-        # table coordinates and ball radius of every work pixel
-        mm = self._to_table.grid(x0 + (np.arange(ww) + 0.5) * self._sx - 0.5,
-                                 y0 + (np.arange(wh) + 0.5) * self._sy - 0.5)
-        tx, ty = np.ascontiguousarray(mm[..., 0]), np.ascontiguousarray(mm[..., 1])
-        m = 0.25 * self.r_mm
-        self.field = ((tx > -m) & (tx < t.length_mm + m) & (ty > -m) & (ty < t.width_mm + m))
-        self._field_u8 = self.field.astype(np.uint8)
+        grid = self.grid = WorkGrid(calibration, work_diameter_px)
+        # (the grid's, under the names they always had)
+        self.table, self.r_mm, self.roi = grid.table, grid.r_mm, grid.roi
+        self.diameter_px, self.scale, self.work_size = grid.diameter_px, grid.scale, grid.work_size
+        self.field, self.radius_work = grid.field, grid.radius_work
+        self.cloth_model = ClothModel(params, grid)
+        self.foreground_map = ForegroundMap(params, grid)
+        ww, wh = grid.work_size
         self._last_small: Frame | None = None
         self.picture_change = math.inf
-        # where a ball centre can be: on the cloth (>= 0.75 radius inside the noses, allowing for
-        # error) or in a pocket's mouth (within 1.5 diameters of the pocket's point)
-        inside = 0.75 * self.r_mm
-        self._on_cloth = ((tx > inside) & (tx < t.length_mm - inside) & (ty > inside)
-                          & (ty < t.width_mm - inside))
-        mouth = np.zeros_like(self._on_cloth)
-        reach2 = (1.5 * t.ball_diameter_mm) ** 2
-        for pocket in Pocket:
-            px_, py_ = t.pocket_xy(pocket)
-            mouth |= (tx - px_) ** 2 + (ty - py_) ** 2 < reach2
-        self._centre_ok = self._on_cloth | mouth
-        self.radius_work = self._radius_map(ww, wh).astype(np.float32)
-        d_work = 2 * float(np.median(self.radius_work))
-        self._d_work = d_work
-        self._open_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE,
-                                                      (odd(0.4 * d_work),) * 2)
-        self._close_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
-        self._median_k = odd(2.5 * d_work, 5)
-        # the same reach on a coarse grid: for the model's updates (see _cloth_from)
-        self._coarse_step = max(1, round(self.params.coarse_step_diameters * d_work))
-        self._coarse_median_k = odd(2.5 * d_work / self._coarse_step, 3)
-        # how far from a pixel of the raw mask the closing and then the opening can reach
-        self._morph_reach = (self._close_kernel.shape[0] // 2 * 2
-                             + self._open_kernel.shape[0] // 2 * 2 + 1)
-        self.cloth: F32 | None = None
-        self.threshold = 0.0
-        self._mm_per_px = calibration.mm_per_px()
         # the answers the last frame kept or made (see _refine)
         self._cache: list[Made] = []
-        # the cloth model's chromaticity planes and inverse brightness, and the same stacked in
-        # one (H, W, 4) array (one gather per ball), kept until the model changes
-        self._model_cache: tuple[F32, tuple[F32, F32, F32, F32], F32] | None = None
-        self._white_memo: tuple[F32, float] | None = None  # (see _white_contrast)
-        # the cloth's usual brightness (the sum of B, G, R), set with the cloth model
-        self._cloth_level = 0.0
-        # the cloth is neutral: brightening counts as foreground (see neutral_cloth_chroma) ...
-        self._by_light = False
-        # ... beyond this relative margin (see brighter_share, headroom_share), set with the
-        # model
-        self._brighter = self.params.brighter_share
         self._labels = np.zeros((wh, ww), np.uint16)
         # the mask's parts (label -> work-pixel box x0, y0, x1, y1) and the candidates of the
         # last frame, kept where the picture did not change (see _blobs_where_changed)
@@ -222,72 +125,39 @@ class BallDetector:
         self._blob_list: list[Blob] = []
         self._next_label = 1
         self._raw = np.zeros((wh, ww), np.uint8)
-        # the foreground map kept between frames (see _foreground_now): tiles of about 3 ball
-        # diameters, the frame it was computed from, and the cloth model it was computed with
-        tile = self._tile = max(8, round(3 * d_work))
-        # per-pixel changes, padded to whole tiles (three channel bytes per pixel)
-        self._tile_pad = np.zeros((-(-wh // tile) * tile, -(-ww // tile) * tile * 3), np.uint8)
+        tile = grid.tile
         # the levels of the map the candidates were last found in (see _levels_of), and where
         # they changed since, padded to whole tiles
         self._levels: Frame | None = None
         self._levels_pad = np.zeros((-(-wh // tile) * tile, -(-ww // tile) * tile), np.uint8)
-        self._f: F32 | None = None
-        self._f_src: Frame | None = None
-        self._f_model: F32 | None = None
-        # the boxes of the map made again in this frame (None: all of it; see _foreground_now)
-        self._boxes: list[tuple[slice, slice]] | None = None
-        # the per-pixel part of the whole map (see _whole_foreground): the model, cloth level and
-        # neutral-cloth flag it was made with, the work image it was made of, and its maps
-        self._per_pixel: tuple[F32, float, bool, NDArray[np.uint32], F32, F32, F32, F32] | None = (
-            None)
         self._last: list[Detection] | None = None
-        self._change_level: float | None = None
         # colour classes of the last classified detections (a ball at rest is the same
         # Detection object frame after frame: classified once)
         self._colour_memo: dict[int, tuple[Detection, Detection]] = {}
         self._colour_memo_model: ColourModel | None = None
 
-    # --- geometry ------------------------------------------------------------------------------
-    def _radius_map(self, ww: int, wh: int) -> F32:
-        """A ball's radius in work pixels at every work pixel (coarse grid, interpolated)."""
-        gx, gy = 24, 14
-        x0, y0, x1, y1 = self.roi
-        u, v = np.meshgrid(np.linspace(x0, x1 - 1, gx), np.linspace(y0, y1 - 1, gy))
-        p = np.stack([u.ravel(), v.ravel()], 1)
-        r = self.radius_px_at(p) * self.scale
-        grid = r.reshape(gy, gx).astype(np.float32)
-        return np.asarray(cv2.resize(grid, (ww, wh), interpolation=cv2.INTER_LINEAR), np.float32)
+    @property
+    def cloth(self) -> F32 | None:
+        """The cloth model's picture of the empty cloth (None until learned)."""
+        return self.cloth_model.image
+
+    @property
+    def threshold(self) -> float:
+        """The ball threshold (see :class:`ClothModel`)."""
+        return self.cloth_model.threshold
+
+    @threshold.setter
+    def threshold(self, value: float) -> None:
+        self.cloth_model.threshold = value
 
     def radius_px_at(self, points_px: NDArray[Any]) -> NDArray[np.float64]:
         """A 68 mm ball's radius in full-resolution pixels at image points (N, 2)."""
-        cal = self.calibration
-        mm = cal.image_to_table(points_px)
-        r = self.r_mm
-        out = np.zeros(len(mm))
-        for d in ((r, 0.0), (0.0, r), (-r, 0.0), (0.0, -r)):
-            q = cal.table_to_image(mm + np.array(d))
-            out += np.hypot(*(q - np.asarray(points_px, dtype=np.float64)).T)
-        return out / 4
+        return self.grid.radius_px_at(points_px)
 
     def shrink(self, frame: AnyFrame) -> Frame:
         """The table's region of ``frame`` at the working resolution (what :meth:`detect`
         searches; a reader thread may make it ahead of time)."""
-        x0, y0, x1, y1 = self.roi
-        w, h = self.calibration.image_size
-        if len(frame.shape) != 3 or frame.shape[2] != 3 or (frame.shape[1], frame.shape[0]) != (
-                w, h):
-            raise VisionError(f"expected a {w}x{h} BGR frame (the calibration's image size), got "
-                              f"shape {list(frame.shape)}")
-        # a factor of 2 with linear interpolation averages exactly 2x2 pixels (and is fast)
-        halving = round(1 / self.scale) == 2
-        if isinstance(frame, PlanarFrame):
-            if halving:  # converted and halved in one pass, the same pixels as below
-                return frame.halved(x0, y0, self.work_size)
-            region = frame.bgr(y0, y1, x0, x1)
-        else:
-            region = frame[y0:y1, x0:x1]
-        mode = cv2.INTER_LINEAR if halving else cv2.INTER_AREA
-        return np.asarray(cv2.resize(region, self.work_size, interpolation=mode), np.uint8)
+        return self.grid.shrink(frame)
 
     def prepare(self, frame: AnyFrame, index: int) -> tuple[Frame, ClothWork | None]:
         """What :meth:`detect` needs of ``frame`` (the video's ``index``-th, from 0) that a
@@ -300,15 +170,8 @@ class BallDetector:
         n, every = index + 1, self.cloth_update_every
         if not (n == 1 or (every and n % every == 0)):
             return small, None
-        coarse = n > 1  # (an update's: whichever thread makes it, and when)
-        smooth = self._cloth_from(small, coarse=coarse)
-        learned = self._learned  # None until the cloth is learned (or while it is learned anew)
-        if learned is None:
-            return small, ClothWork(smooth, coarse=coarse)
-        like = self._cloth_like(small, smooth)
-        # (the threshold and brightness it was made with were still the learned ones throughout)
-        return small, (ClothWork(smooth, like, learned, coarse) if self._learned is learned
-                       else ClothWork(smooth, coarse=coarse))
+        # (an update's coarse median: whichever thread makes it, and when)
+        return small, self.cloth_model.work_ahead(small, coarse=n > 1)
 
     # --- cloth model ---------------------------------------------------------------------------
     def learn_cloth(self, frame: AnyFrame, *, small: Frame | None = None,
@@ -322,322 +185,24 @@ class BallDetector:
         The model is the frame itself (so thin static things stay in it: the shadow under the
         cushion noses, spots, drawn lines), except around the ball-like blobs found against a
         median 2.5 ball diameters wide, which are painted over with the cloth around them
-        (:meth:`_fill_from_cloth`). Around a point of ``balls_at`` where anything at all differs
+        (see :class:`ClothModel`). Around a point of ``balls_at`` where anything at all differs
         from that median (a white ball on a grey cloth differs in light only, and its weighted
         blob may be too weak: learned as cloth, it would be unseen for the whole video), too.
         """
-        self._learned = None  # (a reader thread's cloth work made meanwhile is not used)
+        self.cloth_model.learned = None  # (a reader thread's cloth work made meanwhile is not used)
         if small is None:
             small, ahead = self.shrink(frame), None
-        smooth = (self._cloth_from(small) if ahead is None or ahead.coarse
-                  else ahead.smooth)
-        self.cloth = smooth
-        # the cloth's usual brightness (the sum of B, G, R): below a tenth of it, no colour
-        # (B + G + R of whole numbers: the same in any order, and faster on the planes)
-        b, g, r = cv2.split(smooth)
-        level = b + g
-        level += r
-        self._cloth_level = float(np.median(level[self.field]))
-        self._by_light = self._white_contrast() < self.params.neutral_cloth_chroma
-        # the margin where the cloth is at its brightest (a tenth of the field is brighter);
-        # pure white is 3 x 256 (the model counts from 1)
-        bright = float(np.quantile(level[self.field], 0.9))
-        p = self.params
-        self._brighter = min(p.brighter_share, p.headroom_share * (3 * 256.0 / bright - 1.0))
-        f = self._foreground(small)
-        self.threshold = self._noise_threshold(f)
-        model = small.astype(np.float32) + np.float32(1.0)
-        paint = np.zeros(small.shape[:2], np.uint8)
-        for blob in self._blobs(f):
-            if not self._on_cloth[int(blob.y), int(blob.x)]:
-                continue  # no ball rests there: a piece of the shadow under the cushion noses
-            self._paint_around(paint, blob.x, blob.y)
-        if len(balls_at):
-            self._paint_expected_balls(paint, small, balls_at)
-        fill = self._fill_from_cloth(model, (paint == 0) & self._on_cloth & (f <= self.threshold),
-                                     smooth)
-        self.cloth = np.asarray(cv2.copyTo(fill, paint, model), np.float32)  # fill where painted
-        self.threshold = self._noise_threshold(self._foreground(small))
-        self._learned = (self.threshold, self._cloth_level)
-        self._noise_of_next = small  # the next frame's noise floors the threshold (see detect)
-
-    def _paint_expected_balls(self, paint: Frame, small: Frame,
-                              balls_at: Sequence[tuple[float, float]]) -> None:
-        """Mark in ``paint`` (work pixels) the surroundings of each expected ball (table mm)
-        where the unweighted foreground against the current (smooth) model has a pixel above
-        the threshold within a radius and a half of the point (its brightening counted)."""
-        x0, y0, _, _ = self.roi
-        px = self.calibration.table_to_image(np.asarray(balls_at, np.float64).reshape(-1, 2))
-        fu = self._foreground(small, weighted=False)
-        hh, ww = fu.shape
-        for u, v in px:
-            wx, wy = (u + 0.5 - x0) / self._sx - 0.5, (v + 0.5 - y0) / self._sy - 0.5
-            if not (0 <= wx < ww and 0 <= wy < hh):
-                continue
-            r = float(self.radius_work[int(wy), int(wx)])
-            reach = 1.5 * r
-            bx0, by0 = max(0, int(wx - reach)), max(0, int(wy - reach))
-            bx1, by1 = min(ww, int(wx + reach) + 2), min(hh, int(wy + reach) + 2)
-            yy, xx = np.mgrid[by0:by1, bx0:bx1]
-            near = (xx - wx) ** 2 + (yy - wy) ** 2 <= reach * reach
-            if np.any(fu[by0:by1, bx0:bx1][near] > self.threshold):
-                self._paint_around(paint, wx, wy)
-
-    def _paint_around(self, paint: Frame, x: float, y: float) -> None:
-        """Mark in ``paint`` a ball at work pixel (x, y) and the cloth it lights or shades
-        around it (2.2 radii), to be filled with the cloth around that."""
-        r = float(self.radius_work[int(y), int(x)])
-        cv2.circle(paint, (round(x), round(y)), max(2, round(2.2 * r)), 1, -1)
-
-    def _fill_from_cloth(self, model: F32, known: NDArray[np.bool_], fallback: F32) -> F32:
-        """The cloth's colour at every pixel as a Gaussian-weighted mean (one ball diameter) of
-        the ``known`` pixels around it only: balls, the cushions beyond the noses and the wood
-        never leak into it (a median over a window mixes them in near a cushion or another
-        ball). Where hardly any known pixel is near, ``fallback``."""
-        w = known.astype(np.float32)
-        sigma = self._d_work
-        den = cv2.GaussianBlur(w, (0, 0), sigma)
-        num = cv2.GaussianBlur(model * w[..., None], (0, 0), sigma)
-        ok = den > np.float32(0.02)  # at least 2 % of the Gaussian's weight is known cloth
-        mean = np.divide(num, np.maximum(den, np.float32(1e-6))[..., None], out=num)
-        return np.asarray(cv2.copyTo(fallback.astype(np.float32, copy=False),
-                                     np.logical_not(ok).view(np.uint8), mean), np.float32)
-
-    def _noise_threshold(self, f: F32) -> float:
-        """8 sigma of the cloth's noise, and never below a quarter of a white ball's contrast on
-        this cloth (the chromaticity distance from grey to the cloth)."""
-        vals = f[self.field]
-        med = float(np.median(vals))
-        mad = float(np.median(np.abs(vals - med))) * 1.4826
-        return max(med + 8 * mad, 0.25 * self._white_contrast())
-
-    def _floor_threshold_at_noise(self, small: Frame) -> None:
-        """On a neutral cloth, raise the threshold to twice the noise of the first frame
-        after the one the cloth was learned from: its foreground over the field at the 99th
-        percentile (the balls are a few tenths of a percent of it). The model is the learning
-        frame itself, so that frame's noise is no measure of the next one's: on a pale grey
-        cloth a quarter of a white ball's chromaticity contrast is a fifth of the compression's
-        blocks, which then join a moving ball's blob into one too wide to be a ball (so a
-        rolling yellow was lost). Not on a coloured cloth: there the balls show by
-        colour, and on the club footage the floor lost 49 of 57 hand-checked balls."""
-        if not self._by_light:
-            return  # (on a coloured cloth the balls show by colour, well above the noise there)
-        fg = self._foreground(small)[self.field]
-        floor = 2.0 * float(np.quantile(fg, 0.99)) if fg.size else 0.0
-        # never above a quarter of the palest white's contrast (a player over the table in
-        # that frame is more than the noise)
-        p = self.params
-        floor = min(floor, 0.25 * float(brightening(np.array([p.palest_white_ratio], np.float32),
-                                                     p.brighter_share)[0]))
-        if floor <= self.threshold:
-            return
-        self.threshold = floor
-        self._learned = (self.threshold, self._cloth_level)
-        # everything made with the old threshold is made again
-        self._f, self._levels, self._change_level = None, None, None
-
-    def _white_contrast(self) -> float:
-        """A white ball's contrast on this cloth: the chromaticity distance from grey to the
-        cloth model (the median over the field)."""
-        model = self._model_cache_now()[0]
-        if self._white_memo is not None and self._white_memo[0] is model:
-            return self._white_memo[1]  # (learn_cloth asks twice of the same model)
-        mb, mg, mr, _ = self._model_planes()
-        third = np.float32(1 / 3)
-        grey = np.abs(third - mb) + np.abs(third - mg) + np.abs(third - mr)
-        self._white_memo = (model, float(np.median(grey[self.field])))
-        return self._white_memo[1]
-
-    def _cloth_like(self, small: Frame, smooth: F32) -> NDArray[np.bool_]:
-        """Pixels that are not part of a foreground blob against a smooth cloth model."""
-        blob = (self._foreground(small, chroma_planes(smooth)) > self.threshold).astype(np.uint8)
-        grown = cv2.dilate(blob, cv2.getStructuringElement(
-            cv2.MORPH_ELLIPSE, (odd(0.6 * self._d_work),) * 2))
-        return np.asarray(grown == 0)
-
-    def _cloth_from(self, small: Frame, coarse: bool = False) -> F32:
-        """The cloth as a median 2.5 ball diameters wide (plus one: the model counts from 1).
-        ``coarse``: the median on a grid ``coarse_step_diameters`` ball diameters apart, the
-        same reach, spread back to every pixel: for the model's updates, which need it only to
-        tell what stands out from the cloth around it (:meth:`_cloth_like`), at about a tenth of the
-        cost (the full median was half of an update's cost, 7-12 ms a time, a quarter of a ms
-        a frame). Learning, once, uses the full one: there it is the model where balls were."""
-        if not coarse:
-            med = cv2.medianBlur(small, self._median_k)
-        else:
-            hh, ww = small.shape[:2]
-            step = self._coarse_step
-            med = cv2.resize(cv2.medianBlur(np.ascontiguousarray(small[::step, ::step]),
-                                            self._coarse_median_k),
-                             (ww, hh), interpolation=cv2.INTER_LINEAR)
-        return np.add(med, ONE, dtype=np.float32)  # integers: exact
-
-    def _model_planes(self) -> tuple[F32, F32, F32, F32]:
-        """The cloth model's chromaticity planes and inverse brightness, kept until the model
-        changes."""
-        return self._model_cache_now()[1]
-
-    def _model_cache_now(self) -> tuple[F32, tuple[F32, F32, F32, F32], F32]:
-        m = self.cloth
-        assert m is not None
-        if self._model_cache is None or self._model_cache[0] is not m:
-            planes = chroma_planes(m)
-            self._model_cache = (m, planes, np.asarray(cv2.merge(planes), np.float32))
-        return self._model_cache
-
-    def _foreground(self, small: Frame, planes: tuple[F32, F32, F32, F32] | None = None,
-                    weighted: bool = True) -> F32:
-        """How unlike the cloth each pixel is: chromaticity distance (L1), weighted down for
-        pixels much darker than the cloth (shadows, holes). Unweighted (for the edge of a ball
-        whose shaded side is dark), plus half the relative brightening instead. ``planes``: the
-        cloth's (see :func:`chroma_planes`), the model's by default."""
-        d, si, ratio = chroma_distance(small, self._model_planes() if planes is None else planes)
-        if not weighted:
-            t = np.subtract(ratio, ONE)
-            np.maximum(t, 0, out=t)
-            t *= np.float32(0.5)
-            d += t
-            return d
-        w = self._weights(d, si, ratio)
-        self._dark_balls(d, ratio, si, w)  # (si now holds lit)
-        return w
-
-    def _weights(self, d: F32, si: F32, ratio: F32) -> F32:
-        """The weighted foreground of pixels from their chroma distance, brightness sum and its
-        ratio to the cloth's (see :func:`chroma_distance`) against the cloth's brightness, per
-        pixel (:meth:`_dark_balls` then mends it by the dark balls); ``si`` becomes the pixels'
-        lit weight."""
-        # Nearly black pixels (a fifth of the cloth's usual brightness and below: the holes,
-        # even where the model is the hole itself) have no reliable chromaticity.
-        lit = np.multiply(si, np.float32(10.0 / self._cloth_level), out=si)
-        lit -= ONE
-        np.clip(lit, 0, 1, out=lit)
-        # every pixel against the cloth's brightness (a dark ball's own reference only changes
-        # the pixels it reaches: made again by _dark_balls in the box around them)
-        w = np.multiply(ratio, np.float32(2.0))
-        w -= ONE
-        np.clip(w, 0, 1, out=w)
-        w *= d
-        w *= lit
-        if self._by_light:
-            w += brightening(ratio, self._brighter)
-        return w
-
-    def _dark_balls(self, d: F32, ratio: F32, lit: F32, w: F32) -> None:
-        """Mend ``w`` (from :meth:`_weights`) by the dark balls in the map: ``d``, ``ratio`` and
-        ``lit`` the map's (whole or a box)."""
-        # Zero weight at half the reference brightness and below: shadows, holes, dark wood.
-        # The reference is the cloth's, except by a dark ball: a strongly coloured thing (an
-        # opened blob of pixels far from the cloth's chromaticity, no bigger than a ball: no
-        # sleeve, forearm or cue butt) that does not show whole against the cloth (fewer of its
-        # pixels above the threshold than whole_share of a disc), such as a red ball on a pale
-        # cloth, or a red on green whose shaded rim weighs as a shadow. On it and a quarter of a
-        # ball around, the reference is its own brightness (its pixels' median, so that a highlight
-        # does not count): such a ball is not darker than itself. A ball that shows whole keeps
-        # the cloth's reference.
-        strong = np.greater(d, self.params.coloured_chroma).view(np.uint8)
-        # components only in the box around the strong pixels (a few balls: most of the map is
-        # empty, and the labelling's cost is per pixel); none without any strong pixel
-        bx, by, bw, bh = cv2.boundingRect(strong)  # a uint8 image: its nonzero pixels' box
-        if bw:
-            # the morphology only in that box and twice the kernel's size around it: the
-            # closing and the opening leave nothing further out, and inside the box they see
-            # all they would see on the whole map (the same pixels)
-            m = 2 * self._open_kernel.shape[0]
-            x0, y0 = max(0, bx - m), max(0, by - m)
-            strong = strong[y0:by + bh + m, x0:bx + bw + m]
-            # (closed first: a highlight is no hole)
-            strong = cast(Frame, cv2.morphologyEx(cv2.morphologyEx(
-                strong, cv2.MORPH_CLOSE, self._open_kernel), cv2.MORPH_OPEN, self._open_kernel))
-            bx, by, bw, bh = cv2.boundingRect(strong)  # (in the box: moved to the map below)
-        n: int = 1
-        lab: NDArray[np.uint16] | None = None
-        stats: NDArray[np.int32] | None = None
-        if bw:
-            n, lab, stats, _ = cast(  # (16-bit labels, the stubs say any number type)
-                "tuple[int, NDArray[np.uint16], NDArray[np.int32], F64]",
-                cv2.connectedComponentsWithStats(strong[by:by + bh, bx:bx + bw],
-                                                 connectivity=8, ltype=cv2.CV_16U))
-            bx, by = bx + x0, by + y0
-        big = 2.0 * self._d_work
-        full = math.pi * (0.5 * self._d_work) ** 2
-        whole = self.params.whole_share * full
-        dark: list[tuple[int, int, int, int, NDArray[np.bool_], float]] = []
-        for i in range(1, n):  # few: the strongly coloured blobs
-            assert lab is not None and stats is not None  # (made above: n > 1)
-            x, y, pw, ph = (int(v) for v in stats[i, :4])
-            lab_part = lab[y:y + ph, x:x + pw]
-            x, y = x + bx, y + by
-            if pw > big or ph > big:
-                continue
-            part = lab_part == i
-            if np.count_nonzero(w[y:y + ph, x:x + pw][part] > self.threshold) >= whole:
-                continue  # it shows anyway
-            mine = ratio[y:y + ph, x:x + pw][part]
-            dark.append((x, y, pw, ph, part, median(mine)))
-        if not dark:
-            return
-        # The dark balls' own brightness (the reference), spread by k, in the box around them
-        # and the reach of that: the same as on the whole map (the reference is the cloth's, 1,
-        # elsewhere, and there the weight below is the one above to the bit).
-        k = odd(0.5 * self._d_work)
-        hh, ww = ratio.shape
-        ox0 = max(0, min(q[0] for q in dark) - k // 2)
-        oy0 = max(0, min(q[1] for q in dark) - k // 2)
-        ox1 = min(ww, max(q[0] + q[2] for q in dark) + k // 2)
-        oy1 = min(hh, max(q[1] + q[3] for q in dark) + k // 2)
-        own = np.zeros((oy1 - oy0, ox1 - ox0), np.float32)
-        for x, y, bw, bh, part, level in dark:
-            own[y - oy0:y - oy0 + bh, x - ox0:x - ox0 + bw][part] = level
-        own_all = cv2.dilate(own, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
-        # Made again only where the reference is a dark ball's own (its box and the reach of
-        # the spreading): elsewhere in the box around them it is the cloth's, and the weight
-        # below is then the one above to the bit (a box made twice, where two overlap, gets
-        # the same values twice).
-        for x, y, bw, bh, _, _ in dark:
-            sx0, sy0 = max(ox0, x - k // 2), max(oy0, y - k // 2)
-            sx1, sy1 = min(ox1, x + bw + k // 2), min(oy1, y + bh + k // 2)
-            box = (slice(sy0, sy1), slice(sx0, sx1))
-            own = own_all[sy0 - oy0:sy1 - oy0, sx0 - ox0:sx1 - ox0]
-            r_box, d_box = ratio[box], d[box]
-            ref = np.where(own > 0, np.minimum(np.float32(1.0), own), np.float32(1.0))
-            weight = np.clip(np.float32(2.0) * r_box / np.maximum(ref, np.float32(0.2)) - 1,
-                             0, 1)
-            # ... for pixels strongly coloured themselves (none at coloured_chroma, full at 1.5
-            # times it): a shadow beside a red ball keeps the cloth's reference.
-            weight *= np.clip(d_box * np.float32(2.0 / self.params.coloured_chroma) - 2, 0, 1)
-            weight = np.maximum(np.clip(np.float32(2.0) * r_box - 1, 0, 1), weight)
-            w[box] = d_box * weight * lit[box]
-            if self._by_light:
-                w[box] += brightening(r_box, self._brighter)
+        self.cloth_model.learn(small, ahead, balls_at, self._blobs)
 
     def _update_cloth(self, small: Frame, ball_mask: NDArray[np.uint8],
                       ahead: ClothWork | None = None) -> None:
-        """Blend a fresh cloth estimate into the model where no ball (or hand) is. ``ahead``:
-        the frame's cloth work when already made (see :meth:`prepare`)."""
-        assert self.cloth is not None
-        if ahead is None:
-            like = self._cloth_like(small, self._cloth_from(small, coarse=True))
-        elif ahead.cloth_like is None or ahead.learned != (self.threshold, self._cloth_level):
-            like = self._cloth_like(small, ahead.smooth)
-        else:
-            like = ahead.cloth_like
-        keep = like & (cv2.dilate(ball_mask, self._open_kernel) == 0)
-        a = np.float32(self.cloth_update_rate)
-        # cloth * (1 - a) + (small + 1) * a, step by step in place (the same float32 values),
-        # then the old model copied back where not to keep
-        blended = np.multiply(self.cloth, 1 - a)
-        fresh = np.add(small, ONE, dtype=np.float32)  # integers: exact
-        fresh *= a
-        blended += fresh
-        before = self.cloth
-        self.cloth = np.asarray(cv2.copyTo(self.cloth, np.logical_not(keep).view(np.uint8),
-                                           blended), np.float32)
-        if self._f_model is before:
-            # The map stands for the new model until the picture changes (see _foreground_now):
-            # the model moved only at cloth pixels (below the threshold, away from everything
-            # found), toward this picture, by a quarter of a difference within the noise
-            self._f_model = self.cloth
+        """Blend a fresh cloth estimate into the model where no ball (or hand) is (see
+        :meth:`ClothModel.update`); the foreground map stands for the new model."""
+        before = self.cloth_model.image
+        assert before is not None
+        self.cloth_model.update(small, ball_mask, ahead, self.cloth_update_rate)
+        assert self.cloth_model.image is not None
+        self.foreground_map.model_moved(before, self.cloth_model.image)
 
     # --- detection -----------------------------------------------------------------------------
     def detect(self, frame: AnyFrame, *, update: bool = True, small: Frame | None = None,
@@ -651,11 +216,10 @@ class BallDetector:
             self.learn_cloth(frame, small=small, ahead=ahead)
         self._frames_seen += 1
         self._note_change(small)
-        learned_from = self._noise_of_next
-        if learned_from is not None and small is not learned_from and not np.array_equal(
-                small, learned_from):
-            self._noise_of_next = None
-            self._floor_threshold_at_noise(small)
+        if self.cloth_model.floor_at_noise_of(small):
+            # everything made with the old threshold is made again
+            self.foreground_map.forget()
+            self._levels = None
         f, tiles = self._foreground_now(small)
         if tiles is not None and not tiles.any() and self._last is not None:
             blobs = None  # nothing changed: the last frame's balls
@@ -671,10 +235,10 @@ class BallDetector:
             # changed. The picture changes almost everywhere from frame to frame (compression
             # noise), the levels seldom: mostly where a ball moves.
             before = self._levels
-            if tiles is not None and before is not None and self._boxes is not None:
+            if tiles is not None and before is not None and self.foreground_map.boxes is not None:
                 # the map was made again in those boxes only: so were its levels
                 levels = before.copy()
-                for box in self._boxes:
+                for box in self.foreground_map.boxes:
                     levels[box] = self._levels_of(f[box], box)
             else:
                 levels = self._levels_of(f)
@@ -703,113 +267,8 @@ class BallDetector:
 
     def _foreground_now(self, small: Frame) -> tuple[F32, NDArray[np.bool_] | None]:
         """The foreground map of this frame and the tiles where the picture changed since the
-        last one (None: the whole map was made afresh).
-
-        The map is recomputed only in the tiles where some pixel moved by more than
-        ``_change_level`` from the value the map was last computed from (the foreground is
-        per pixel, but for a dark ball's reference brightness, which looks a ball around: a
-        group of changed tiles is recomputed as one box, so only a dark ball cut by the box's
-        edge can differ from a whole-table computation): most of the table is still cloth,
-        frame after frame. A kept pixel differs from this frame's by no more than the noise
-        between two frames (see :meth:`_level_of_change`); the comparison is with the pixel the
-        map was computed from, so slow changes add up and are seen.
-        """
-        model = self.cloth
-        self._boxes = None
-        if self._f is None or self._f_model is not model or self._f_src is None:
-            self._f, self._f_src, self._f_model = self._whole_foreground(small), small.copy(), model
-            return self._f, None
-        hh, ww = self._f.shape
-        t, pad = self._tile, self._tile_pad
-        # a tile changed where its largest change is above the level: the changes are written
-        # straight into the padded map (a view of it with the frame's shape)
-        diff = cast(Frame, cv2.absdiff(small, self._f_src,
-                                       dst=pad[:hh, :ww * 3].reshape(hh, ww, 3)))
-        if not np.may_share_memory(diff, pad):  # (OpenCV made a new array after all)
-            pad[:hh, :ww * 3] = diff.reshape(hh, ww * 3)
-        if self._change_level is None:
-            self._change_level = self._level_of_change(diff)
-        tiles = tile_maxima(pad, t, 3) > self._change_level
-        if not tiles.any():
-            return self._f, tiles
-        planes = self._model_planes()
-        # one call per group of changed tiles, over its bounding box (all of it counts as
-        # changed: its map is this frame's)
-        n, _, stats, _ = cv2.connectedComponentsWithStats(tiles.astype(np.uint8), connectivity=8)
-        if (int((stats[1:n, 2] * stats[1:n, 3]).sum())
-                > self.params.mostly_changed_share * tiles.size):
-            # most of the table changed (players over it): one call for all of it is cheaper
-            self._f, self._f_src = self._whole_foreground(small), small.copy()
-            return self._f, None
-        boxes = []
-        for x, y, w, h, _ in stats[1:n]:
-            tiles[y:y + h, x:x + w] = True
-            boxes.append((slice(int(y) * t, min(hh, int(y + h) * t)),
-                          slice(int(x) * t, min(ww, int(x + w) * t))))
-        self._boxes = boxes
-        if len(boxes) == 1:
-            box = boxes[0]
-            self._f[box] = self._foreground(
-                small[box], cast(Planes, tuple(p[box] for p in planes)))
-            self._f_src[box] = small[box]
-            return self._f, tiles
-        # several boxes: the per-pixel part for all of their pixels at once (one after another
-        # in one column: the same steps on each pixel), the dark balls' part box by box
-        stacked = self._model_cache_now()[2]
-        at = np.concatenate([stacked[b].reshape(-1, 4) for b in boxes])
-        d, si, ratio = chroma_distance(
-            np.concatenate([small[b].reshape(-1, 3) for b in boxes])[:, None],
-            cast(Planes, tuple(np.ascontiguousarray(at[:, k, None]) for k in range(4))))
-        fg = self._weights(d, si, ratio)
-        i = 0
-        for box in boxes:
-            shape = (box[0].stop - box[0].start, box[1].stop - box[1].start)
-            j = i + shape[0] * shape[1]
-            w_box = fg[i:j].reshape(shape)
-            self._dark_balls(d[i:j].reshape(shape), ratio[i:j].reshape(shape),
-                             si[i:j].reshape(shape), w_box)  # (si now holds lit)
-            self._f[box] = w_box
-            self._f_src[box] = small[box]
-            i = j
-        return self._f, tiles
-
-    def _whole_foreground(self, small: Frame) -> F32:
-        """``_foreground(small)`` of the whole work image, its per-pixel part (see
-        :meth:`_weights`) made again only at the pixels that changed since the last time (the
-        same steps on the same numbers: the same values to the bit), when they are few (on a
-        clean video most of a frame is the same from frame to frame, to the grey level, though
-        its tiles changed somewhere); the dark balls' part (:meth:`_dark_balls`) on the whole.
-        """
-        model, planes, _ = self._model_cache_now()
-        # each pixel's B, G, R (and 255) as one 32-bit number: a changed pixel in one compare
-        packed = cv2.cvtColor(small, cv2.COLOR_BGR2BGRA).view(np.uint32).reshape(small.shape[:2])
-        pp = self._per_pixel
-        if (pp is not None and pp[0] is model and pp[1] == self._cloth_level
-                and pp[2] == self._by_light):
-            src, d, lit, ratio, w0 = pp[3:]
-            differs = np.not_equal(packed, src)
-            # (beyond mostly_changed_share: all at once)
-            if np.count_nonzero(differs) <= self.params.mostly_changed_share * d.size:
-                changed = np.flatnonzero(differs)
-                if len(changed):
-                    # those pixels one after another in one column (as _foreground_now does
-                    # for several boxes), then put back in place
-                    px = np.take(packed, changed).view(np.uint8).reshape(-1, 1, 4)[..., :3]
-                    dc, lc, rc = chroma_distance(px, cast(Planes, tuple(
-                        np.take(p, changed)[:, None] for p in planes)))
-                    wc = self._weights(dc, lc, rc)  # (lc now holds lit)
-                    for whole, part in ((d, dc), (lit, lc), (ratio, rc), (w0, wc)):
-                        whole.reshape(-1)[changed] = part.reshape(-1)
-                self._per_pixel = (*pp[:3], packed, d, lit, ratio, w0)
-                w = w0.copy()
-                self._dark_balls(d, ratio, lit, w)
-                return w
-        d, si, ratio = chroma_distance(small, planes)
-        w0 = self._weights(d, si, ratio)  # (si now holds lit)
-        self._per_pixel = (model, self._cloth_level, self._by_light, packed, d, si, ratio, w0)
-        w = w0.copy()
-        self._dark_balls(d, ratio, si, w)
-        return w
+        last one (None: the whole map was made afresh; see :meth:`ForegroundMap.now`)."""
+        return self.foreground_map.now(small, self.cloth_model)
 
     def _levels_of(self, f: F32, box: tuple[slice, slice] | None = None) -> Frame:
         """What of the foreground map the candidates depend on, per work pixel: 0 at or below
@@ -817,32 +276,20 @@ class BallDetector:
         above ``stronger_thresholds`` times it. ``box``: where ``f`` is in the map (all of it by
         default)."""
         p = self.params
-        q = np.greater(f, self.threshold).view(np.uint8) + np.greater(
-            f, p.strong_thresholds * self.threshold).view(np.uint8)
-        q += np.greater(f, p.stronger_thresholds * self.threshold).view(np.uint8)
-        q *= self._field_u8 if box is None else self._field_u8[box]
+        q = np.greater(f, self.cloth_model.threshold).view(np.uint8) + np.greater(
+            f, p.strong_thresholds * self.cloth_model.threshold).view(np.uint8)
+        q += np.greater(f, p.stronger_thresholds * self.cloth_model.threshold).view(np.uint8)
+        q *= self.grid.field_u8 if box is None else self.grid.field_u8[box]
         return q
 
     def _tiles_changed(self, levels: Frame, before: Frame) -> NDArray[np.bool_]:
         """The tiles (see :meth:`_foreground_now`) where any pixel's level changed."""
         hh, ww = levels.shape
-        t, pad = self._tile, self._levels_pad
+        t, pad = self.grid.tile, self._levels_pad
         diff = cv2.absdiff(levels, before, dst=pad[:hh, :ww])  # straight into the padded map
         if not np.may_share_memory(diff, pad):  # (OpenCV made a new array after all)
             pad[:hh, :ww] = diff
         return np.asarray(tile_maxima(pad, t, 1) > 0)
-
-    def _level_of_change(self, diff: Frame) -> float:
-        """The least change of a pixel (grey levels, any channel) that counts as a change: above
-        this video's frame-to-frame noise (5 sigma of the differences of two frames, from a
-        robust spread: a ball rolling by is a small share of the table), and at least what moves
-        the foreground by an eighth of the ball threshold (a change in every channel of ``v``
-        moves a chromaticity by at most ``6 v / S``, S the cloth's brightness sum)."""
-        d = diff[self.field].astype(np.float32)
-        sigma = 1.4826 * float(np.median(d))  # |a - b| of two noisy frames: its median is MAD
-        # (and on a neutral cloth the brightening's part of the foreground, 1.5 v / S, too)
-        per_level = 7.5 if self._by_light else 6.0
-        return max(5.0 * sigma, self.threshold * self._cloth_level / (8.0 * per_level))
 
     def _blobs(self, f: F32) -> list[Blob]:
         """Ball candidates at the working resolution from the whole foreground map."""
@@ -864,10 +311,10 @@ class BallDetector:
         that nothing is cut at the rectangle's edge: a part that reaches into the unchanged
         table was there before and is taken in.
         """
-        t = self._tile
+        t = self.grid.tile
         hh, ww = f.shape
         n, _, stats, _ = cv2.connectedComponentsWithStats(tiles.astype(np.uint8), connectivity=8)
-        m = self._morph_reach
+        m = self.grid.morph_reach
         rects = [(max(0, int(x) * t - m), max(0, int(y) * t - m),
                   min(ww, int(x + w) * t + m), min(hh, int(y + h) * t + m))
                  for x, y, w, h, _ in stats[1:n]]
@@ -916,26 +363,26 @@ class BallDetector:
         # the morphology runs on the rectangle and the band it reaches into around it (exact
         # inside the rectangle), the rest on the rectangle alone
         hh, ww = f.shape
-        m = self._morph_reach
+        m = self.grid.morph_reach
         cx0, cy0, cx1, cy1 = max(0, rx0 - m), max(0, ry0 - m), min(ww, rx1 + m), min(hh, ry1 + m)
         inner = (slice(ry0 - cy0, ry1 - cy0), slice(rx0 - cx0, rx1 - cx0))
-        raw = (np.greater(f[cy0:cy1, cx0:cx1], self.threshold).view(np.uint8)
-               & self._field_u8[cy0:cy1, cx0:cx1])
+        raw = (np.greater(f[cy0:cy1, cx0:cx1], self.cloth_model.threshold).view(np.uint8)
+               & self.grid.field_u8[cy0:cy1, cx0:cx1])
         if not raw.any():
             # nothing above the threshold (often: a ball left the tiles searched): no part, and
             # the morphology and the labelling of nothing would give nothing
             self._raw[ry0:ry1, rx0:rx1] = 0
             self._labels[ry0:ry1, rx0:rx1] = 0
             return []
-        closed = cast(Frame, cv2.morphologyEx(raw, cv2.MORPH_CLOSE, self._close_kernel))
+        closed = cast(Frame, cv2.morphologyEx(raw, cv2.MORPH_CLOSE, self.grid.close_kernel))
         self._fill_ball_holes(closed, raw, cx0, cy0)
         mask = np.ascontiguousarray(cv2.morphologyEx(closed, cv2.MORPH_OPEN,
-                                                     self._open_kernel)[inner])
+                                                     self.grid.open_kernel)[inner])
         self._raw[ry0:ry1, rx0:rx1] = closed[inner]
         if not mask.any():  # (as above: only thin things, opened away)
             self._labels[ry0:ry1, rx0:rx1] = 0
             return []
-        opened = cv2.morphologyEx(raw, cv2.MORPH_OPEN, self._open_kernel)[inner]
+        opened = cv2.morphologyEx(raw, cv2.MORPH_OPEN, self.grid.open_kernel)[inner]
         # 16-bit labels: several times faster than 32-bit here
         n, labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8,
                                                                    ltype=cv2.CV_16U)
@@ -957,9 +404,10 @@ class BallDetector:
             x, y = lx + rx0, ly + ry0
             parts[label] = (x, y, x + w, y + h)
             cx, cy = float(cents[i, 0]) + rx0, float(cents[i, 1]) + ry0
-            r = float(self.radius_work[min(int(cy), hh - 1), min(int(cx), ww - 1)])
+            r = float(self.grid.radius_work[min(int(cy), hh - 1), min(int(cx), ww - 1)])
             ball_area = math.pi * r * r
-            if area < (p.least_lit_top_share if self._by_light else p.least_blob_share) * ball_area:
+            least = p.least_lit_top_share if self.cloth_model.by_light else p.least_blob_share
+            if area < least * ball_area:
                 continue
             key = (x, y, w, h, area, round(cx * 1000), round(cy * 1000))
             # no point of a blob this narrow is more than ball_depth_radii from its edge: one ball
@@ -1007,7 +455,7 @@ class BallDetector:
                                      for o in found)]
             blobs += found  # (no key: a piece is known by the picture around it, see _refine)
         return [b for b in blobs
-                if self._centre_ok[min(int(b.y), hh - 1), min(int(b.x), ww - 1)]]
+                if self.grid.centre_ok[min(int(b.y), hh - 1), min(int(b.x), ww - 1)]]
 
     def _fill_ball_holes(self, closed: Frame, raw: Frame, x0: int, y0: int) -> None:
         """Fill, in ``closed`` and ``raw`` (masks of a window at work pixel (x0, y0)), each hole
@@ -1024,8 +472,9 @@ class BallDetector:
         for i in np.flatnonzero(tree[:, 3] >= 0):  # the holes (few: most blobs have none)
             outer = contours[tree[i, 3]]
             bx, by, bw, bh = cv2.boundingRect(outer)
-            r = float(self.radius_work[min(y0 + by + bh // 2, self.radius_work.shape[0] - 1),
-                                       min(x0 + bx + bw // 2, self.radius_work.shape[1] - 1)])
+            radius_work = self.grid.radius_work
+            r = float(radius_work[min(y0 + by + bh // 2, radius_work.shape[0] - 1),
+                                  min(x0 + bx + bw // 2, radius_work.shape[1] - 1)])
             if cv2.contourArea(outer) > self.params.holed_ring_ball_areas * math.pi * r * r:
                 continue
             cv2.drawContours(closed, contours, int(i), 1, cv2.FILLED)
@@ -1109,8 +558,8 @@ class BallDetector:
                      ) -> tuple[int, NDArray[Any], NDArray[Any], NDArray[Any]]:
         """The connected parts of a blob (``part``, in the window ``f`` of the foreground map)
         above ``level`` times the threshold, opened: their count, labels, stats, centroids."""
-        strong = cv2.morphologyEx(((f > level * self.threshold) & (part > 0)).astype(np.uint8),
-                                  cv2.MORPH_OPEN, self._open_kernel)
+        above = (f > level * self.cloth_model.threshold) & (part > 0)
+        strong = cv2.morphologyEx(above.astype(np.uint8), cv2.MORPH_OPEN, self.grid.open_kernel)
         n, labels, stats, cents = cv2.connectedComponentsWithStats(strong, connectivity=8,
                                                                    ltype=cv2.CV_16U)
         return n, labels, stats, cents
@@ -1163,7 +612,7 @@ class BallDetector:
             return None
         hh, ww = f.shape
         if all(f[min(round(b.y) - y, hh - 1), min(round(b.x) - x, ww - 1)]
-               > self.params.stronger_thresholds * self.threshold for b in row):
+               > self.params.stronger_thresholds * self.cloth_model.threshold for b in row):
             return None
         return row
 
@@ -1293,7 +742,7 @@ class BallDetector:
         gap = max(math.hypot(bx - ax, by - ay), 1e-9)
         names: set[str | None] = set()
         for (ex, ey), way in (((ax, ay), -1.0), ((bx, by), 1.0)):
-            r = float(self.radius_work[min(int(ey), hh - 1), min(int(ex), ww - 1)])
+            r = float(self.grid.radius_work[min(int(ey), hh - 1), min(int(ex), ww - 1)])
             k = max(1, round(0.5 * r))
             ix = round(ex + way * 0.5 * r * (bx - ax) / gap)
             iy = round(ey + way * 0.5 * r * (by - ay) / gap)
@@ -1305,7 +754,7 @@ class BallDetector:
     def _unchanged(self, small: Frame, b: Blob, cached: Iterable[Made]) -> Made | None:
         """The answer made for a ball at ``b``'s place whose surroundings in the work image did
         not change since, or None."""
-        if b.streak or self._change_level is None:
+        if b.streak or self.foreground_map.change_level is None:
             return None
         for made in cached:
             det, before = made.detection, made.small
@@ -1313,11 +762,11 @@ class BallDetector:
             if abs(x - b.x) > 0.5 or abs(y - b.y) > 0.5 or det.streak_mm > 0:
                 continue
             hh, ww = small.shape[:2]
-            r = 1.6 * float(self.radius_work[min(int(b.y), hh - 1), min(int(b.x), ww - 1)])
+            r = 1.6 * float(self.grid.radius_work[min(int(b.y), hh - 1), min(int(b.x), ww - 1)])
             x0, y0 = max(0, int(b.x - r)), max(0, int(b.y - r))
             x1, y1 = min(ww, int(b.x + r) + 2), min(hh, int(b.y + r) + 2)
             diff = cv2.absdiff(small[y0:y1, x0:x1], before[y0:y1, x0:x1])
-            return made if float(diff.max()) <= self._change_level else None
+            return made if float(diff.max()) <= self.foreground_map.change_level else None
         return None
 
     def _refine_new(self, frame: AnyFrame, blobs: list[Blob],
@@ -1327,17 +776,20 @@ class BallDetector:
         (:func:`vision.detection.ballfit.fit_ball`), the dots of a ball that may be white, the
         table mm."""
         labels = self._labels
-        x0, y0, _, _ = self.roi
-        sx, sy = self._sx, self._sy
-        hw, hh = self.work_size
+        x0, y0, _, _ = self.grid.roi
+        sx, sy = self.grid.sx, self.grid.sy
+        hw, hh = self.grid.work_size
         centres = np.array([[x0 + (b.x + 0.5) * sx - 0.5, y0 + (b.y + 0.5) * sy - 0.5]
                             for b in blobs])
         others = np.array([[x0 + (b.x + 0.5) * sx - 0.5, y0 + (b.y + 0.5) * sy - 0.5]
                            for b in neighbours])
-        radii = [float(self.radius_work[min(int(b.y), hh - 1), min(int(b.x), hw - 1)]) / self.scale
+        radius_work, scale = self.grid.radius_work, self.grid.scale
+        radii = [float(radius_work[min(int(b.y), hh - 1), min(int(b.x), hw - 1)]) / scale
                  for b in blobs]
-        planes = self._model_cache_now()[2]
-        assert self.cloth is not None
+        cloth = self.cloth_model
+        planes = cloth.model_cache_now()[2]
+        image = cloth.image
+        assert image is not None
         found: list[tuple[Blob, NDArray[np.float64], float, float, tuple[float, float, float],
                           int, float, tuple[float, float, float]]] = []
         fh, fw = frame.shape[:2]
@@ -1352,13 +804,13 @@ class BallDetector:
             patch = bgr_patch(frame, iy0, iy1, ix0, ix1)
             # the work pixels under the patch: its rows and columns in the small window that
             # holds them (the cloth model and the candidates' labels are read there)
-            gy, gx = self._work_row[iy0:iy1], self._work_col[ix0:ix1]
+            gy, gx = self.grid.work_row[iy0:iy1], self.grid.work_col[ix0:ix1]
             win = (slice(int(gy[0]), int(gy[-1]) + 1), slice(int(gx[0]), int(gx[-1]) + 1))
             wy, wx = gy - gy[0], gx - gx[0]
             cx, cy, score, blue, green, red, cored, inner, dd, si = fit_ball(
                 patch, planes[win], labels[win], wy, wx, b.label, others, float(c[0]),
-                float(c[1]), r, ix0, iy0, float(self.threshold), bool(self._by_light),
-                float(self._brighter), bool(b.streak))
+                float(c[1]), r, ix0, iy0, float(cloth.threshold), bool(cloth.by_light),
+                float(cloth.brighter), bool(b.streak))
             c = np.array([cx, cy])
             bgr = np.array([blue, green, red])
             maybe_white = (self.colours is None
@@ -1371,16 +823,16 @@ class BallDetector:
                 # same pixels as the colour (a projected line through a streak's middle is the
                 # cloth at its middle pixel, not under most of it). (Not for
                 # a short drawn-out blob: by a pocket the hole's rim would darken its cloth.)
-                cb = middle_colour(self.cloth[win].take(wy, 0).take(wx, 1)[inner]) - 1
+                cb = middle_colour(image[win].take(wy, 0).take(wx, 1)[inner]) - 1
             else:
-                cb = self.cloth[gy[min(max(int(c[1]) - iy0, 0), len(gy) - 1)],
-                                gx[min(max(int(c[0]) - ix0, 0), len(gx) - 1)]] - 1
+                cb = image[gy[min(max(int(c[1]) - iy0, 0), len(gy) - 1)],
+                           gx[min(max(int(c[0]) - ix0, 0), len(gx) - 1)]] - 1
             found.append((b, c, r, score, (float(bgr[0]), float(bgr[1]), float(bgr[2])), dots,
                           dark_px, (float(cb[0]), float(cb[1]), float(cb[2]))))
         if not found:
             return []
-        mm = self._to_table(np.array([q[1] for q in found]))
-        mpp = self._mm_per_px
+        mm = self.grid.to_table(np.array([q[1] for q in found]))
+        mpp = self.grid.mm_per_px
         out = []
         for (b, c, r, score, core, dots, dark, under), m in zip(found, mm, strict=True):
             blur = b.streak or (b.drawn_out and self._a_blur(core, under))
@@ -1394,8 +846,8 @@ class BallDetector:
     def _direction_on_table(self, c: NDArray[np.float64], b: Blob) -> tuple[float, float]:
         """The table direction (a unit vector) of streak ``b`` centred at full pixel ``c``: of the
         image step along its axis (the view is nearly square-on, one ball's step is enough)."""
-        step = np.array([b.axis[0] * self._sx, b.axis[1] * self._sy])
-        ends = self._to_table(np.array([c - step, c + step]))
+        step = np.array([b.axis[0] * self.grid.sx, b.axis[1] * self.grid.sy])
+        ends = self.grid.to_table(np.array([c - step, c + step]))
         v = ends[1] - ends[0]
         n = float(np.hypot(v[0], v[1]))
         return (float(v[0]) / n, float(v[1]) / n) if n > 0 else (0.0, 0.0)
@@ -1446,10 +898,11 @@ class BallDetector:
         moving) is the
         cloth. The compression leaves many faint blocks there, a little off the model, and they
         took a white ball's class."""
-        if not self._by_light or d.cloth_bgr is None or d.streak_mm > 0:
+        if not self.cloth_model.by_light or d.cloth_bgr is None or d.streak_mm > 0:
             return False
         chroma, light = core_against_cloth(d.bgr, d.cloth_bgr)
-        return light < 1 + 0.5 * self._brighter and chroma < 0.5 * self.params.coloured_chroma
+        return (light < 1 + 0.5 * self.cloth_model.brighter
+                and chroma < 0.5 * self.params.coloured_chroma)
 
     def _faint(self, d: Detection) -> bool:
         """The detection's core is barely unlike the cloth there: its unweighted foreground
@@ -1484,7 +937,7 @@ class BallDetector:
         own = (sum(d.bgr) + 3.0) / (model.brightness[i] + 3.0)
         most = self.params.class_brightness_ratio
         return (1.0 / most < own < most
-                and core_against_cloth(d.bgr, cloth)[1] >= 1.0 + 0.5 * self._brighter)
+                and core_against_cloth(d.bgr, cloth)[1] >= 1.0 + 0.5 * self.cloth_model.brighter)
 
     def _a_blur(self, bgr: Sequence[float], cloth_bgr: Sequence[float]) -> bool:
         """A drawn-out blob (see :func:`one_ball`) with this core colour is a blurred ball: its
@@ -1501,8 +954,8 @@ class BallDetector:
         contrast = chroma + 0.5 * max(light - 1, 0.0)
         # the noise of a chromaticity grows as the light falls (a grey level is a bigger share
         # of a dark pixel): in a dark corner the margin grows with it
-        darker = max(1.0, self._cloth_level / (sum(cloth_bgr) + 3.0))
-        return float(contrast / (self.threshold * darker))
+        darker = max(1.0, self.cloth_model.level / (sum(cloth_bgr) + 3.0))
+        return float(contrast / (self.cloth_model.threshold * darker))
 
 
 

@@ -1,4 +1,5 @@
-"""Image geometry at the working resolution: raw pixels to table mm, fast
+"""Image geometry: the working resolution of one camera placement (:class:`WorkGrid`: the
+table's region, shrunk, and what each work pixel is on the table), raw pixels to table mm, fast
 (:class:`PixelToTable`), odd kernel sizes, the largest value per tile."""
 
 from __future__ import annotations
@@ -6,12 +7,15 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import cv2
 import numpy as np
 from numpy.typing import NDArray
 
 from calibration import Calibration
 from calibration.model import apply_homography
-from video.frames import Frame
+from rules.table import Pocket
+from video.frames import AnyFrame, Frame, PlanarFrame
+from vision.detection.types import F32, VisionError
 
 
 class PixelToTable:
@@ -121,3 +125,123 @@ def tile_maxima(pad: Frame, t: int, channels: int) -> Frame:
     then over each tile's columns."""
     rows = pad.reshape(pad.shape[0] // t, t, pad.shape[1]).max(axis=1)
     return np.asarray(rows.reshape(rows.shape[0], -1, channels * t).max(axis=2))
+
+
+class WorkGrid:
+    """The working resolution of one camera placement (one calibration): the table's region of
+    the image, shrunk by an integer factor to about ``work_diameter_px`` pixels a ball, and what
+    each work pixel is on the table (inside the field, where a ball centre can be, a ball's
+    radius there). Also the kernels every step shares, sized in ball diameters."""
+
+    def __init__(self, calibration: Calibration, work_diameter_px: float) -> None:
+        self.calibration = calibration
+        self.table = calibration.table
+        w, h = calibration.image_size
+        t = self.table
+        self.r_mm = t.ball_radius_mm
+        margin = t.ball_diameter_mm
+        # the playing field and a margin, as a bounding rectangle in the image
+        n = 40
+        xs = np.linspace(-margin, t.length_mm + margin, n)
+        ys = np.linspace(-margin, t.width_mm + margin, n)
+        edge = np.concatenate([
+            np.stack([xs, np.full(n, -margin)], 1),
+            np.stack([xs, np.full(n, t.width_mm + margin)], 1),
+            np.stack([np.full(n, -margin), ys], 1),
+            np.stack([np.full(n, t.length_mm + margin), ys], 1)])
+        px = calibration.table_to_image(edge)
+        x0 = int(max(0, math.floor(px[:, 0].min())))
+        y0 = int(max(0, math.floor(px[:, 1].min())))
+        x1 = int(min(w, math.ceil(px[:, 0].max()) + 1))
+        y1 = int(min(h, math.ceil(px[:, 1].max()) + 1))
+        if x1 - x0 < 16 or y1 - y0 < 16:
+            raise VisionError(f"expected the table inside the {w}x{h} image, the calibration puts "
+                              f"it at x {x0}..{x1}, y {y0}..{y1}")
+        self.diameter_px = 2 * self.r_mm / calibration.mm_per_px()
+        # an integer shrink factor (fast and exact pixel averaging)
+        k = max(1, round(self.diameter_px / work_diameter_px))
+        x1 = min(w, x0 + (x1 - x0) // k * k + (k if (x1 - x0) % k else 0))
+        y1 = min(h, y0 + (y1 - y0) // k * k + (k if (y1 - y0) % k else 0))
+        x1, y1 = x0 + (x1 - x0) // k * k, y0 + (y1 - y0) // k * k
+        self.roi = (x0, y0, x1, y1)
+        self.scale = 1.0 / k
+        self.work_size = ((x1 - x0) // k, (y1 - y0) // k)
+        ww, wh = self.work_size
+        self.sx = (x1 - x0) / ww  # full pixels per work pixel
+        self.sy = (y1 - y0) / wh
+        self.to_table = PixelToTable(calibration, self.roi)
+        # the work pixel (row, column) of every full-resolution row and column
+        self.work_row = np.clip(np.round((np.arange(h) - y0 + 0.5) / self.sy - 0.5).astype(
+            np.intp), 0, wh - 1)
+        self.work_col = np.clip(np.round((np.arange(w) - x0 + 0.5) / self.sx - 0.5).astype(
+            np.intp), 0, ww - 1)
+        # table coordinates and ball radius of every work pixel
+        mm = self.to_table.grid(x0 + (np.arange(ww) + 0.5) * self.sx - 0.5,
+                                y0 + (np.arange(wh) + 0.5) * self.sy - 0.5)
+        tx, ty = np.ascontiguousarray(mm[..., 0]), np.ascontiguousarray(mm[..., 1])
+        m = 0.25 * self.r_mm
+        self.field = ((tx > -m) & (tx < t.length_mm + m) & (ty > -m) & (ty < t.width_mm + m))
+        self.field_u8 = self.field.astype(np.uint8)
+        # where a ball centre can be: on the cloth (>= 0.75 radius inside the noses, allowing for
+        # error) or in a pocket's mouth (within 1.5 diameters of the pocket's point)
+        inside = 0.75 * self.r_mm
+        self.on_cloth = ((tx > inside) & (tx < t.length_mm - inside) & (ty > inside)
+                         & (ty < t.width_mm - inside))
+        mouth = np.zeros_like(self.on_cloth)
+        reach2 = (1.5 * t.ball_diameter_mm) ** 2
+        for pocket in Pocket:
+            px_, py_ = t.pocket_xy(pocket)
+            mouth |= (tx - px_) ** 2 + (ty - py_) ** 2 < reach2
+        self.centre_ok = self.on_cloth | mouth
+        self.radius_work = self._radius_map(ww, wh).astype(np.float32)
+        self.d_work = 2 * float(np.median(self.radius_work))
+        self.open_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE,
+                                                     (odd(0.4 * self.d_work),) * 2)
+        self.close_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
+        # how far from a pixel of the raw mask the closing and then the opening can reach
+        self.morph_reach = (self.close_kernel.shape[0] // 2 * 2
+                            + self.open_kernel.shape[0] // 2 * 2 + 1)
+        # tiles of about 3 ball diameters: where the picture or the map changed is told by tile
+        self.tile = max(8, round(3 * self.d_work))
+        self.mm_per_px = calibration.mm_per_px()
+
+    def _radius_map(self, ww: int, wh: int) -> F32:
+        """A ball's radius in work pixels at every work pixel (coarse grid, interpolated)."""
+        gx, gy = 24, 14
+        x0, y0, x1, y1 = self.roi
+        u, v = np.meshgrid(np.linspace(x0, x1 - 1, gx), np.linspace(y0, y1 - 1, gy))
+        p = np.stack([u.ravel(), v.ravel()], 1)
+        r = self.radius_px_at(p) * self.scale
+        grid = r.reshape(gy, gx).astype(np.float32)
+        return np.asarray(cv2.resize(grid, (ww, wh), interpolation=cv2.INTER_LINEAR), np.float32)
+
+    def radius_px_at(self, points_px: NDArray[Any]) -> NDArray[np.float64]:
+        """A 68 mm ball's radius in full-resolution pixels at image points (N, 2)."""
+        cal = self.calibration
+        mm = cal.image_to_table(points_px)
+        r = self.r_mm
+        out = np.zeros(len(mm))
+        for d in ((r, 0.0), (0.0, r), (-r, 0.0), (0.0, -r)):
+            q = cal.table_to_image(mm + np.array(d))
+            out += np.hypot(*(q - np.asarray(points_px, dtype=np.float64)).T)
+        return out / 4
+
+    def shrink(self, frame: AnyFrame) -> Frame:
+        """The table's region of ``frame`` at the working resolution (what the detector
+        searches; a reader thread may make it ahead of time)."""
+        x0, y0, x1, y1 = self.roi
+        w, h = self.calibration.image_size
+        if len(frame.shape) != 3 or frame.shape[2] != 3 or (frame.shape[1], frame.shape[0]) != (
+                w, h):
+            raise VisionError(f"expected a {w}x{h} BGR frame (the calibration's image size), got "
+                              f"shape {list(frame.shape)}")
+        # a factor of 2 with linear interpolation averages exactly 2x2 pixels (and is fast)
+        halving = round(1 / self.scale) == 2
+        if isinstance(frame, PlanarFrame):
+            if halving:  # converted and halved in one pass, the same pixels as below
+                return frame.halved(x0, y0, self.work_size)
+            region = frame.bgr(y0, y1, x0, x1)
+        else:
+            region = frame[y0:y1, x0:x1]
+        mode = cv2.INTER_LINEAR if halving else cv2.INTER_AREA
+        return np.asarray(cv2.resize(region, self.work_size, interpolation=mode), np.uint8)
