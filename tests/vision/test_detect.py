@@ -23,6 +23,8 @@ from vision.detection import (
     detect_frame,
 )
 from vision.detection.shapes import distances
+from vision.detection.split import BallSplitter
+from vision.detection.types import Blob
 
 # the tuned levels the drawn foreground maps below are made against
 STRONG = DEFAULT_DETECTION.strong_thresholds
@@ -473,10 +475,10 @@ def test_a_faint_core_with_a_red_balls_colour_and_light_on_a_red_cloth_is_a_ball
     det.colours = ColourModel.fit([red, (235.0, 240.0, 240.0), (20.0, 190.0, 220.0)])
     det.threshold, det.cloth_model.level = 0.171, sum(cloth)
     ball = replace(found[0], bgr=red, cloth_bgr=cloth, streak_mm=0.0)
-    assert 1.0 < det._core_contrast(ball.bgr, cloth) < STRONG
+    assert 1.0 < det.classifier.core_contrast(ball.bgr, cloth) < STRONG
     assert [d.colour for d in det.classify([ball])] == ["red"]
     dull = replace(ball, bgr=(33.0, 27.0, 221.0))  # a tenth brighter than the cloth
-    assert 1.0 < det._core_contrast(dull.bgr, cloth) < STRONG
+    assert 1.0 < det.classifier.core_contrast(dull.bgr, cloth) < STRONG
     assert det.classify([dull]) == []
 
 
@@ -657,7 +659,7 @@ def test_two_balls_touching_on_a_diagonal_are_two_balls_not_a_streak():
     mask = np.array([[c == "1" for c in row] for row in rows], np.uint8)
     det = BallDetector(calibration())
     r = 4.68
-    blobs = det._split(distances(mask), 0, 0, 1, r, int(mask.sum()))
+    blobs = splitter(det).split(distances(mask), 0, 0, 1, r, int(mask.sum()))
     assert len(blobs) == 2
     assert not any(b.streak for b in blobs)
     centres = sorted((b.x, b.y) for b in blobs)
@@ -853,9 +855,9 @@ def test_a_drawn_out_blob_is_a_blur_only_if_its_core_is_faint_but_no_fainter_tha
     cal, img = calibration(), red_cloth()
     det = BallDetector(cal)
     det.learn_cloth(img)
-    assert det._a_blur((28.0, 16.0, 110.0), (30.0, 17.0, 84.0))
-    assert not det._a_blur((18.0, 16.0, 160.0), (30.0, 17.0, 84.0))
-    assert not det._a_blur((24.0, 32.0, 22.0), (22.0, 35.0, 24.0))
+    assert det.classifier.a_blur((28.0, 16.0, 110.0), (30.0, 17.0, 84.0), det.colours)
+    assert not det.classifier.a_blur((18.0, 16.0, 160.0), (30.0, 17.0, 84.0), det.colours)
+    assert not det.classifier.a_blur((24.0, 32.0, 22.0), (22.0, 35.0, 24.0), det.colours)
 
 
 def test_a_compression_ghost_where_a_ball_rolled_is_no_blur():
@@ -872,12 +874,12 @@ def test_a_compression_ghost_where_a_ball_rolled_is_no_blur():
     det.colours = ColourModel.fit(np.array([(215, 230, 235)] * 6 + [(25, 24, 171)] * 6
                                            + [(28, 186, 210)] * 4, float))
     ghost, corner = (44.0, 49.0, 33.0), (38.0, 47.0, 33.0)
-    assert 1.0 <= det._core_contrast(ghost, corner) < STRONG
+    assert 1.0 <= det.classifier.core_contrast(ghost, corner) < STRONG
     assert det.colours.mixture(ghost, corner) is None
-    assert not det._a_blur(ghost, corner)
+    assert not det.classifier.a_blur(ghost, corner, det.colours)
     red_blur = tuple(0.05 * r + 0.95 * c for r, c in zip((25, 24, 171), corner, strict=True))
-    assert 1.0 <= det._core_contrast(red_blur, corner) < STRONG
-    assert det._a_blur(red_blur, corner)
+    assert 1.0 <= det.classifier.core_contrast(red_blur, corner) < STRONG
+    assert det.classifier.a_blur(red_blur, corner, det.colours)
 
 
 def test_a_ball_creeping_a_little_each_frame_is_followed():
@@ -909,7 +911,7 @@ def test_a_ball_joined_to_a_hand_by_the_cue_is_found_at_the_strong_level():
     f[40:60, 19:21] = 1.5 * t  # the cue, thin and faint
     cv2.circle(f, (20, 66), 6, float(0.5 * (STRONG + STRONGER) * t), -1)  # the pale ball
     part = (f > t).astype(np.uint8)
-    found = det._strong_parts(f, part, 0, 0, 1, r)
+    found = splitter(det).strong_parts(f, part, 0, 0, 1, r)
     assert found is not None
     assert any(math.hypot(b.x - 20, b.y - 66) < 1.5 for b in found)
 
@@ -1060,11 +1062,21 @@ def test_the_foreground_map_stands_through_a_model_update_until_the_picture_chan
     assert len(det.detect(moved)) == 3
 
 
+def splitter(det: BallDetector) -> BallSplitter:
+    """The detector's blob splitter against its threshold now."""
+    return det.blob_finder.splitter(det.threshold)
+
+
+def search(det: BallDetector, f: np.ndarray, rect: tuple[int, int, int, int]) -> list[Blob]:
+    """The detector's candidates in ``rect`` of the foreground map ``f``."""
+    return det.blob_finder.search(f, rect, det.threshold, det.cloth_model.by_light)
+
+
 def work_map_by_the_middle() -> tuple[BallDetector, np.ndarray, tuple[int, int], float]:
     """A detector on empty cloth, ready to search a foreground map of its own: the map (work
     resolution, empty), its middle pixel, and a ball's radius there."""
     _, _, det = on_empty_cloth()
-    det._parts = det._parts if det._parts is not None else {}
+    det.blob_finder.parts = det.blob_finder.parts if det.blob_finder.parts is not None else {}
     ww, hh = det.work_size
     cx, cy = ww // 2, hh // 2
     return det, np.zeros((hh, ww), np.float32), (cx, cy), float(det.radius_work[cy, cx])
@@ -1091,7 +1103,7 @@ def test_a_faint_ball_joined_to_the_hand_by_the_cue_is_found_by_its_round_core()
     cv2.circle(f, tip, round(r), float(1.5 * t), -1)
     ball = (cx, round(cy + 3.3 * r))  # faint: gone at STRONG
     cv2.circle(f, ball, round(1.3 * r), float(1.5 * t), -1)
-    blobs = det._blobs_in(f, (0, 0, ww, hh))
+    blobs = search(det, f, (0, 0, ww, hh))
     assert any(math.hypot(b.x - ball[0], b.y - ball[1]) < 1.5 for b in blobs)
     assert not any(math.hypot(b.x - tip[0], b.y - tip[1]) < r for b in blobs)
 
@@ -1116,10 +1128,10 @@ def test_a_ball_joined_to_a_hand_too_wide_even_at_the_stronger_level_is_found_wh
     cv2.ellipse(f, ball, (round(1.2 * r), round(1.6 * r)), 0, 0, 360,
                 float(0.5 * (STRONG + STRONGER) * t), -1)
     part = (f > t).astype(np.uint8)
-    assert det._strong_parts(f, part, 0, 0, 1, r) is None
-    blobs = det._blobs_in(f, (0, 0, ww, hh))
+    assert splitter(det).strong_parts(f, part, 0, 0, 1, r) is None
+    blobs = search(det, f, (0, 0, ww, hh))
     assert any(math.hypot(b.x - ball[0], b.y - ball[1]) < 1.5 for b in blobs)
-    cores = det._strong_cores(f, part, 0, 0, 1, r)
+    cores = splitter(det).strong_cores(f, part, 0, 0, 1, r)
     assert [math.hypot(b.x - ball[0], b.y - ball[1]) < 1.5 for b in cores] == [True]
 
 
@@ -1139,12 +1151,12 @@ def test_two_touching_balls_in_a_blob_with_a_hand_too_wide_for_balls_are_both_fo
     for ball in (white, red):
         cv2.circle(f, ball, round(1.4 * r), float(0.5 * (STRONG + STRONGER) * t), -1)
     part = (f > t).astype(np.uint8)
-    assert det._strong_parts(f, part, 0, 0, 1, r) is None
-    cores = det._strong_cores(f, part, 0, 0, 1, r)
+    assert splitter(det).strong_parts(f, part, 0, 0, 1, r) is None
+    cores = splitter(det).strong_cores(f, part, 0, 0, 1, r)
     assert len(cores) == 2
     for ball in (white, red):
         assert any(math.hypot(b.x - ball[0], b.y - ball[1]) < 0.5 * r for b in cores)
-    blobs = det._blobs_in(f, (0, 0, ww, hh))
+    blobs = search(det, f, (0, 0, ww, hh))
     for ball in (white, red):
         assert any(math.hypot(b.x - ball[0], b.y - ball[1]) < 0.5 * r for b in blobs)
 
@@ -1162,7 +1174,7 @@ def test_a_faint_ball_deeper_than_a_ball_with_its_glow_beside_a_strong_one_is_fo
     cv2.circle(f, white, round(1.6 * r), float(1.5 * t), -1)  # faint, with its glow
     part = (f > t).astype(np.uint8)
     assert float(distances(part > 0).max()) > BALL_DEPTH * r
-    blobs = det._blobs_in(f, (0, 0, ww, hh))
+    blobs = search(det, f, (0, 0, ww, hh))
     assert len(blobs) == 2
     for ball in (red, white):
         assert any(math.hypot(b.x - ball[0], b.y - ball[1]) < 0.5 * r for b in blobs)
@@ -1183,13 +1195,13 @@ def test_a_long_streak_too_big_for_two_balls_even_at_the_stronger_level_is_one_b
                   float(1.5 * STRONGER * t), -1)
     for end in (round(cx - 2 * r), round(cx + 2 * r)):
         cv2.circle(f, (end, cy), half, float(1.5 * STRONGER * t), -1)
-    blobs = det._blobs_in(f, (0, 0, ww, hh))
+    blobs = search(det, f, (0, 0, ww, hh))
     assert [b.streak for b in blobs] == [True]
     assert math.hypot(blobs[0].x - cx, blobs[0].y - cy) < 0.5 * r
     # a strip as long but wider than a ball (the back of a hand, a forearm) is no streak
     wide = round(1.3 * r)
     f[cy - wide:cy + wide + 1, round(cx - 2 * r):round(cx + 2 * r) + 1] = 1.5 * STRONGER * t
-    assert det._strong_parts(f, (f > t).astype(np.uint8), 0, 0, 1, r) is None
+    assert splitter(det).strong_parts(f, (f > t).astype(np.uint8), 0, 0, 1, r) is None
 
 
 def test_a_pale_white_touching_a_bright_ball_is_two_balls_though_their_halos_make_it_big():
@@ -1204,7 +1216,7 @@ def test_a_pale_white_touching_a_bright_ball_is_two_balls_though_their_halos_mak
     cv2.circle(f, (18 + round(2.2 * r), 20), round(1.15 * r), float(1.5 * STRONGER * t), -1)
     part = (f > t).astype(np.uint8)
     assert np.count_nonzero(part) > 2.5 * math.pi * r * r
-    found = det._strong_parts(f, part, 0, 0, 1, r)
+    found = splitter(det).strong_parts(f, part, 0, 0, 1, r)
     assert found is not None and len(found) == 2
     for cx in (18, 18 + round(2.2 * r)):
         assert any(math.hypot(b.x - cx, b.y - 20) < 1.5 for b in found)
@@ -1222,7 +1234,7 @@ def test_a_streak_whose_ends_are_two_ball_colours_is_two_balls():
     r = 5.0
     mask = np.zeros((40, 80), np.uint8)
     cv2.line(mask, (20, 20), (20 + round(2.4 * r), 20), 1, round(2.2 * r))
-    blobs = det._split(distances(mask.astype(bool)), 100, 100, 1, r, int(mask.sum()))
+    blobs = splitter(det).split(distances(mask.astype(bool)), 100, 100, 1, r, int(mask.sum()))
     assert len(blobs) == 1 and blobs[0].streak and blobs[0].ends is not None
     (x1, y1), (x2, y2) = sorted(blobs[0].ends)
     w, h = det.work_size
@@ -1230,7 +1242,7 @@ def test_a_streak_whose_ends_are_two_ball_colours_is_two_balls():
     small = np.full((h, w, 3), cloth_bgr, np.uint8)
     cv2.circle(small, (round(x1), round(y1)), round(r), BGR["white"], -1)
     cv2.circle(small, (round(x2), round(y2)), round(r), BGR["red"], -1)
-    two = det._streaks_of_one_colour(small, blobs)
+    two = det.refiner.streaks_of_one_colour(small, blobs, det.colours)
     assert sorted((b.x, b.y, b.streak) for b in two) == [(x1, y1, False), (x2, y2, False)]
     # the balls' shadows between them pull the peaks inward (in real footage of a straight
     # shot: the red's peak 10 px from its middle toward the white): each end's colour is read half a
@@ -1240,11 +1252,11 @@ def test_a_streak_whose_ends_are_two_ball_colours_is_two_balls():
     cv2.circle(small, (round(x2 + 0.5 * r), round(y2)), round(r), BGR["red"], -1)
     cv2.rectangle(small, (round(x1 - 2), round(y1) - 3), (round(x2 + 2), round(y2) + 3),
                   (50, 70, 20), -1)
-    assert len(det._streaks_of_one_colour(small, blobs)) == 2
+    assert len(det.refiner.streaks_of_one_colour(small, blobs, det.colours)) == 2
     # a white streak, see-through at its ends: one ball
     small[:] = cloth_bgr
     cv2.line(small, (round(x1), round(y1)), (round(x2), round(y2)), (170, 190, 140), round(2 * r))
-    assert det._streaks_of_one_colour(small, blobs) == blobs
+    assert det.refiner.streaks_of_one_colour(small, blobs, det.colours) == blobs
 
 
 def test_a_blurred_white_over_a_projected_line_is_read_against_the_cloth_under_it():
@@ -1296,7 +1308,7 @@ def test_a_streak_joined_to_its_shadow_is_one_ball_though_wider_than_a_ball():
             cv2.circle(mask, (38, 32), round(shadow), 1, -1)
         dist = distances(mask.astype(bool))
         assert dist.max() > 1.4 * r
-        blobs = det._split(dist, 100, 100, 1, r, int(mask.sum()))
+        blobs = splitter(det).split(dist, 100, 100, 1, r, int(mask.sum()))
         assert [b.streak for b in blobs] == ([True] if streak else [False] * len(blobs))
 
 
@@ -1368,9 +1380,9 @@ def test_a_faint_ball_deeper_with_its_halo_joined_to_faint_lines_is_found_at_its
     f[round(cy - 6 * r):round(cy + 6 * r), cx + round(3 * r) - half:cx + round(3 * r) + half] = (
         1.5 * t)
     part = (f > t).astype(np.uint8)
-    assert det._strong_parts(f, part, 0, 0, 1, r) == []
+    assert splitter(det).strong_parts(f, part, 0, 0, 1, r) == []
     assert distances(part > 0).max() > BALL_DEPTH * r
-    blobs = det._blobs_in(f, (0, 0, ww, hh))
+    blobs = search(det, f, (0, 0, ww, hh))
     assert [math.hypot(b.x - ball[0], b.y - ball[1]) <= 1.0 for b in blobs] == [True]
 
 
