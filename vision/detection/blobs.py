@@ -72,7 +72,8 @@ class BlobFinder:
         return q
 
     def tiles_changed(self, levels: Frame, before: Frame) -> NDArray[np.bool_]:
-        """The tiles (see :meth:`_foreground_now`) where any pixel's level changed."""
+        """The tiles (of the work grid, see :meth:`ForegroundMap.now`) where any pixel's level
+        changed."""
         hh, ww = levels.shape
         t, pad = self.grid.tile, self._levels_pad
         diff = cv2.absdiff(levels, before, dst=pad[:hh, :ww])  # straight into the padded map
@@ -221,8 +222,9 @@ class BlobFinder:
                 if found is not None:
                     # a ball only a little above the threshold, joined to the cue and the
                     # hand, is not among the strong parts: the blob's round pieces with little
-                    # of it around them (see _split) are balls too (a white with the cue's
-                    # tip on it in the club footage went unseen through a practice stroke)
+                    # of it around them (see BallSplitter.split) are balls too (a white with
+                    # the cue's tip on it in the club footage went unseen through a practice
+                    # stroke)
                     found += [b for b in splitter.split(sub, x, y, label, r, area)
                               if sub[min(round(b.y) - y, h - 1), min(round(b.x) - x, w - 1)]
                               >= p.round_core_radii * r
@@ -245,7 +247,8 @@ class BlobFinder:
                                                             label, r)
                               if all(math.hypot(b.x - o.x, b.y - o.y) >= 1.5 * r
                                      for o in found)]
-            blobs += found  # (no key: a piece is known by the picture around it, see _refine)
+            # (no key: a piece is known by the picture around it, see Refiner.refine)
+            blobs += found
         return [b for b in blobs
                 if self.grid.centre_ok[min(int(b.y), hh - 1), min(int(b.x), ww - 1)]]
 

@@ -1,6 +1,6 @@
 """How unlike a cloth model a pixel is, per pixel: the chromaticity distance, the brightness
 ratio and the brightening, in float32 arithmetic whose every step is fixed (the same values to
-the bit, whichever part of the picture is computed)."""
+the bit, whichever part of the picture is computed); and the exact median of a few float32s."""
 
 from __future__ import annotations
 

@@ -1,41 +1,30 @@
 """Ball detection in one frame: every ball, any colour, sub-pixel centre in pixels and table mm.
 
-The cloth is modelled from the video itself: a median filter much wider than a ball (2.5 ball
-diameters) of a frame at the working resolution gives the empty cloth's colour at every pixel
-(balls, being small, are voted out; straight edges such as the cushion noses are kept). A pixel
-belongs to a ball when its *chromaticity* (colour / brightness) differs from the cloth's, or when it
-is brighter than the cloth: shadows and the dark pocket holes keep the cloth's chromaticity or are
-too dark to count, so neither is a ball. Every size is derived from the calibration (a ball's radius
-in pixels where it lies), so thresholds are in ball diameters (they are the fields of
-:class:`vision.detection.params.DetectionParams`, given to :class:`BallDetector`):
+:class:`BallDetector` coordinates the steps, frame in, detections out; each step is a module of
+its own, and the detector holds one of each for its video:
 
-* thin things (drawn or projected lines, the cue's shaft) are removed by an opening with a disc of
-  0.4 ball diameters;
-* blobs smaller than a third of a ball are noise; blobs wider than a ball (hands, arms) are not
-  balls, though round parts of them the size of a ball may be (the tracker gates those);
-* touching balls are split at the peaks of the distance transform (one per ball radius); a tight
-  cluster whose peaks merged is split into as many balls as its shape holds beyond the peaks (its
-  area alone would count each ball's halo as more balls, put in the gaps between the real ones);
-* a motion-blur streak (a ridge of constant width one diameter) is one ball at the streak's centre.
+* the work grid (:mod:`~vision.detection.geometry`): the table's region of the frame, shrunk to
+  about ten pixels a ball, and what each work pixel is on the table;
+* the cloth model (:mod:`~vision.detection.cloth`): the empty cloth learned from the video and
+  kept up to date, the ball threshold, how unlike the cloth each pixel is;
+* the foreground map (:mod:`~vision.detection.foreground`), made again only where the picture
+  changed;
+* the ball candidates (:mod:`~vision.detection.blobs`, :mod:`~vision.detection.split`,
+  :mod:`~vision.detection.shapes`), searched again only where the map's levels changed;
+* each candidate refined at full resolution (:mod:`~vision.detection.refine`), kept while its
+  ball does not change;
+* the colour names and which detections are no ball (:mod:`~vision.detection.classify`, with the
+  video's colour classes of :mod:`~vision.detection.colour`).
 
-The centre is then refined at full resolution: the centroid of the ball's pixels above half its
-own contrast, inside 1.3 radii and inside its Voronoi cell among neighbouring balls, then a circle
-of the known radius fitted to that region's outline (ignoring outline points far inside it: the
-ball's shaded side; or far outside it: a cue or a neighbour), in one compiled pass per ball
-(:mod:`vision.detection.ballfit`). A ball that did not change since the previous frame (same
-blob at the working resolution) keeps its previous answer.
-
-Colour classes are fitted per video (:class:`ColourModel`): the detections' chromaticities are
-clustered and the clusters named by relative saturation (white is the least saturated) and hue. A
-colour far from every class (a blurred ball, partly see-through) is read as the nearest mixture of a
-class with the cloth under it, and marked as not sure.
+Every size is derived from the calibration (a ball's radius in pixels where it lies), so
+thresholds are in ball diameters: the fields of :class:`vision.detection.params.DetectionParams`,
+given to :class:`BallDetector`.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import cv2
@@ -47,9 +36,7 @@ from video.frames import AnyFrame, Frame
 from vision.detection.blobs import BlobFinder
 from vision.detection.classify import Classifier
 from vision.detection.cloth import ClothModel, ClothWork
-from vision.detection.colour import (
-    ColourModel,
-)
+from vision.detection.colour import ColourModel
 from vision.detection.foreground import ForegroundMap
 from vision.detection.geometry import WorkGrid
 from vision.detection.params import DEFAULT_DETECTION, DetectionParams
@@ -57,14 +44,6 @@ from vision.detection.refine import Refiner
 from vision.detection.types import F32, Blob, Detection, VisionError
 
 __all__ = ["BallDetector", "ClothWork", "ColourModel", "Detection", "VisionError", "detect_frame"]
-
-@dataclass(frozen=True)
-class Made:
-    """A detection and what it was made from: its blob and the work image of that frame."""
-
-    detection: Detection
-    blob: Blob
-    small: Frame
 
 
 class BallDetector:
@@ -74,7 +53,9 @@ class BallDetector:
     default), kept as ``self.params``. ``work_diameter_px``: the ball diameter, in pixels, at
     which the search runs (frames are shrunk to it; the centre is refined at full resolution).
     Call :meth:`learn_cloth` with a frame of the video before :meth:`detect`; :meth:`detect`
-    keeps the cloth model up to date slowly.
+    keeps the cloth model up to date slowly, every ``cloth_update_every`` frames by
+    ``cloth_update_rate``. ``colours``: the video's colour classes (None until
+    :meth:`fit_colours`, or set).
     """
 
     def __init__(self, calibration: Calibration, params: DetectionParams = DEFAULT_DETECTION, *,
@@ -90,6 +71,9 @@ class BallDetector:
         self.cloth_update_every = cloth_update_every
         self.cloth_update_rate = cloth_update_rate
         self._frames_seen = 0
+        self._last_small: Frame | None = None
+        self.picture_change = math.inf  # (see _note_change)
+        self._last: list[Detection] | None = None  # the last frame's answer
         grid = self.grid = WorkGrid(calibration, work_diameter_px)
         # (the grid's, under the names they always had)
         self.table, self.r_mm, self.roi = grid.table, grid.r_mm, grid.roi
@@ -97,10 +81,7 @@ class BallDetector:
         self.field, self.radius_work = grid.field, grid.radius_work
         self.cloth_model = ClothModel(params, grid)
         self.foreground_map = ForegroundMap(params, grid)
-        self._last_small: Frame | None = None
-        self.picture_change = math.inf
         self.blob_finder = BlobFinder(params, grid)
-        self._last: list[Detection] | None = None
         self.classifier = Classifier(params, self.cloth_model)
         self.refiner = Refiner(grid, self.cloth_model, self.classifier)
 
@@ -276,6 +257,7 @@ class BallDetector:
         """The detections with their colour from the current colour model; those that are no
         ball are left out (see :meth:`Classifier.classify`)."""
         return self.classifier.classify(detections, self.colours)
+
 
 def detect_frame(frame: Frame, calibration: Calibration) -> list[Detection]:
     """Every ball in one still image: cloth and colour classes learned from the image itself."""

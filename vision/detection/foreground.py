@@ -127,11 +127,12 @@ class ForegroundMap:
         return self.map, tiles
 
     def _whole(self, small: Frame, cloth: ClothModel) -> F32:
-        """``_foreground(small)`` of the whole work image, its per-pixel part (see
-        :meth:`_weights`) made again only at the pixels that changed since the last time (the
-        same steps on the same numbers: the same values to the bit), when they are few (on a
-        clean video most of a frame is the same from frame to frame, to the grey level, though
-        its tiles changed somewhere); the dark balls' part (:meth:`_dark_balls`) on the whole.
+        """``cloth.foreground(small)`` of the whole work image, its per-pixel part (see
+        :meth:`ClothModel.weights`) made again only at the pixels that changed since the last
+        time (the same steps on the same numbers: the same values to the bit), when they are few
+        (on a clean video most of a frame is the same from frame to frame, to the grey level,
+        though its tiles changed somewhere); the dark balls' part (:meth:`ClothModel.dark_balls`)
+        on the whole.
         """
         model, planes, _ = cloth.model_cache_now()
         # each pixel's B, G, R (and 255) as one 32-bit number: a changed pixel in one compare
@@ -145,7 +146,7 @@ class ForegroundMap:
             if np.count_nonzero(differs) <= self.params.mostly_changed_share * d.size:
                 changed = np.flatnonzero(differs)
                 if len(changed):
-                    # those pixels one after another in one column (as _foreground_now does
+                    # those pixels one after another in one column (as now does
                     # for several boxes), then put back in place
                     px = np.take(packed, changed).view(np.uint8).reshape(-1, 1, 4)[..., :3]
                     dc, lc, rc = chroma_distance(px, cast(Planes, tuple(

@@ -63,7 +63,12 @@ class Refiner:
         are maxima of a distance map, whole work pixels, and two touching balls rolling slowly
         past each other leave the blob's size and centre as they were (W1 and Y held for a frame
         as they touched, and the contact was lost). It keeps its answer only with the picture
-        around it unchanged."""
+        around it unchanged.
+
+        ``colours``: the video's colour classes (None: not fitted yet); ``labels``: the
+        candidates' labels in the work image (see :class:`BlobFinder`); ``change_level``: the
+        least change of a pixel that counts (see :class:`ForegroundMap`; None: not known yet).
+        The answers are not classified yet."""
         blobs = self.streaks_of_one_colour(small, blobs, colours)
         cache = self._cache
         self._cache = []

@@ -30,7 +30,7 @@ def necked(dist: F32, centres: Sequence[tuple[float, float]]) -> bool:
     """Every centre (pixels of the distance map ``dist``) is a ball touching another: halfway
     to its nearest neighbour the shape narrows to a neck (under 0.7 of the lower centre's
     distance from the edge), as between two discs; a streak or a strip (an arm, the cue) is
-    about as wide all along (see :meth:`BallDetector._split`)."""
+    about as wide all along (see :meth:`BallSplitter.split`)."""
     hh, ww = dist.shape
 
     def at(x: float, y: float) -> float:
@@ -59,7 +59,7 @@ def one_ball(part: NDArray[np.bool_], cx: float, cy: float, label: int,
     ``short_streak_length_diameters``) and about as wide as a ball across it (a spread of
     ``short_streak_width_radii`` at least; a disc's is half a radius). Faint, that is a short
     streak: the middle of a fast ball's blur on a cloth of nearly its colour (a red on a red
-    cloth), all of it that rises above the threshold (see :meth:`BallDetector._refine_new`);
+    cloth), all of it that rises above the threshold (see :meth:`Refiner.refine`);
     not faint, a ball with something beside it (a pocket's rim). A disc's spreads are equal; a
     half-hidden ball's are not, but it is no longer than a ball; a piece of the cue is narrower
     than a ball."""
