@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from vision.detection import ballfit
-from vision.detection.detector import _chroma_planes, detect_frame
+from vision.detection.chroma import chroma_planes
+from vision.detection.detector import detect_frame
 
 CLOTH = (110, 150, 40)
 WHITE = (235, 240, 240)
@@ -42,7 +43,7 @@ def fit(patch: np.ndarray, guess: tuple[float, float], r: float,
     patch = framed[1:-1, 1:-1]
     cloth = np.empty((h, w, 3), np.float32)
     cloth[:] = CLOTH
-    planes = cv2.merge(_chroma_planes(cloth + np.float32(1.0)))[:, :]
+    planes = cv2.merge(chroma_planes(cloth + np.float32(1.0)))[:, :]
     planes = np.pad(planes, ((0, 1), (0, 1), (0, 0)))[:h, :w]
     yy, xx = np.mgrid[0:h + 1, 0:w + 1]
     labels = ((xx - guess[0]) ** 2 + (yy - guess[1]) ** 2 <= (1.2 * r) ** 2).astype(

@@ -13,14 +13,18 @@ from calibration import Calibration
 from rules.table import TableSpec
 from synth.camera import random_pose
 from synth.render import BallPose, Look, Renderer
-from vision.detection import DEFAULT_DETECTION, DetectionParams, DetectionParamsError
-from vision.detection.detector import (
+from vision.detection import (
+    DEFAULT_DETECTION,
     BallDetector,
     ColourModel,
+    DetectionParams,
+    DetectionParamsError,
     VisionError,
-    _distances,
     detect_frame,
 )
+from vision.detection.shapes import distances
+from vision.detection.split import BallSplitter
+from vision.detection.types import Blob
 
 # the tuned levels the drawn foreground maps below are made against
 STRONG = DEFAULT_DETECTION.strong_thresholds
@@ -191,11 +195,11 @@ def test_fast_pixel_to_table_map_matches_the_calibration():
     from dataclasses import replace
 
     from calibration.model import guess_camera_matrix
-    from vision.detection.detector import _PixelToTable
+    from vision.detection.geometry import PixelToTable
 
     cal = replace(calibration(), camera_matrix=guess_camera_matrix((W, H)),
                   distortion=[-0.1, 0.01, 0.0, 0.0, 0.0])
-    to_table = _PixelToTable(cal, (90, 60, 1190, 650))
+    to_table = PixelToTable(cal, (90, 60, 1190, 650))
     pts = np.random.default_rng(1).uniform([90, 60], [1190, 650], (500, 2))
     exact = cal.image_to_table(pts)
     assert np.abs(to_table(pts) - exact).max() < 0.05  # mm
@@ -469,12 +473,12 @@ def test_a_faint_core_with_a_red_balls_colour_and_light_on_a_red_cloth_is_a_ball
     det, found = red_and_white_fitted()
     red, cloth = (49.0, 36.0, 237.0), (37.0, 46.0, 172.0)
     det.colours = ColourModel.fit([red, (235.0, 240.0, 240.0), (20.0, 190.0, 220.0)])
-    det.threshold, det._cloth_level = 0.171, sum(cloth)
+    det.threshold, det.cloth_model.level = 0.171, sum(cloth)
     ball = replace(found[0], bgr=red, cloth_bgr=cloth, streak_mm=0.0)
-    assert 1.0 < det._core_contrast(ball.bgr, cloth) < STRONG
+    assert 1.0 < det.classifier.core_contrast(ball.bgr, cloth) < STRONG
     assert [d.colour for d in det.classify([ball])] == ["red"]
     dull = replace(ball, bgr=(33.0, 27.0, 221.0))  # a tenth brighter than the cloth
-    assert 1.0 < det._core_contrast(dull.bgr, cloth) < STRONG
+    assert 1.0 < det.classifier.core_contrast(dull.bgr, cloth) < STRONG
     assert det.classify([dull]) == []
 
 
@@ -502,8 +506,9 @@ def test_balls_joined_by_a_faint_block_of_junk_are_both_found():
     cal, det, img = detector_and_blocky_frame(((1640.0, 830.0), (1880.0, 990.0)), red_gain=1.7)
     a, b = (1700.0, 900.0), (1700.0 + 1.7 * TABLE.ball_diameter_mm, 900.0 + 30.0)
     pa, pb = draw_ball(img, cal, a, "white"), draw_ball(img, cal, b, "red")
-    f = det._foreground(det.shrink(img))
-    gap = f[det._work_row[round((pa[1] + pb[1]) / 2)], det._work_col[round((pa[0] + pb[0]) / 2)]]
+    f = det.cloth_model.foreground(det.shrink(img))
+    grid = det.grid
+    gap = f[grid.work_row[round((pa[1] + pb[1]) / 2)], grid.work_col[round((pa[0] + pb[0]) / 2)]]
     assert det.threshold < gap < 2.0 * det.threshold  # the block is faint junk, above threshold
     found = det.detect(img, update=False)
     assert len(found) == 2
@@ -517,8 +522,8 @@ def test_a_moving_ball_in_stronger_junk_blocks_is_found():
     # outshines them many times over, and is found by its pixels above four times it.
     cal, det, img = detector_and_blocky_frame(((1560.0, 800.0), (1900.0, 980.0)), red_gain=2.6)
     p = draw_ball(img, cal, (1700.0, 900.0), "yellow")
-    f = det._foreground(det.shrink(img))
-    level = f[det._work_row[round(p[1])], det._work_col[round(p[0] - 40)]] / det.threshold
+    f = det.cloth_model.foreground(det.shrink(img))
+    level = f[det.grid.work_row[round(p[1])], det.grid.work_col[round(p[0] - 40)]] / det.threshold
     assert 2.0 < level < 4.0  # the junk beside the ball
     found = det.detect(img, update=False)
     assert len(found) == 1 and np.hypot(found[0].x_px - p[0], found[0].y_px - p[1]) < 1.5
@@ -537,8 +542,8 @@ def test_two_pale_whites_in_a_row_with_a_yellow_in_junk_are_three_balls(mix):
     truth = [draw_ball(over, cal, xy, "white") for xy in whites]
     img = cv2.addWeighted(over, mix, img, 1 - mix, 0)
     truth.append(draw_ball(img, cal, (1700.0 + 2 * d, 905.0), "yellow"))
-    f = det._foreground(det.shrink(img))
-    level = f[det._work_row[round(truth[0][1])], det._work_col[round(truth[0][0])]]
+    f = det.cloth_model.foreground(det.shrink(img))
+    level = f[det.grid.work_row[round(truth[0][1])], det.grid.work_col[round(truth[0][0])]]
     assert 2.0 < level / det.threshold < 4.0  # a pale white
     found = det.detect(img, update=False)
     assert len(found) == 3
@@ -557,16 +562,16 @@ def test_a_red_ball_a_little_brighter_than_half_a_bright_cloth_is_seen_whole():
     det = BallDetector(calibration())
     det.learn_cloth(cloth())
     det.threshold = 0.09  # that cloth's
-    r = det._d_work / 2
+    r = det.grid.d_work / 2
     yy, xx = np.mgrid[0:41, 0:41].astype(np.float32)
     rho = np.hypot(xx - 20, yy - 20) / r
     disc = rho <= 1
     d = np.where(disc, 1.25, 0.02).astype(np.float32)  # strongly coloured
     ratio = np.where(disc, np.where(rho > 0.75, 0.4, 0.62), 1.0).astype(np.float32)
-    si = ratio * np.float32(det._cloth_level)
-    w = det._weights(d.copy(), si, ratio.copy())
+    si = ratio * np.float32(det.cloth_model.level)
+    w = det.cloth_model.weights(d.copy(), si, ratio.copy())
     assert np.count_nonzero(w[disc] > det.threshold) < 0.6 * disc.sum()
-    det._dark_balls(d, ratio, si, w)
+    det.cloth_model.dark_balls(d, ratio, si, w)
     assert np.all(w[disc] > det.threshold)
 
 
@@ -602,7 +607,7 @@ def test_a_blob_barely_unlike_the_cloth_is_no_ball_a_white_on_a_pale_cloth_is():
     # cloth, the faintest ball there is, stays
     from dataclasses import replace
 
-    from vision.detection.detector import _cloth_coloured
+    from vision.detection.colour import cloth_coloured
 
     for make in (cloth, pale_cloth):
         det, found = red_and_white_fitted(make)
@@ -613,13 +618,13 @@ def test_a_blob_barely_unlike_the_cloth_is_no_ball_a_white_on_a_pale_cloth_is():
     under = found[0].cloth_bgr
     assert under is not None
     junk = replace(found[0], bgr=(under[0], under[1], 1.12 * under[2]))
-    assert not _cloth_coloured(junk, DEFAULT_DETECTION)
+    assert not cloth_coloured(junk, DEFAULT_DETECTION)
     kept = det.classify([*found, junk])
     assert len(kept) == len(found) == 2
     # in a corner a third as bright, a chromaticity is three times as noisy: so is the margin
     dim = (under[0] / 3, under[1] / 3, under[2] / 3)
     dark_junk = replace(found[0], bgr=(dim[0], dim[1], 2.0 * dim[2]), cloth_bgr=dim)
-    assert not _cloth_coloured(dark_junk, DEFAULT_DETECTION)
+    assert not cloth_coloured(dark_junk, DEFAULT_DETECTION)
     assert len(det.classify([*found, dark_junk])) == 2
 
 
@@ -648,13 +653,13 @@ TOUCHING_ON_A_DIAGONAL = """
 def test_two_balls_touching_on_a_diagonal_are_two_balls_not_a_streak():
     # the pixel between the two centres keeps 0.7 radii of the blob's width there (as a streak
     # would); but a streak is as wide as at its peaks all along, two balls are not
-    from vision.detection.detector import _distances
+    from vision.detection.shapes import distances
 
     rows = TOUCHING_ON_A_DIAGONAL.split()
     mask = np.array([[c == "1" for c in row] for row in rows], np.uint8)
     det = BallDetector(calibration())
     r = 4.68
-    blobs = det._split(_distances(mask), 0, 0, 1, r, int(mask.sum()))
+    blobs = splitter(det).split(distances(mask), 0, 0, 1, r, int(mask.sum()))
     assert len(blobs) == 2
     assert not any(b.streak for b in blobs)
     centres = sorted((b.x, b.y) for b in blobs)
@@ -824,13 +829,13 @@ def test_only_a_blob_longer_than_a_ball_and_as_wide_is_drawn_out():
     # (work pixels, radius 5) a disc, a half-hidden ball, a piece of the cue (a strip 1.2 balls
     # long, half a ball wide: as spread across as the cue's pieces on the synthetic clips) are
     # not; a ball's faint blur (1.6 balls long, 0.8 wide) is, along its way
-    from vision.detection.detector import _one_ball
+    from vision.detection.shapes import one_ball
 
     r = 5.0
     yy, xx = np.mgrid[0:40, 0:40].astype(np.float64) - 20.0
 
     def shape(inside: np.ndarray) -> tuple[bool, tuple[float, float]]:
-        b = _one_ball(inside, 20.0, 20.0, 1, (), r, DEFAULT_DETECTION)
+        b = one_ball(inside, 20.0, 20.0, 1, (), r, DEFAULT_DETECTION)
         assert not b.streak  # (whether it is a streak is decided by its core's colour)
         return b.drawn_out, b.axis
 
@@ -850,9 +855,9 @@ def test_a_drawn_out_blob_is_a_blur_only_if_its_core_is_faint_but_no_fainter_tha
     cal, img = calibration(), red_cloth()
     det = BallDetector(cal)
     det.learn_cloth(img)
-    assert det._a_blur((28.0, 16.0, 110.0), (30.0, 17.0, 84.0))
-    assert not det._a_blur((18.0, 16.0, 160.0), (30.0, 17.0, 84.0))
-    assert not det._a_blur((24.0, 32.0, 22.0), (22.0, 35.0, 24.0))
+    assert det.classifier.a_blur((28.0, 16.0, 110.0), (30.0, 17.0, 84.0), det.colours)
+    assert not det.classifier.a_blur((18.0, 16.0, 160.0), (30.0, 17.0, 84.0), det.colours)
+    assert not det.classifier.a_blur((24.0, 32.0, 22.0), (22.0, 35.0, 24.0), det.colours)
 
 
 def test_a_compression_ghost_where_a_ball_rolled_is_no_blur():
@@ -869,12 +874,12 @@ def test_a_compression_ghost_where_a_ball_rolled_is_no_blur():
     det.colours = ColourModel.fit(np.array([(215, 230, 235)] * 6 + [(25, 24, 171)] * 6
                                            + [(28, 186, 210)] * 4, float))
     ghost, corner = (44.0, 49.0, 33.0), (38.0, 47.0, 33.0)
-    assert 1.0 <= det._core_contrast(ghost, corner) < STRONG
+    assert 1.0 <= det.classifier.core_contrast(ghost, corner) < STRONG
     assert det.colours.mixture(ghost, corner) is None
-    assert not det._a_blur(ghost, corner)
+    assert not det.classifier.a_blur(ghost, corner, det.colours)
     red_blur = tuple(0.05 * r + 0.95 * c for r, c in zip((25, 24, 171), corner, strict=True))
-    assert 1.0 <= det._core_contrast(red_blur, corner) < STRONG
-    assert det._a_blur(red_blur, corner)
+    assert 1.0 <= det.classifier.core_contrast(red_blur, corner) < STRONG
+    assert det.classifier.a_blur(red_blur, corner, det.colours)
 
 
 def test_a_ball_creeping_a_little_each_frame_is_followed():
@@ -906,7 +911,7 @@ def test_a_ball_joined_to_a_hand_by_the_cue_is_found_at_the_strong_level():
     f[40:60, 19:21] = 1.5 * t  # the cue, thin and faint
     cv2.circle(f, (20, 66), 6, float(0.5 * (STRONG + STRONGER) * t), -1)  # the pale ball
     part = (f > t).astype(np.uint8)
-    found = det._strong_parts(f, part, 0, 0, 1, r)
+    found = splitter(det).strong_parts(f, part, 0, 0, 1, r)
     assert found is not None
     assert any(math.hypot(b.x - 20, b.y - 66) < 1.5 for b in found)
 
@@ -1016,10 +1021,11 @@ def test_the_model_updates_tell_the_cloth_from_the_balls_by_a_coarse_median():
     det = BallDetector(cal)
     det.learn_cloth(cloth(1))
     small = det.shrink(img)
-    full, coarse = det._cloth_from(small), det._cloth_from(small, coarse=True)
-    inside = det._on_cloth
+    full, coarse = det.cloth_model.cloth_from(small), det.cloth_model.cloth_from(small, coarse=True)
+    inside = det.grid.on_cloth
     assert float(np.abs(coarse - full)[inside].max()) <= 4.0  # (noise sigma 2, a lit gradient)
-    like_full, like_coarse = det._cloth_like(small, full), det._cloth_like(small, coarse)
+    model = det.cloth_model
+    like_full, like_coarse = model.cloth_like(small, full), model.cloth_like(small, coarse)
     assert np.count_nonzero(~like_full & inside) > 4 * 60  # four balls and their surroundings
     assert np.count_nonzero((like_full != like_coarse) & inside) <= 0.01 * np.count_nonzero(
         ~like_full & inside)
@@ -1028,8 +1034,8 @@ def test_the_model_updates_tell_the_cloth_from_the_balls_by_a_coarse_median():
     assert np.array_equal(update.smooth, coarse)
     # handed an update's coarse work, learning makes the full median itself
     fresh, asked = BallDetector(cal), []
-    made = fresh._cloth_from
-    fresh._cloth_from = (  # type: ignore[method-assign]
+    made = fresh.cloth_model.cloth_from
+    fresh.cloth_model.cloth_from = (  # type: ignore[method-assign]
         lambda s, coarse=False: asked.append(coarse) or made(s, coarse))
     fresh.learn_cloth(img, small=small, ahead=update)
     assert asked == [False]
@@ -1045,9 +1051,9 @@ def test_the_foreground_map_stands_through_a_model_update_until_the_picture_chan
     draw_ball(img, cal, (2500.0, 1100.0), "red")
     det = BallDetector(cal)
     det.learn_cloth(img)
-    whole, made = [], det._whole_foreground
-    det._whole_foreground = (  # type: ignore[method-assign]
-        lambda small: whole.append(1) or made(small))
+    whole, made = [], det.foreground_map._whole
+    det.foreground_map._whole = (  # type: ignore[method-assign]
+        lambda small, cloth: whole.append(1) or made(small, cloth))
     found = [[(d.x_mm, d.y_mm) for d in det.detect(img)] for _ in range(2 * det.cloth_update_every)]
     assert len(whole) == 1  # the first frame's map only
     assert all(f == found[0] for f in found) and len(found[0]) == 2
@@ -1056,11 +1062,21 @@ def test_the_foreground_map_stands_through_a_model_update_until_the_picture_chan
     assert len(det.detect(moved)) == 3
 
 
+def splitter(det: BallDetector) -> BallSplitter:
+    """The detector's blob splitter against its threshold now."""
+    return det.blob_finder.splitter(det.threshold)
+
+
+def search(det: BallDetector, f: np.ndarray, rect: tuple[int, int, int, int]) -> list[Blob]:
+    """The detector's candidates in ``rect`` of the foreground map ``f``."""
+    return det.blob_finder.search(f, rect, det.threshold, det.cloth_model.by_light)
+
+
 def work_map_by_the_middle() -> tuple[BallDetector, np.ndarray, tuple[int, int], float]:
     """A detector on empty cloth, ready to search a foreground map of its own: the map (work
     resolution, empty), its middle pixel, and a ball's radius there."""
     _, _, det = on_empty_cloth()
-    det._parts = det._parts if det._parts is not None else {}
+    det.blob_finder.parts = det.blob_finder.parts if det.blob_finder.parts is not None else {}
     ww, hh = det.work_size
     cx, cy = ww // 2, hh // 2
     return det, np.zeros((hh, ww), np.float32), (cx, cy), float(det.radius_work[cy, cx])
@@ -1087,7 +1103,7 @@ def test_a_faint_ball_joined_to_the_hand_by_the_cue_is_found_by_its_round_core()
     cv2.circle(f, tip, round(r), float(1.5 * t), -1)
     ball = (cx, round(cy + 3.3 * r))  # faint: gone at STRONG
     cv2.circle(f, ball, round(1.3 * r), float(1.5 * t), -1)
-    blobs = det._blobs_in(f, (0, 0, ww, hh))
+    blobs = search(det, f, (0, 0, ww, hh))
     assert any(math.hypot(b.x - ball[0], b.y - ball[1]) < 1.5 for b in blobs)
     assert not any(math.hypot(b.x - tip[0], b.y - tip[1]) < r for b in blobs)
 
@@ -1112,10 +1128,10 @@ def test_a_ball_joined_to_a_hand_too_wide_even_at_the_stronger_level_is_found_wh
     cv2.ellipse(f, ball, (round(1.2 * r), round(1.6 * r)), 0, 0, 360,
                 float(0.5 * (STRONG + STRONGER) * t), -1)
     part = (f > t).astype(np.uint8)
-    assert det._strong_parts(f, part, 0, 0, 1, r) is None
-    blobs = det._blobs_in(f, (0, 0, ww, hh))
+    assert splitter(det).strong_parts(f, part, 0, 0, 1, r) is None
+    blobs = search(det, f, (0, 0, ww, hh))
     assert any(math.hypot(b.x - ball[0], b.y - ball[1]) < 1.5 for b in blobs)
-    cores = det._strong_cores(f, part, 0, 0, 1, r)
+    cores = splitter(det).strong_cores(f, part, 0, 0, 1, r)
     assert [math.hypot(b.x - ball[0], b.y - ball[1]) < 1.5 for b in cores] == [True]
 
 
@@ -1135,12 +1151,12 @@ def test_two_touching_balls_in_a_blob_with_a_hand_too_wide_for_balls_are_both_fo
     for ball in (white, red):
         cv2.circle(f, ball, round(1.4 * r), float(0.5 * (STRONG + STRONGER) * t), -1)
     part = (f > t).astype(np.uint8)
-    assert det._strong_parts(f, part, 0, 0, 1, r) is None
-    cores = det._strong_cores(f, part, 0, 0, 1, r)
+    assert splitter(det).strong_parts(f, part, 0, 0, 1, r) is None
+    cores = splitter(det).strong_cores(f, part, 0, 0, 1, r)
     assert len(cores) == 2
     for ball in (white, red):
         assert any(math.hypot(b.x - ball[0], b.y - ball[1]) < 0.5 * r for b in cores)
-    blobs = det._blobs_in(f, (0, 0, ww, hh))
+    blobs = search(det, f, (0, 0, ww, hh))
     for ball in (white, red):
         assert any(math.hypot(b.x - ball[0], b.y - ball[1]) < 0.5 * r for b in blobs)
 
@@ -1157,8 +1173,8 @@ def test_a_faint_ball_deeper_than_a_ball_with_its_glow_beside_a_strong_one_is_fo
     cv2.circle(f, red, round(1.1 * r), float(1.5 * STRONGER * t), -1)
     cv2.circle(f, white, round(1.6 * r), float(1.5 * t), -1)  # faint, with its glow
     part = (f > t).astype(np.uint8)
-    assert float(_distances(part > 0).max()) > BALL_DEPTH * r
-    blobs = det._blobs_in(f, (0, 0, ww, hh))
+    assert float(distances(part > 0).max()) > BALL_DEPTH * r
+    blobs = search(det, f, (0, 0, ww, hh))
     assert len(blobs) == 2
     for ball in (red, white):
         assert any(math.hypot(b.x - ball[0], b.y - ball[1]) < 0.5 * r for b in blobs)
@@ -1179,13 +1195,13 @@ def test_a_long_streak_too_big_for_two_balls_even_at_the_stronger_level_is_one_b
                   float(1.5 * STRONGER * t), -1)
     for end in (round(cx - 2 * r), round(cx + 2 * r)):
         cv2.circle(f, (end, cy), half, float(1.5 * STRONGER * t), -1)
-    blobs = det._blobs_in(f, (0, 0, ww, hh))
+    blobs = search(det, f, (0, 0, ww, hh))
     assert [b.streak for b in blobs] == [True]
     assert math.hypot(blobs[0].x - cx, blobs[0].y - cy) < 0.5 * r
     # a strip as long but wider than a ball (the back of a hand, a forearm) is no streak
     wide = round(1.3 * r)
     f[cy - wide:cy + wide + 1, round(cx - 2 * r):round(cx + 2 * r) + 1] = 1.5 * STRONGER * t
-    assert det._strong_parts(f, (f > t).astype(np.uint8), 0, 0, 1, r) is None
+    assert splitter(det).strong_parts(f, (f > t).astype(np.uint8), 0, 0, 1, r) is None
 
 
 def test_a_pale_white_touching_a_bright_ball_is_two_balls_though_their_halos_make_it_big():
@@ -1200,7 +1216,7 @@ def test_a_pale_white_touching_a_bright_ball_is_two_balls_though_their_halos_mak
     cv2.circle(f, (18 + round(2.2 * r), 20), round(1.15 * r), float(1.5 * STRONGER * t), -1)
     part = (f > t).astype(np.uint8)
     assert np.count_nonzero(part) > 2.5 * math.pi * r * r
-    found = det._strong_parts(f, part, 0, 0, 1, r)
+    found = splitter(det).strong_parts(f, part, 0, 0, 1, r)
     assert found is not None and len(found) == 2
     for cx in (18, 18 + round(2.2 * r)):
         assert any(math.hypot(b.x - cx, b.y - 20) < 1.5 for b in found)
@@ -1212,13 +1228,13 @@ def test_a_streak_whose_ends_are_two_ball_colours_is_two_balls():
     them, make a blob as wide all along as a streak, and the streak's middle, of neither colour,
     was the only detection. A streak is one ball, of one colour all along: with each end sure
     of another ball colour, it is two balls at its ends; a white's own streak stays one."""
-    from vision.detection.detector import _distances
+    from vision.detection.shapes import distances
 
     det, _ = red_and_white_fitted()
     r = 5.0
     mask = np.zeros((40, 80), np.uint8)
     cv2.line(mask, (20, 20), (20 + round(2.4 * r), 20), 1, round(2.2 * r))
-    blobs = det._split(_distances(mask.astype(bool)), 100, 100, 1, r, int(mask.sum()))
+    blobs = splitter(det).split(distances(mask.astype(bool)), 100, 100, 1, r, int(mask.sum()))
     assert len(blobs) == 1 and blobs[0].streak and blobs[0].ends is not None
     (x1, y1), (x2, y2) = sorted(blobs[0].ends)
     w, h = det.work_size
@@ -1226,7 +1242,7 @@ def test_a_streak_whose_ends_are_two_ball_colours_is_two_balls():
     small = np.full((h, w, 3), cloth_bgr, np.uint8)
     cv2.circle(small, (round(x1), round(y1)), round(r), BGR["white"], -1)
     cv2.circle(small, (round(x2), round(y2)), round(r), BGR["red"], -1)
-    two = det._streaks_of_one_colour(small, blobs)
+    two = det.refiner.streaks_of_one_colour(small, blobs, det.colours)
     assert sorted((b.x, b.y, b.streak) for b in two) == [(x1, y1, False), (x2, y2, False)]
     # the balls' shadows between them pull the peaks inward (in real footage of a straight
     # shot: the red's peak 10 px from its middle toward the white): each end's colour is read half a
@@ -1236,11 +1252,11 @@ def test_a_streak_whose_ends_are_two_ball_colours_is_two_balls():
     cv2.circle(small, (round(x2 + 0.5 * r), round(y2)), round(r), BGR["red"], -1)
     cv2.rectangle(small, (round(x1 - 2), round(y1) - 3), (round(x2 + 2), round(y2) + 3),
                   (50, 70, 20), -1)
-    assert len(det._streaks_of_one_colour(small, blobs)) == 2
+    assert len(det.refiner.streaks_of_one_colour(small, blobs, det.colours)) == 2
     # a white streak, see-through at its ends: one ball
     small[:] = cloth_bgr
     cv2.line(small, (round(x1), round(y1)), (round(x2), round(y2)), (170, 190, 140), round(2 * r))
-    assert det._streaks_of_one_colour(small, blobs) == blobs
+    assert det.refiner.streaks_of_one_colour(small, blobs, det.colours) == blobs
 
 
 def test_a_blurred_white_over_a_projected_line_is_read_against_the_cloth_under_it():
@@ -1281,7 +1297,7 @@ def test_a_streak_joined_to_its_shadow_is_one_ball_though_wider_than_a_ball():
     1.44 radii deep, deeper than a ball; taken for a hand, its round parts were looked for and
     none was found, and the white was lost for the frame. Straight and as wide all along, it
     is one streak; a blob twice a ball's depth (an arm) is not."""
-    from vision.detection.detector import _distances
+    from vision.detection.shapes import distances
 
     det = BallDetector(calibration())
     r = 5.0
@@ -1290,9 +1306,9 @@ def test_a_streak_joined_to_its_shadow_is_one_ball_though_wider_than_a_ball():
         cv2.line(mask, (30, 30), (30 + round(3 * r), 30), 1, round(width))
         if shadow:  # the shadow widens it on one side, 1.5 radii deep there
             cv2.circle(mask, (38, 32), round(shadow), 1, -1)
-        dist = _distances(mask.astype(bool))
+        dist = distances(mask.astype(bool))
         assert dist.max() > 1.4 * r
-        blobs = det._split(dist, 100, 100, 1, r, int(mask.sum()))
+        blobs = splitter(det).split(dist, 100, 100, 1, r, int(mask.sum()))
         assert [b.streak for b in blobs] == ([True] if streak else [False] * len(blobs))
 
 
@@ -1303,7 +1319,7 @@ def test_two_balls_with_halos_a_little_apart_are_two_balls_not_three():
     which pulled the red's centre 12 px toward the white. Each ball explains the pixels within
     its own depth: no third ball; and three balls in a tight triangle, two of them found as
     peaks, still hold a third."""
-    from vision.detection.detector import _distances, _unexplained_balls
+    from vision.detection.shapes import distances, unexplained_balls
 
     r = 5.0
     yy, xx = np.mgrid[0:30, 0:40]
@@ -1317,9 +1333,9 @@ def test_two_balls_with_halos_a_little_apart_are_two_balls_not_three():
     pair = [(10.0, 15.0), (10.0 + 2.95 * r, 15.0)]
     bridged = discs(pair, 1.32) | ((xx >= pair[0][0]) & (xx <= pair[1][0])
                                    & (np.abs(yy - 15.0) <= 0.6 * r))
-    assert _unexplained_balls(_distances(bridged), pair, r, 2) == 0
+    assert unexplained_balls(distances(bridged), pair, r, 2) == 0
     triangle = [(12.0, 20.0), (12.0 + 2 * r, 20.0), (12.0 + r, 20.0 - math.sqrt(3) * r)]
-    assert _unexplained_balls(_distances(discs(triangle, 1.3)), triangle[:2], r, 2) == 1
+    assert unexplained_balls(distances(discs(triangle, 1.3)), triangle[:2], r, 2) == 1
 
 
 def test_a_ball_as_deep_with_its_halo_as_the_ball_found_beside_it_is_a_ball():
@@ -1329,7 +1345,8 @@ def test_a_ball_as_deep_with_its_halo_as_the_ball_found_beside_it_is_a_ball():
     and its summit is deeper than one ball alone. A summit as deep as the ball found beside
     it is a ball; one much deeper (a hand) is not, nor is any beside a ball of one ball's
     depth."""
-    from vision.detection.detector import _as_deep_as_its_balls, _Blob, _distances
+    from vision.detection.shapes import as_deep_as_its_balls, distances
+    from vision.detection.types import Blob
 
     r = 5.0
     yy, xx = np.mgrid[0:30, 0:50]
@@ -1338,14 +1355,14 @@ def test_a_ball_as_deep_with_its_halo_as_the_ball_found_beside_it_is_a_ball():
     def disc(c: tuple[float, float], radius: float) -> np.ndarray:
         return (xx - c[0]) ** 2 + (yy - c[1]) ** 2 <= radius ** 2
 
-    found = [_Blob(100.0 + red[0], 200.0 + red[1], 1)]
-    pair = _distances(disc(white, 1.43 * r) | disc(red, 1.43 * r))
-    (ball,) = _as_deep_as_its_balls(pair, 100, 200, 1, r, found, DEFAULT_DETECTION)
+    found = [Blob(100.0 + red[0], 200.0 + red[1], 1)]
+    pair = distances(disc(white, 1.43 * r) | disc(red, 1.43 * r))
+    (ball,) = as_deep_as_its_balls(pair, 100, 200, 1, r, found, DEFAULT_DETECTION)
     assert math.dist((ball.x - 100.0, ball.y - 200.0), white) <= 1.0
-    hand = _distances(disc(white, 2.2 * r) | disc(red, 1.43 * r))
-    assert _as_deep_as_its_balls(hand, 100, 200, 1, r, found, DEFAULT_DETECTION) == []
-    plain = _distances(disc(white, 1.43 * r) | disc(red, 1.1 * r))
-    assert _as_deep_as_its_balls(plain, 100, 200, 1, r, found, DEFAULT_DETECTION) == []
+    hand = distances(disc(white, 2.2 * r) | disc(red, 1.43 * r))
+    assert as_deep_as_its_balls(hand, 100, 200, 1, r, found, DEFAULT_DETECTION) == []
+    plain = distances(disc(white, 1.43 * r) | disc(red, 1.1 * r))
+    assert as_deep_as_its_balls(plain, 100, 200, 1, r, found, DEFAULT_DETECTION) == []
 
 
 def test_a_faint_ball_deeper_with_its_halo_joined_to_faint_lines_is_found_at_its_summit():
@@ -1363,9 +1380,9 @@ def test_a_faint_ball_deeper_with_its_halo_joined_to_faint_lines_is_found_at_its
     f[round(cy - 6 * r):round(cy + 6 * r), cx + round(3 * r) - half:cx + round(3 * r) + half] = (
         1.5 * t)
     part = (f > t).astype(np.uint8)
-    assert det._strong_parts(f, part, 0, 0, 1, r) == []
-    assert _distances(part > 0).max() > BALL_DEPTH * r
-    blobs = det._blobs_in(f, (0, 0, ww, hh))
+    assert splitter(det).strong_parts(f, part, 0, 0, 1, r) == []
+    assert distances(part > 0).max() > BALL_DEPTH * r
+    blobs = search(det, f, (0, 0, ww, hh))
     assert [math.hypot(b.x - ball[0], b.y - ball[1]) <= 1.0 for b in blobs] == [True]
 
 

@@ -1,6 +1,7 @@
-"""Detection: balls in one frame. The cloth model and the foreground, blobs, the per-ball
-refinement (``ballfit``, compiled), the colour classes, and the balls' own size measured in the
-frames (``ballsize``).
+"""Detection: balls in one frame. The cloth model (``cloth``) and the foreground map
+(``foreground``), the ball candidates (``blobs``, ``split``, ``shapes``), the per-ball refinement
+(``refine``, ``ballfit``, compiled), the colour classes (``colour``, ``classify``), run in order by
+``BallDetector`` (``detector``); and the balls' own size measured in the frames (``ballsize``).
 
 Other packages import detection's names from here, not from its modules."""
 

@@ -1,7 +1,7 @@
 """One ball's full-resolution centre, colour and shape scores, compiled (numba).
 
 The detection finds each ball at the working resolution and then refines it in a patch of the
-full-resolution frame around it (see :meth:`vision.detection.detector.BallDetector._refine_new`).
+full-resolution frame around it (see :meth:`vision.detection.refine.Refiner.refine`).
 Done with numpy, that refinement was some forty small array operations per ball, each a few
 microseconds of call overhead on a patch of a few thousand pixels: the largest single cost of
 tracking a rolling ball (0.3 ms a ball a frame). Here it is one compiled pass over the patch's

@@ -22,7 +22,8 @@ from numpy.typing import NDArray
 
 from calibration import Calibration, detect_table_in_video
 from rules.table import Pocket, TableSpec
-from vision.detection.detector import _chroma_distance, _chroma_planes, _odd
+from vision.detection.chroma import chroma_distance, chroma_planes
+from vision.detection.geometry import odd
 from vision.detection.params import DEFAULT_BALL_SIZE, BallSizeParams
 
 # The rectified picture's scale: a 68 mm ball is 17 pixels across. (A resolution, not a
@@ -64,9 +65,9 @@ def _blob_sizes(top: NDArray[np.uint8], expected_px: float,
     the median, and a line's own peak has no size at all. A ball is contrasted all around, well
     inside that radius, and plain cloth all around well outside it (hands and sleeves are not).
     """
-    cloth = cv2.medianBlur(top, _odd(params.cloth_window_diameters * expected_px)).astype(
+    cloth = cv2.medianBlur(top, odd(params.cloth_window_diameters * expected_px)).astype(
         np.float32) + 1
-    d, _, ratio = _chroma_distance(top, _chroma_planes(cloth))
+    d, _, ratio = chroma_distance(top, chroma_planes(cloth))
     d += 0.5 * np.maximum(ratio - np.float32(1.0), 0)  # a white ball on pale cloth: brighter
     m = max(1, int(expected_px))  # leave out the cushions' edge
     inner = d[m:-m, m:-m]
@@ -74,7 +75,7 @@ def _blob_sizes(top: NDArray[np.uint8], expected_px: float,
     spread = float(np.median(np.abs(inner - level))) * 1.4826
     smooth = cv2.GaussianBlur(d, (0, 0), expected_px / 6)
     peaks = smooth >= cv2.dilate(smooth, cv2.getStructuringElement(
-        cv2.MORPH_ELLIPSE, (_odd(expected_px / 2),) * 2))
+        cv2.MORPH_ELLIPSE, (odd(expected_px / 2),) * 2))
     peaks &= smooth > level + 8 * spread
     peaks &= pockets_out.astype(bool)
     # not by the cushions: the marks projected where a drawn path meets them, a ball's shadow

@@ -30,7 +30,7 @@ class DetectionParams:
     # --- the foreground: how unlike the cloth a pixel is
     # a pixel this far in chromaticity from the cloth is strongly coloured (a red ball on any cloth:
     # 0.8 and more; most shadows stay below): a dark ball of such pixels is weighted by its own
-    # brightness, not the cloth's (see BallDetector._dark_balls)
+    # brightness, not the cloth's (see ClothModel.dark_balls)
     coloured_chroma: float = 0.5
     # a cloth on which a white ball's chromaticity contrast is below this is neutral (a grey cloth:
     # 0.04-0.05; the club footage's cloth: 0.09 and more): there a white ball differs from the
@@ -50,14 +50,14 @@ class DetectionParams:
     palest_white_ratio: float = 1.5
     # a strongly coloured ball with this share of its disc above the threshold against the cloth's
     # brightness shows whole; one with less (a red's shaded rim taken for a shadow) is weighed by
-    # its own brightness (see BallDetector._dark_balls): near half a disc, its blob flickers in and
+    # its own brightness (see ClothModel.dark_balls): near half a disc, its blob flickers in and
     # out of the search
     whole_share: float = 0.75
     # when the picture changed over more than this share of the table (players over it), the
     # foreground and the blobs are made afresh for all of it in one go: cheaper than in pieces
     mostly_changed_share: float = 0.4
     # the cloth model's updates take the wide median on a grid this many ball diameters apart only
-    # (see BallDetector._cloth_from): every 4th work pixel and row at the work resolution's 10
+    # (see ClothModel.cloth_from): every 4th work pixel and row at the work resolution's 10
     # pixels a ball (9.5-11.5 on every video measured)
     coarse_step_diameters: float = 0.375
 
@@ -71,7 +71,7 @@ class DetectionParams:
     least_lit_top_share: float = 0.3
     # a blob too wide for balls is searched again above this many times the ball threshold: a
     # ball's own pixels are, the faint junk that joined it to another ball is not (see
-    # BallDetector._strong_parts) ...
+    # BallSplitter.strong_parts) ...
     strong_thresholds: float = 2.0
     # ... and then above this, when the junk is stronger (blocks beside a moving ball)
     stronger_thresholds: float = 4.0
@@ -81,13 +81,13 @@ class DetectionParams:
     # reach 1.0-1.19, and at 0.85 the cue ball's id walked off on them at the strike
     round_core_radii: float = 1.2
     # a strong part of a blob with a hand in it up to this many balls big may be balls touching
-    # (see BallDetector._strong_cores)
+    # (see BallSplitter.strong_cores)
     touching_cores_ball_areas: float = 4.0
     # a round piece of a blob with less than this share of a ring just outside it covered by the
-    # blob is alone: a ball, not a knuckle of a hand or an arm (see detector._ring_share)
+    # blob is alone: a ball, not a knuckle of a hand or an arm (see shapes.ring_share)
     alone_share: float = 0.5
     # a strip one ball wide (a streak) spreads its pixels this many radii across its axis at most
-    # (a uniform strip two radii wide: 0.58; see BallDetector._a_lone_streak)
+    # (a uniform strip two radii wide: 0.58; see BallSplitter._a_lone_streak)
     streak_spread_radii: float = 0.65
     # a blob of one ball's size is drawn out along an axis when its pixels spread along it this many
     # times as far as across (a disc's: 1.0-1.1; the faint streaks of a red on a red cloth:
@@ -96,10 +96,10 @@ class DetectionParams:
     # ... it is longer than this many diameters ...
     short_streak_length_diameters: float = 1.25
     # ... and it spreads at least this many radii across (those streaks: 0.42-0.47 radii; the cue's
-    # pieces 0.29-0.31): then it is a short streak (see detector._one_ball)
+    # pieces 0.29-0.31): then it is a short streak (see shapes.one_ball)
     short_streak_width_radii: float = 0.37
     # a ring of foreground whose outline encloses no more than this many balls' area is one ball
-    # with a middle like the cloth (see BallDetector._fill_ball_holes)
+    # with a middle like the cloth (see BlobFinder._fill_ball_holes)
     holed_ring_ball_areas: float = 1.6
     # no point of one ball's blob (its rim, halo and shadow with it) lies further than this many
     # radii from the blob's edge: a deeper blob is a hand, an arm, the cue or balls in a cluster.
@@ -115,7 +115,7 @@ class DetectionParams:
     # (a white ball on the palest cloth is brighter by a sixth, a blurred ball's core by more)
     cloth_like_share: float = 0.08
     # a ball's core has its colour class's brightness within this factor (see
-    # BallDetector._a_ball_near_the_cloth)
+    # Classifier._a_ball_near_the_cloth)
     class_brightness_ratio: float = 1.25
     # a see-through (blurred) ball is a mixture of a class and the cloth in brightness as well as in
     # colour: a mixture whose brightness is off by more than this factor is not what was seen

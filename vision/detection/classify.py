@@ -1,0 +1,127 @@
+"""Which detections are balls, and their colour names: the video's colour classes
+(:class:`ColourModel`) applied to what was found, with the cloth under each (a core of the cloth's
+own colour, or barely unlike it, is no ball; a faint core that is a mixture of a ball colour and
+the cloth is a blurred ball)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+import numpy as np
+
+from vision.detection.cloth import ClothModel
+from vision.detection.colour import (
+    ColourModel,
+    chromaticity,
+    cloth_coloured,
+    core_against_cloth,
+)
+from vision.detection.params import DetectionParams
+from vision.detection.types import Detection
+
+
+class Classifier:
+    """Names the detections' colours against the ``cloth`` model's current state (its ball
+    threshold, brightness and margins). A ball at rest is the same Detection object frame after
+    frame: classified once, while the colour classes are the same."""
+
+    def __init__(self, params: DetectionParams, cloth: ClothModel) -> None:
+        self.params = params
+        self.cloth = cloth
+        # colour classes of the last classified detections and the model they were named by
+        self._memo: dict[int, tuple[Detection, Detection]] = {}
+        self._memo_model: ColourModel | None = None
+
+    def classify(self, detections: Sequence[Detection],
+                 model: ColourModel | None) -> list[Detection]:
+        """The detections with their colour from the current colour model; those with the cloth's
+        own colour there (see :func:`cloth_coloured`) are left out."""
+        if model is None:
+            return list(detections)
+        memo = self._memo if self._memo_model is model else {}
+        kept: dict[int, tuple[Detection, Detection]] = {}  # only this call's: memory stays flat
+        out = []
+        for d in detections:
+            hit = memo.get(id(d))
+            if hit is None or hit[0] is not d:
+                if (cloth_coloured(d, self.params) or self._faint(d, model)
+                        or self.cloth_in_light(d)):
+                    continue  # no ball
+                i, sure = model.nearest(d.bgr)
+                # a sure colour is the nearest class's (as classify without the cloth)
+                name = model.names[i] if sure else model.classify(d.bgr, d.cloth_bgr)
+                hit = (d, replace(d, colour=name, colour_sure=sure))
+            kept[id(d)] = hit
+            out.append(hit[1])
+        self._memo, self._memo_model = kept, model
+        return out
+
+    def cloth_in_light(self, d: Detection) -> bool:
+        """On a neutral cloth, a sharp detection whose core has about the cloth's chromaticity
+        (within half of ``coloured_chroma``: a red or yellow ball is further off) and is not
+        brighter than the cloth by half the margin (``brighter_share``, less on a bright cloth; a
+        white ball is: on the grey synthetic cloths 4 of 5491 white sightings were not, all
+        moving) is the
+        cloth. The compression leaves many faint blocks there, a little off the model, and they
+        took a white ball's class."""
+        if not self.cloth.by_light or d.cloth_bgr is None or d.streak_mm > 0:
+            return False
+        chroma, light = core_against_cloth(d.bgr, d.cloth_bgr)
+        return (light < 1 + 0.5 * self.cloth.brighter
+                and chroma < 0.5 * self.params.coloured_chroma)
+
+    def _faint(self, d: Detection, model: ColourModel | None) -> bool:
+        """The detection's core is barely unlike the cloth there: its unweighted foreground
+        (chromaticity distance plus half the brightening, as in :meth:`ClothModel.foreground`)
+        is below ``strong_thresholds`` times the ball threshold, more where the cloth is darker
+        than usual (a ball's core is well above it, as in :meth:`BallSplitter.strong_parts`; a
+        dark corner's or a compression block's junk is not). A blurred streak is a mixture with
+        the cloth and is kept, and so is a ball of a colour near the cloth's (see
+        :meth:`_a_ball_near_the_cloth`)."""
+        if d.cloth_bgr is None or d.streak_mm > 0:
+            return False
+        contrast = self.core_contrast(d.bgr, d.cloth_bgr)
+        return contrast < self.params.strong_thresholds and not (
+            contrast >= 1.0 and self._a_ball_near_the_cloth(d, model))
+
+    def _a_ball_near_the_cloth(self, d: Detection, model: ColourModel | None) -> bool:
+        """A faint core that is a coloured ball's own: a red on a red cloth differs from the
+        cloth by less than ``strong_thresholds``, yet its core has its class's chromaticity (sure
+        of it, and nearer it than the cloth's) and brightness (within ``class_brightness_ratio``),
+        and it is brighter than the cloth (by half the margin: the light falls on a ball's top).
+        Junk is a little off the cloth in colour, not in light; a white class on a pale cloth is
+        left to :meth:`cloth_in_light`."""
+        cloth = d.cloth_bgr
+        if model is None or cloth is None or model.brightness is None:
+            return False
+        i, sure = model.nearest(d.bgr)
+        if not sure or model.names[i] == "white":
+            return False
+        core = chromaticity(np.asarray(d.bgr, np.float64))[0]
+        under = chromaticity(np.asarray(cloth, np.float64))[0]
+        if np.linalg.norm(core - model.centres[i]) >= 0.5 * np.linalg.norm(core - under):
+            return False
+        own = (sum(d.bgr) + 3.0) / (model.brightness[i] + 3.0)
+        most = self.params.class_brightness_ratio
+        return (1.0 / most < own < most
+                and core_against_cloth(d.bgr, cloth)[1] >= 1.0 + 0.5 * self.cloth.brighter)
+
+    def a_blur(self, bgr: Sequence[float], cloth_bgr: Sequence[float],
+               model: ColourModel | None) -> bool:
+        """A drawn-out blob (see :func:`one_ball`) with this core colour is a blurred ball: its
+        core faint, but as unlike the cloth as the threshold at least, as a mixture of a ball
+        and the cloth is (a block of junk by a pocket's hole is less), and a mixture of a ball
+        colour and the cloth's (a compression ghost left where a ball rolled is not)."""
+        return 1.0 <= self.core_contrast(bgr, cloth_bgr) < self.params.strong_thresholds and (
+            model is None or model.mixture(bgr, cloth_bgr) is not None)
+
+    def core_contrast(self, bgr: Sequence[float], cloth_bgr: Sequence[float]) -> float:
+        """How unlike the cloth there a core colour ``bgr`` is, in ball thresholds (see
+        :meth:`_faint`)."""
+        chroma, light = core_against_cloth(bgr, cloth_bgr)
+        contrast = chroma + 0.5 * max(light - 1, 0.0)
+        # the noise of a chromaticity grows as the light falls (a grey level is a bigger share
+        # of a dark pixel): in a dark corner the margin grows with it
+        darker = max(1.0, self.cloth.level / (sum(cloth_bgr) + 3.0))
+        return float(contrast / (self.cloth.threshold * darker))
