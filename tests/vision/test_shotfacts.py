@@ -87,6 +87,13 @@ def test_a_ball_struck_from_rest_soon_after_the_last_shot_stopped_starts_a_new_s
     tracks = {"W1": samples(crept), "R1": samples(still_r1), "Y": samples(yy)}
     (shot,) = shots_from_tracks(TABLE, tracks, FPS)
     assert [(e["type"], e.get("ball")) for e in shot["events"]] == [("strike", "W1")]
+    # R1's id jumping 250 mm onto the next player's hand, which then moves 20 mm a frame: no
+    # strike (a struck ball leaves fastest), still the shot before's
+    jumped = [(f, 2000.0, 900.0) if f < 63 else (f, 2000.0, 1150.0 + 20.0 * min(f - 63, 10))
+              for f in frames]
+    tracks = {"W1": samples(w1), "R1": samples(jumped), "Y": samples(yy)}
+    (shot,) = shots_from_tracks(TABLE, tracks, FPS)
+    assert shot["events"][0]["ball"] == "W1"
 
 
 def samples(rows: list[tuple[int, float, float]]) -> list[Sample]:
@@ -1414,6 +1421,7 @@ def test_a_ball_come_to_rest_in_a_middle_pockets_hole_then_gone_after_the_shot_d
 # the module constants' values before they became ShotFactsParams' fields, literally
 PREVIOUS_CONSTANTS = {
     "still_mm_per_frame": 1.5, "still_frames": 8, "next_strike_s": 1.0,
+    "struck_first_step_ratio": 2.0,  # (new with the field: a ball struck from rest soon after)
     "rest_jitter_diameters": 0.3, "first_step_share": 0.25, "touching_diameters": 1.15,
     "touching_s": 0.1, "near_diameters": 3.0, "wander_s": 0.5, "placed_mm_per_frame": 400.0,
     "hardest_mm_per_frame": 480.0, "min_travel_mm": 34.0, "min_shot_frames": 4,

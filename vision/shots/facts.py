@@ -172,18 +172,25 @@ def split_shots(tracks: Mapping[str, Sequence[Sample]], fps: float = 30.0,
 def _struck_from_rest(tracks: Mapping[str, Sequence[Sample]], frame: int,
                       params: ShotFactsParams) -> bool:
     """Some ball, at rest for ``still_frames`` before ``frame``, leaves its place then and rolls
-    (see :func:`_rolling_from`): the next shot's strike, however soon after the last one's
-    balls stopped. A ball creeping on that the tracker held in place is seen again no faster
-    than it crept, and stays the same shot's."""
+    (see :func:`_rolling_from`), its first step no longer than ``struck_first_step_ratio``
+    times the next: the next shot's strike, however soon after the last one's balls stopped.
+    A ball creeping on that the tracker held in place is seen again no faster than it crept,
+    and a ball's id jumping onto something else (a hand over the ball) starts with a step
+    longer than any that follows; both stay the same shot's."""
     for samples in tracks.values():
         k = next((i for i in range(1, len(samples))
                   if samples[i - 1].frame < frame <= samples[i].frame), None)
-        if k is None or at_rest_between(samples[k - 1], samples[k], params):
+        if k is None or k + 1 >= len(samples) or at_rest_between(samples[k - 1], samples[k],
+                                                                  params):
             continue
         before = [s for s in samples[:k] if s.frame >= frame - 1 - params.still_frames]
+        rest, first, second = samples[k - 1], samples[k], samples[k + 1]
+        first_step = math.dist(rest.xy, first.xy) / max(first.frame - rest.frame, 1)
+        next_step = math.dist(first.xy, second.xy) / max(second.frame - first.frame, 1)
         if len(before) >= 2 and all(at_rest_between(a, b, params)
                                     for a, b in itertools.pairwise(before)) and (
-                _rolling_from(samples, k, params)):
+                first_step <= params.struck_first_step_ratio * next_step
+                + params.rolling_mm_per_frame) and _rolling_from(samples, k, params):
             return True
     return False
 

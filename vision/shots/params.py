@@ -30,6 +30,9 @@ class ShotFactsParams:
     still_mm_per_frame: float = 1.5  # a ball moving less than this per frame is at rest
     still_frames: int = 8  # all balls at rest this long: the shot is over
     next_strike_s: float = 1.0  # ... and no strike again sooner: motion then is still this shot's
+    # ... unless a ball at rest rolls off, its first step at most this many times the next (a
+    # struck ball is fastest as it leaves; an id jumping onto a hand is not)
+    struck_first_step_ratio: float = 2.0
     # a resting ball seen this near its place, in part (under the cue, its shadow across it): the
     # tracker keeps it in place, and shot facts do not take the sighting for a motion's start
     rest_jitter_diameters: float = 0.3
