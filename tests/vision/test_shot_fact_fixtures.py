@@ -14,7 +14,8 @@ A fixture (JSON)::
                    "expect": [<expectation>, ...]}]}
 
 A variant's rows are the case's, less those at ``without``'s (frame, ball), with ``with``'s
-rows put in (one replacing the case's row at its frame and ball).
+rows put in (one replacing the case's row at its frame and ball). Test ids: the file's stem,
+and ``<stem>-<variant name>`` for a variant.
 
 Expectations, over the events of all shots in order (each knowing its shot's index):
 
@@ -98,7 +99,7 @@ def cases() -> list[Any]:
         for variant in case.get("variants", []):
             out.append(pytest.param(case, variant_rows(rows, variant), variant["expect"],
                                     f"{case['what']} / {variant['what']}",
-                                    id=f"{path.stem}[{variant['name']}]"))
+                                    id=f"{path.stem}-{variant['name']}"))
     return out
 
 
