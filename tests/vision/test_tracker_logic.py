@@ -12,7 +12,8 @@ import pytest
 
 from rules.table import TableSpec
 from vision.detection import Detection
-from vision.tracking.tracker import Tracker, _RepeatsFilled
+from vision.tracking.repeats import RepeatsFilled
+from vision.tracking.tracker import Tracker
 
 TABLE = TableSpec()
 D = TABLE.ball_diameter_mm
@@ -1230,7 +1231,7 @@ def _repeats_told(frames: list[list[Detection]], changes: list[float]) -> tuple[
     change (see BallDetector.picture_change)."""
     tracker = _Recording(TABLE, start_positions={"W1": (600.0, 900.0), "R1": (2000.0, 1200.0),
                                                  "W2": (2800.0, 400.0)})
-    filled = _RepeatsFilled(tracker)
+    filled = RepeatsFilled(tracker)
     out = [r for f, (d, c) in enumerate(zip(frames, changes, strict=True))
            for r in filled.update(f, d, c)] + list(filled.flush())
     return [f for f in range(len(frames)) if f not in tracker.fed], out
@@ -1837,7 +1838,7 @@ def test_the_trackers_memory_does_not_grow_with_the_videos_length():
     # as `kaisa track` writes them out.
     import tracemalloc
 
-    tracker = _RepeatsFilled(Tracker(TABLE, start_positions=LAYOUT))
+    tracker = RepeatsFilled(Tracker(TABLE, start_positions=LAYOUT))
     others = [d for d in layout_dets() if d.colour != "yellow"]
     span = TABLE.length_mm - 2 * D
 

@@ -28,10 +28,9 @@ import math
 import queue
 import threading
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import replace
 from pathlib import Path
-from typing import TypeVar
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
@@ -40,113 +39,53 @@ from calibration import Calibration, DriftMonitor
 from rules.table import Pocket, TableSpec
 from video import AnyFrame, Frame, as_bgr, read_ahead_frames, video_fps
 from video.frames import warm_up as warm_up_conversions
-from vision.detection import ballfit
-from vision.detection.detector import BallDetector, Detection, VisionError
-from vision.detection.params import DEFAULT_DETECTION, DetectionParams
+from vision.detection import (
+    DEFAULT_DETECTION,
+    BallDetector,
+    Detection,
+    DetectionParams,
+    VisionError,
+    ballfit,
+)
 from vision.shots.facts import (  # (a doubtful sighting this near: in place; balls this near touch)
     REST_JITTER_DIAMETERS,
     TOUCHING_DIAMETERS,
     nearest_cushion,
-    within_degrees,
+)
+from vision.tracking.geometry import (
+    a_ball_and_a_glint,
+    along_across,
+    each_at_one_of,
+    likeness_along,
+    nearest_on_the_way,
+    within_30,
+)
+from vision.tracking.motion import (
+    arriving_hitter,
+    collisions,
+    in_a_mouth,
+    is_resting,
+    near_pocket,
+    predicted,
+    reach_of,
+    still,
+    stop_reach,
 )
 from vision.tracking.params import DEFAULT_TRACKING, TrackingParams
-
-T = TypeVar("T")
-
-BALLS = ("W1", "W2", "R1", "R2", "Y")
-CLASS_OF = {"W1": "white", "W2": "white", "R1": "red", "R2": "red", "Y": "yellow"}
-_FAR = 1e6
-WHITES = ("W1", "W2")
-
-
-@dataclass
-class BallState:
-    """One ball's track: table mm, velocity in mm per frame, and what the tracker knows."""
-
-    ball: str
-    x: float
-    y: float
-    vx: float = 0.0
-    vy: float = 0.0
-    visible: bool = True
-    last_seen: int = 0
-    status: str = "table"  # "table" | "hidden" | "pocketed" | "lost"
-    pair: int = 0  # frames in which this (white) ball showed W2's pair of dots
-    single: int = 0  # frames in which it showed one small dot
-    left_rest: int = -1_000_000  # the frame it was last seen leaving a place of rest
-    rest_place: tuple[float, float] | None = None  # ... and that place
-    # where it lay when the game state's shot began (the video's first frames, or the rest
-    # before a shot told by Tracker.begin_shot)
-    start_place: tuple[float, float] | None = None
-    took: Detection | None = field(default=None, repr=False)  # the detection it last took
-    sent: tuple[int, float, float] | None = None  # (frame, vx, vy): hit from rest, unseen since
-    looked: Detection | None = field(default=None, repr=False)  # the last look its dots counted
-    held: tuple[int, float, float] | None = None  # (frame, x, y): a sighting kept as jitter
-    # hidden while rolling (lost from view, not covered where it lay): where it stops is unknown
-    hidden_rolling: bool = False
-    rolled: int = -1_000_000  # the last frame it was seen rolling
-    faint_looks: int = 0  # sightings in a row, up to the last, less ball-like than init_score_share
-    clean_place: tuple[float, float] | None = None  # where it was last seen at least that
-    clean_seen: int = -1_000_000  # ... and when
-    # what no ball took near it when it was last seen (a thing beside it then is not it)
-    beside: tuple[Detection, ...] = field(default=(), repr=False)
-
-
-@dataclass
-class _Seen:
-    """An object in the first frames (see :meth:`Tracker._initialise`): where it looked most
-    like a ball (its best score), its last look, and its looks' evidence (W2's pair of dots,
-    one dot), colours and scores."""
-
-    xy: tuple[float, float]
-    look: Detection
-    two: int
-    one: int
-    colours: list[str]
-    scores: list[float]
-
-    @property
-    def ball_likeness(self) -> float:
-        """Its typical score: the median, so that a few frames of a passing hand or shadow (or
-        a pocket's dark rim beside a ball on its lip) do not count against a ball."""
-        return float(np.median(self.scores))
-
-
-@dataclass(frozen=True)
-class Prediction:
-    """Where a collision sends a ball: its place at the frame predicted for, its velocity out
-    of the collision (mm per frame) and how far from that place it may be seen."""
-
-    x: float
-    y: float
-    vx: float
-    vy: float
-    gate: float
-
-
-@dataclass(frozen=True)
-class ShotStart:
-    """What the game state says before the next shot, once the last one has been judged."""
-
-    after_frame: int  # the judged shot's rest frame: this holds from the frame after it
-    cue_ball: str  # "W1" | "W2": the next shooter's white
-    in_hand: frozenset[str]  # whites in hand (the shooter's own is placed in the house by hand)
-    # table mm of every ball the state has on the table (respotted balls on their spots)
-    positions: Mapping[str, tuple[float, float]]
-
-
-Balls = dict[str, tuple[float, float, bool]]  # a frame's balls: (x_mm, y_mm, visible)
-
-
-@dataclass(frozen=True)
-class FrameTracks:
-    """The tracker's answer for one frame: every ball on the table (hidden ones at their last
-    position with ``visible`` False), plus the raw detections."""
-
-    frame: int
-    t: float
-    balls: dict[str, tuple[float, float, bool]]
-    detections: tuple[Detection, ...] = field(default=(), repr=False)
+from vision.tracking.repeats import RepeatsFilled
+from vision.tracking.state import (
+    BALLS,
+    CLASS_OF,
+    FAR,
+    WHITES,
+    Balls,
+    BallState,
+    FrameTracks,
+    Prediction,
+    Seen,
+    Setting,
+    ShotStart,
+)
 
 
 class Tracker:
@@ -211,8 +150,9 @@ class Tracker:
         self.faint_frames = max(1, round(self.params.faint_s * fps))
         self.init_frames = init_frames
         self.d = table.ball_diameter_mm
+        self.setting = Setting(table, fps, params, self.d, self.hide_frames, self.faint_frames,
+                               np.array([table.pocket_xy(p) for p in Pocket]))
         self.states: dict[str, BallState] = {}
-        self._pockets = np.array([table.pocket_xy(p) for p in Pocket])
         self._pending: deque[tuple[int, list[Detection]]] = deque()
         self._candidates: dict[str, list[tuple[int, float, float]]] = {}
         self._left_over: list[Detection] = []  # what no ball took in the last frame
@@ -232,7 +172,7 @@ class Tracker:
     # --- initial identities -------------------------------------------------------------------
     def _initialise(self, frames: list[tuple[int, list[Detection]]]) -> None:
         """Objects seen in most of the first frames, named by class, dots and position."""
-        objects: list[_Seen] = []
+        objects: list[Seen] = []
         for _, raw in frames:
             dets = self._merge_pieces(raw)[0]  # as each frame is seen (see _step)
             taken: set[int] = set()
@@ -255,10 +195,10 @@ class Tracker:
                         o.scores.append(det.score)
                         break
                 else:
-                    objects.append(_Seen((det.x_mm, det.y_mm), det, int(self._is_pair(det)),
+                    objects.append(Seen((det.x_mm, det.y_mm), det, int(self._is_pair(det)),
                                          int(self._is_single(det)), [det.colour], [det.score]))
         need = max(1, len(frames) // 2)
-        by_class: dict[str, list[_Seen]] = {"white": [], "red": [], "yellow": []}
+        by_class: dict[str, list[Seen]] = {"white": [], "red": [], "yellow": []}
         for o in objects:
             # a hand resting on the cloth is skin-white but no disc (balls score 0.7-0.9)
             if len(o.scores) >= need and o.ball_likeness >= self.params.init_score_share:
@@ -267,7 +207,7 @@ class Tracker:
             by_class[cls].sort(key=lambda o: -o.ball_likeness)
         f0 = frames[0][0]
 
-        def add(ball: str, o: _Seen) -> None:
+        def add(ball: str, o: Seen) -> None:
             self.states[ball] = BallState(ball, o.xy[0], o.xy[1], last_seen=f0, pair=o.two,
                                           single=o.one, start_place=o.xy)
 
@@ -295,8 +235,8 @@ class Tracker:
             add("Y", by_class["yellow"][0])
         self.started = True
 
-    def _name_by_start(self, by_class: dict[str, list[_Seen]],
-                       add: Callable[[str, _Seen], None], first_frame: int,
+    def _name_by_start(self, by_class: dict[str, list[Seen]],
+                       add: Callable[[str, Seen], None], first_frame: int,
                        frames: int) -> None:
         """Identities from the game state's positions: each ball expected on the table takes the
         nearest object of its class (the two reds and the two whites told apart by where they
@@ -311,9 +251,9 @@ class Tracker:
             if expected and objs:
                 cost = np.array([[math.dist(self.start_positions[b], o.xy) for o in objs]
                                  for b in expected])
-                cost[cost > self.params.start_gate_diameters * self.d] = _FAR
+                cost[cost > self.params.start_gate_diameters * self.d] = FAR
                 for i, j in zip(*linear_sum_assignment(cost), strict=True):
-                    if cost[i, j] < _FAR:
+                    if cost[i, j] < FAR:
                         add(expected[i], objs[j])
                         taken.add(j)
             for ball in expected:
@@ -491,7 +431,7 @@ class Tracker:
         before: dict[str, tuple[float, float]] = {}
         for _, balls in frames:
             now = {w: balls[w][:2] for w in WHITES if w in balls}
-            if len(now) == 2 and _nearest_on_the_way(
+            if len(now) == 2 and nearest_on_the_way(
                     before.get("W1", now["W1"]), now["W1"], before.get("W2", now["W2"]),
                     now["W2"]) < self.params.whites_apart_diameters * self.d:
                 return True
@@ -519,9 +459,9 @@ class Tracker:
             if expected and tracks:
                 cost = np.array([[math.dist(positions[b], places[t]) for t in tracks]
                                  for b in expected])
-                cost[cost > self.params.start_gate_diameters * self.d] = _FAR
+                cost[cost > self.params.start_gate_diameters * self.d] = FAR
                 for i, j in zip(*linear_sum_assignment(cost), strict=True):
-                    if cost[i, j] < _FAR:
+                    if cost[i, j] < FAR:
                         to[tracks[j]] = expected[i]
             named.update(to.values())
             # the other tracks keep their ids where free, else take those left
@@ -584,9 +524,9 @@ class Tracker:
         dets, merged = self._merge_pieces(self._between_two(frame, self._split_touching(dets)),
                                            frame)
         if active and dets:
-            hitters = {s.ball: self._hitter(s, active, frame) for s in active}
-            after = self._collisions(active, frame)
-            cost = np.full((len(active), len(dets)), _FAR)
+            hitters = {s.ball: arriving_hitter(self.setting, s, active, frame) for s in active}
+            after = collisions(self.setting, active, frame)
+            cost = np.full((len(active), len(dets)), FAR)
             prior: dict[tuple[int, int], Prediction] = {}
             # before the cue ball is struck no other ball moves: it is seen about its place
             # (while the whites' names are undecided, either white may be the cue ball)
@@ -598,11 +538,11 @@ class Tracker:
                 gap = max(1, frame - s.last_seen)
                 hitter = hitters[s.ball]
                 if s.status == "table":
-                    px, py, _, _ = self._predicted(s, gap)
+                    px, py, _, _ = predicted(self.setting, s, gap)
                     speed = math.hypot(s.vx, s.vy)
                     if hitter is not None:  # a ball that is hit may leave as fast as the hitter
                         speed = max(speed, 0.6 * math.hypot(hitter.vx, hitter.vy))
-                    gate = self._reach(speed, gap)
+                    gate = reach_of(self.setting, speed, gap)
                 elif s.status == "pocketed":  # in the jaws, near where it vanished
                     px, py = s.x, s.y
                     gate = 1.0 * self.d
@@ -622,7 +562,7 @@ class Tracker:
                     if math.dist((s.x, s.y), home) <= self.params.unhit_gate_diameters * self.d:
                         px, py = home
                         gate = self.params.unhit_gate_diameters * self.d
-                    elif s.status == "table" and self._still(s):
+                    elif s.status == "table" and still(self.setting, s):
                         gate = self.params.unhit_gate_diameters * self.d
                 for j, det in enumerate(dets):
                     if before_strike and self._beside_the_cue_ball_unseen(s, det):
@@ -652,7 +592,8 @@ class Tracker:
                         # (nor does a ball at rest, or hidden under the cue, leave its place
                         # for a piece of the cue: see _faint_other)
                         if not self._may_be_of_another_colour(s, det, any_other=True) or (
-                                hitter is None and (self._resting(s) or s.status == "hidden")
+                                hitter is None
+                                and (is_resting(self.setting, s) or s.status == "hidden")
                                 and self._faint_other(s, det)
                                 and dist >= REST_JITTER_DIAMETERS * self.d):
                             continue
@@ -661,7 +602,7 @@ class Tracker:
                     cost[i, j] = c
             rows, cols = linear_sum_assignment(cost)
             taken = {int(i): int(j) for i, j in zip(rows, cols, strict=True)
-                     if cost[i, j] < _FAR}
+                     if cost[i, j] < FAR}
             self._clean_over_faint(active, dets, taken)
             for i, j in taken.items():
                 s = active[i]
@@ -671,7 +612,7 @@ class Tracker:
                 used.add(j)
             for s in active:  # hit at rest but unseen (merged with its hitter, blurred)
                 if s.last_seen != frame and s.ball in after and (
-                        s.status == "hidden" or self._resting(s)) and s.sent is None:
+                        s.status == "hidden" or is_resting(self.setting, s)) and s.sent is None:
                     fast = max(after[s.ball], key=lambda p: math.hypot(p.vx, p.vy))
                     s.sent = (frame, fast.vx, fast.vy)
             # second chance: a ball struck from rest (or leaving the hand) jumps further than
@@ -686,7 +627,7 @@ class Tracker:
             free_dets = [dets[j] for j in free]
             if left and free:
                 reach = 5.0 * self.d * self._frames_on  # 170 mm a frame at 30 fps: a hard shot
-                cost2 = np.full((len(left), len(free)), _FAR)
+                cost2 = np.full((len(left), len(free)), FAR)
                 for i, s in enumerate(left):
                     for k, j in enumerate(free):
                         det = dets[j]
@@ -701,7 +642,7 @@ class Tracker:
                         # or one that has just started to move that way (its speed not yet known);
                         # not a thing that lay there already (near an unseen ball, that thing
                         # may have been the ball itself)
-                        near = self._stop_reach(s)
+                        near = stop_reach(self.setting, s)
                         if (self._was_something_else(s, det) and (s.visible or dist > near)) or (
                                 self._ruled_out(s, det, free_dets, frame)) or (
                                 hitters[s.ball] is None and s.ball not in after
@@ -722,7 +663,7 @@ class Tracker:
                             cost2[i, k] = dist
                 rows, cols = linear_sum_assignment(cost2)
                 for i, k in zip(rows, cols, strict=True):
-                    if cost2[i, k] < _FAR:
+                    if cost2[i, k] < FAR:
                         self._observe(left[i], dets[free[k]], frame, jump=True)
                         used.add(free[k])
             self._struck_away(active, dets, used, frame)
@@ -738,12 +679,12 @@ class Tracker:
             if cue is not None and s.sent is None:  # struck too hard to be seen: away from it
                 s.sent = (frame, s.x - cue[0], s.y - cue[1])
             if s.status == "table":
-                if self._near_pocket(s.x + s.vx, s.y + s.vy):
+                if near_pocket(self.setting, s.x + s.vx, s.y + s.vy):
                     s.status = "pocketed"
                     continue
-                if missing <= self.params.coast_frames and not self._resting(s):
+                if missing <= self.params.coast_frames and not is_resting(self.setting, s):
                     continue  # unseen a moment while rolling (a merge, a blur): looked for ahead
-                s.hidden_rolling = not self._resting(s)
+                s.hidden_rolling = not is_resting(self.setting, s)
                 if s.hidden_rolling and s.sent is None:
                     # lost from view while rolling: looked for the way it went, as a ball sent
                     # while unseen is (a white at 1 m/s, unseen for five frames, was then seen
@@ -787,58 +728,6 @@ class Tracker:
         return {b: (s.x, s.y, s.visible) for b, s in self.states.items()
                 if s.status in ("table", "hidden")}
 
-    def _collisions(self, active: list[BallState], frame: int) -> dict[str, list[Prediction]]:
-        """Where the collisions of this frame send the balls, as other predictions than going
-        straight on. Two balls whose straight paths meet (from a frame before the last sighting
-        up to this frame) swap their velocities' parts along the line of centres at the touch,
-        as equal balls do: a ball hit full stops and the one it hits leaves along its line.
-        Without this, a streak leaving a stopped ball reads as the hitter rolling on."""
-        out: dict[str, list[Prediction]] = {}
-        balls = [s for s in active if s.status in ("table", "hidden")]
-        for k, a in enumerate(balls):
-            for b in balls[k + 1:]:
-                va = (a.vx, a.vy) if a.status == "table" else (0.0, 0.0)
-                vb = (b.vx, b.vy) if b.status == "table" else (0.0, 0.0)
-                wx, wy = va[0] - vb[0], va[1] - vb[1]  # a's velocity relative to b's
-                w2 = wx * wx + wy * wy
-                if w2 < (0.2 * self.d) ** 2:
-                    continue  # a slow ball's prediction is near enough; a ball at rest jitters
-                # from a frame before the last sighting of a moving ball (one at rest or hidden
-                # is where it is at any time; a moving one's path is not run back to before it
-                # was last seen: it may have been struck there, long after the other was seen)
-                t0 = min(s.last_seen for s, v in ((a, va), (b, vb)) if v != (0.0, 0.0)) - 1.0
-                # b minus a at t0 (each from its own last sighting)
-                ax, ay = a.x + va[0] * (t0 - a.last_seen), a.y + va[1] * (t0 - a.last_seen)
-                bx, by = b.x + vb[0] * (t0 - b.last_seen), b.y + vb[1] * (t0 - b.last_seen)
-                rx, ry = bx - ax, by - ay
-                closing = rx * wx + ry * wy
-                if closing <= 0:
-                    continue  # moving apart
-                # first time the centres are one diameter apart: |r - w t| = d
-                c = rx * rx + ry * ry - self.d * self.d
-                disc = closing * closing - w2 * c
-                if c <= 0 or disc < 0:
-                    continue  # touching already (at rest, or met before), or passing by
-                t = (closing - math.sqrt(disc)) / w2
-                if t0 + t > frame:
-                    continue  # not yet
-                nx, ny = rx - wx * t, ry - wy * t
-                norm = math.hypot(nx, ny)
-                if norm < 1e-6:
-                    continue
-                nx, ny = nx / norm, ny / norm
-                j = wx * nx + wy * ny  # the part of the closing speed along the line of centres
-                if j <= 0:
-                    continue
-                left = frame - (t0 + t)  # frames from the touch to this frame
-                gate = 1.5 * self.d + math.sqrt(w2) * left
-                for s, (vx, vy), (x, y), sign in ((a, va, (ax, ay), -1.0),
-                                                  (b, vb, (bx, by), 1.0)):
-                    ux, uy = vx + sign * j * nx, vy + sign * j * ny
-                    px, py = x + vx * t + ux * left, y + vy * t + uy * left
-                    out.setdefault(s.ball, []).append(Prediction(px, py, ux, uy, gate))
-        return out
-
     def _ball_streak(self, s: BallState, det: Detection, frame: int) -> bool:
         """This ball's motion-blur streak: longer than half a ball and somewhat ball-like (a
         fast ball's streak scores 0.5-0.8; a piece of an arm or a sleeve smeared as it moves, a
@@ -853,8 +742,8 @@ class Tracker:
         ux, uy = det.streak_dir
         if not (ux or uy):
             return True
-        off = _along_across(det, s.x, s.y)[1]
-        if s.status == "hidden" or self._resting(s):
+        off = along_across(det, s.x, s.y)[1]
+        if s.status == "hidden" or is_resting(self.setting, s):
             return abs(off) <= self.d
         # rolling: the streak's line is off the way's start by ``off`` and its end by
         # ``off_there`` (signed): near either, or between them
@@ -878,7 +767,7 @@ class Tracker:
             return False
         to_det = (det.x_mm - s.x, det.y_mm - s.y)
         to_smear = (took.x_mm - s.x, took.y_mm - s.y)
-        across = _along_across(took, det.x_mm, det.y_mm)[1]
+        across = along_across(took, det.x_mm, det.y_mm)[1]
         return (abs(across) <= self.d and to_det[0] * to_smear[0] + to_det[1] * to_smear[1] > 0
                 and math.hypot(*to_det) > math.hypot(*to_smear))
 
@@ -887,27 +776,16 @@ class Tracker:
         :meth:`_ball_streak`)."""
         return det.streak_mm > 0.5 * self.d and det.score >= self.params.streak_score_share
 
-    def _still(self, s: BallState) -> bool:
-        return math.hypot(s.vx, s.vy) < self.params.rest_speed_diameters_per_frame * self.d
-
-    def _resting(self, s: BallState) -> bool:
-        return s.status == "table" and self._still(s)
-
     def _ahead(self, s: BallState, det: Detection) -> bool:
         """The detection lies on the way of a ball that has just left its rest (its speed not yet
         known): the direction to it is within 30 degrees of the ball's velocity."""
-        if s.status != "table" or self._resting(s) or s.last_seen - s.left_rest > 2:
+        if s.status != "table" or is_resting(self.setting, s) or s.last_seen - s.left_rest > 2:
             return False
-        return _within_30((det.x_mm - s.x, det.y_mm - s.y), (s.vx, s.vy))
-
-    def _stop_reach(self, s: BallState) -> float:
-        """How far from where it was last seen a ball may be found at rest after a moment
-        unseen (merged with another, blurred, under a hand) without being seen on its way."""
-        return (2.0 if s.status == "table" else 1.5) * self.d
+        return within_30((det.x_mm - s.x, det.y_mm - s.y), (s.vx, s.vy))
 
     def _far_from_last(self, s: BallState, det: Detection) -> bool:
         """The detection lies beyond :meth:`_stop_reach` of where the ball was last seen."""
-        return math.hypot(det.x_mm - s.x, det.y_mm - s.y) > self._stop_reach(s)
+        return math.hypot(det.x_mm - s.x, det.y_mm - s.y) > stop_reach(self.setting, s)
 
     def _was_something_else(self, s: BallState, det: Detection) -> bool:
         """The detection, well away from where the ball was last seen, is where something that
@@ -937,12 +815,13 @@ class Tracker:
         tail by the red it hit, and the white, come to rest where the streak's front had been,
         was barred for three frames as a thing left there). (Not one rolling
         on, whose tail now lies by where its front was: its front lies further on.)"""
-        if (self._still(s) or u.colour != CLASS_OF[s.ball] or u.score < self.params.init_score_share
+        if (still(self.setting, s) or u.colour != CLASS_OF[s.ball]
+                or u.score < self.params.init_score_share
                 or math.hypot(det.x_mm - u.x_mm, det.y_mm - u.y_mm) > 0.25 * self.d):
             return False
         dx, dy = u.x_mm - s.x, u.y_mm - s.y
         return (math.hypot(dx, dy) <= math.hypot(s.vx, s.vy) * self._frames_on + self.d
-                and _within_30((dx, dy), (s.vx, s.vy)))
+                and within_30((dx, dy), (s.vx, s.vy)))
 
     def _ruled_out(self, s: BallState, det: Detection, dets: list[Detection], frame: int,
                    off: float | None = None) -> bool:
@@ -967,7 +846,7 @@ class Tracker:
         diameters a frame took the cue following through 0.4-0.65 diameters behind it, and then
         the cue's pieces for fifteen to thirty frames."""
         if (s.status != "table" or det.score >= self.params.init_score_share or det.streak_mm
-                or self._resting(s)):
+                or is_resting(self.setting, s)):
             return False
         speed = math.hypot(s.vx, s.vy)
         if speed <= 0.0:
@@ -990,9 +869,9 @@ class Tracker:
         ball rolling over a mark on the cloth is seen as faint as the mark)."""
         if det.score >= self.params.init_score_share:
             return False
-        lying = self._resting(s) or (s.status == "hidden" and not s.hidden_rolling)
+        lying = is_resting(self.setting, s) or (s.status == "hidden" and not s.hidden_rolling)
         if off is None:
-            px, py = (self._predicted(s, max(1, frame - s.last_seen))[:2]
+            px, py = (predicted(self.setting, s, max(1, frame - s.last_seen))[:2]
                       if s.status == "table" else (s.x, s.y))
             off = math.hypot(det.x_mm - px, det.y_mm - py)
         if off <= (self.params.piece_off_diameters if lying else 1.0) * self.d:
@@ -1028,7 +907,7 @@ class Tracker:
     def _cue_behind(self, s: BallState) -> tuple[float, float] | None:
         """For a ball at rest: something no ball (the cue, its tip) within cue_diameters of it
         in the last frame, if any; of several, one on the side most of them lie."""
-        if not self._resting(s):
+        if not is_resting(self.setting, s):
             return None
         near = [v for u in self._unclaimed if not self._front_piece(s, u)
                 for v in [self._nearest_end(s, u)]
@@ -1037,7 +916,7 @@ class Tracker:
             return None
         # the cue is long: of things on several sides (a piece of the ball's own streak, a
         # hand), the one with the most others the same way (within 30 degrees)
-        best = max(near, key=lambda a: sum(_within_30(a, b) for b in near))
+        best = max(near, key=lambda a: sum(within_30(a, b) for b in near))
         return s.x + best[0], s.y + best[1]
 
     def _nearest_end(self, s: BallState, u: Detection) -> tuple[float, float]:
@@ -1047,8 +926,8 @@ class Tracker:
         thing that reaches over the ball still lies on the side its middle does)."""
         dx, dy = u.x_mm - s.x, u.y_mm - s.y
         ux, uy = u.streak_dir
-        if u.streak_mm and (_within_30((dx, dy), (ux, uy))
-                            or _within_30((dx, dy), (-ux, -uy))):
+        if u.streak_mm and (within_30((dx, dy), (ux, uy))
+                            or within_30((dx, dy), (-ux, -uy))):
             along = dx * ux + dy * uy
             shift = max(0.0, min(0.5 * u.streak_mm, abs(along) - 0.5 * self.d))
             step = -shift if along > 0 else shift
@@ -1060,7 +939,7 @@ class Tracker:
         streak as it is struck (the ball smeared over the frame in two pieces): of its colour,
         ball-like, and touching it (the cue's tip is thin, the cue a long pale thing, neither
         a disc)."""
-        return (self._resting(s) and u.colour == CLASS_OF[s.ball]
+        return (is_resting(self.setting, s) and u.colour == CLASS_OF[s.ball]
                 and u.score >= self.params.pick_up_score_share
                 and math.hypot(u.x_mm - s.x, u.y_mm - s.y)
                 < self.params.front_piece_diameters * self.d)
@@ -1068,7 +947,7 @@ class Tracker:
     def _led_by_its_front(self, s: BallState, det: Detection) -> bool:
         """The detection lies the way this resting ball's own streak pointed in the last frame
         (see :meth:`_front_piece`): the ball, struck that way."""
-        return any(self._front_piece(s, u) and _within_30(
+        return any(self._front_piece(s, u) and within_30(
             (det.x_mm - s.x, det.y_mm - s.y), (u.x_mm - s.x, u.y_mm - s.y))
             for u in self._unclaimed)
 
@@ -1081,7 +960,7 @@ class Tracker:
         if det.score < self.params.init_score_share and not (det.streak_mm or det.piece):
             return False
         cue = self._cue_behind(s)
-        return cue is not None and _within_30(
+        return cue is not None and within_30(
             (det.x_mm - s.x, det.y_mm - s.y), (s.x - cue[0], s.y - cue[1]))
 
     def _sharp_leap(self, s: BallState, det: Detection, frame: int, dist: float) -> bool:
@@ -1091,7 +970,7 @@ class Tracker:
         hand over its place (a struck white took the hand 1.9 diameters off, and was held
         there while the ball itself crossed the table)."""
         took = s.took
-        return (self._resting(s) and s.visible and s.last_seen == frame - self._frames_on
+        return (is_resting(self.setting, s) and s.visible and s.last_seen == frame - self._frames_on
                 and took is not None and took.score >= self.params.clean_score_share
                 and not (det.streak_mm or det.piece) and det.score < self.params.init_score_share
                 and dist > self.d)
@@ -1136,7 +1015,7 @@ class Tracker:
             return False
         dx, dy = det.x_mm - s.x, det.y_mm - s.y
         return math.hypot(dx, dy) <= self.params.hardest_shot_diameters_per_frame * self.d * (
-            frame - s.last_seen) and _within_30((dx, dy), s.sent[1:])
+            frame - s.last_seen) and within_30((dx, dy), s.sent[1:])
 
     def _against_sent(self, s: BallState, det: Detection, frame: int) -> bool:
         """The detection lies off the ball's place (beyond its own pieces) on the side opposite
@@ -1176,34 +1055,6 @@ class Tracker:
                    or math.hypot(o.x - s.x, o.y - s.y) >= self.params.alone_diameters * self.d
                    for o in self.states.values())
 
-    def _hitter(self, s: BallState, active: list[BallState], frame: int) -> BallState | None:
-        """For a ball at rest: the moving ball arriving at it now (within reach of a contact
-        in this frame, with the same allowance for a speed not yet known as its gate: a ball
-        just hit is faster than its first two sightings say: a red sent by a white at 115 mm a
-        frame, read as 77, merged with the other red at rest, which took the blob, and then
-        the first red's place), if any."""
-        if not self._resting(s) or frame - s.rolled <= self.params.kiss_stop_frames:
-            return None
-        best, best_d = None, math.inf
-        for m in active:
-            speed = math.hypot(m.vx, m.vy)
-            if m is s or m.status != "table" or speed < 0.1 * self.d:
-                continue
-            if (s.x - m.x) * m.vx + (s.y - m.y) * m.vy <= 0:
-                continue  # leaving it, not arriving (a red just hit by the white, taken for
-                # the white's hitter, kept it from its own sightings)
-            gap = max(1, frame - m.last_seen)
-            d = math.hypot(m.x - s.x, m.y - s.y)
-            if d < self._reach(speed, gap) and d < best_d:
-                best, best_d = m, d
-        return best
-
-    def _reach(self, speed: float, gap: int) -> float:
-        """How far (mm) from where it is predicted a ball at ``speed`` (mm a frame) may be seen
-        ``gap`` frames on: a ball and a half, and twice its travel (its speed is not yet known
-        well: a ball just hit leaves faster than its first sightings say)."""
-        return 1.5 * self.d + 2.0 * speed * gap
-
     def _toward(self, s: BallState, hitter: BallState | None, det: Detection) -> bool:
         """A resting ball seen a little off its place toward a ball rolling up to it: its
         picture merges with the other's (a hit ball leaves away from the hitter), so the
@@ -1228,8 +1079,8 @@ class Tracker:
         blob's). A ball leaving the other moves the blob's middle off theirs."""
         if not any(d.streak_mm for d in dets):
             return dets
-        resting = [s for s in self.states.values() if self._resting(s) or (
-            s.status == "hidden" and self._still(s))]
+        resting = [s for s in self.states.values() if is_resting(self.setting, s) or (
+            s.status == "hidden" and still(self.setting, s))]
         out: list[Detection] = []
         for d in dets:
             pair = None
@@ -1239,8 +1090,8 @@ class Tracker:
                              and math.hypot(a.x - b.x, a.y - b.y) <= TOUCHING_DIAMETERS * self.d
                              and math.hypot(d.x_mm - (a.x + b.x) / 2,
                                             d.y_mm - (a.y + b.y) / 2) <= 0.25 * self.d
-                             and (_within_30((b.x - a.x, b.y - a.y), d.streak_dir)
-                                  or _within_30((a.x - b.x, a.y - b.y), d.streak_dir))),
+                             and (within_30((b.x - a.x, b.y - a.y), d.streak_dir)
+                                  or within_30((a.x - b.x, a.y - b.y), d.streak_dir))),
                             None)
             if pair is None:
                 out.append(d)
@@ -1256,12 +1107,12 @@ class Tracker:
         both balls seen as one blob (with their shadows, or read as a streak), and tells
         neither's place (a cue ball touching the yellow, read at their middle, made a false
         second contact; two whites 82 mm apart were read as one). Neither is seen."""
-        places = [(s, *self._predicted(s, max(1, frame - s.last_seen))[:2])
+        places = [(s, *predicted(self.setting, s, max(1, frame - s.last_seen))[:2])
                   for s in self.states.values() if s.status == "table"]
         near = self.params.near_pair_diameters * self.d
         pairs = [(a, b) for a, b in itertools.combinations(places, 2)
                  if math.hypot(a[1] - b[1], a[2] - b[2]) <= near
-                 and not (self._resting(a[0]) and self._resting(b[0]))]
+                 and not (is_resting(self.setting, a[0]) and is_resting(self.setting, b[0]))]
         if not pairs:
             return dets
         between = self.params.between_diameters * self.d
@@ -1291,7 +1142,7 @@ class Tracker:
                 # of two colours (a blurred ball's highlight read as white) the more ball-like
                 # piece names it, as a doubtful colour
                 best, faint = (a, b) if a.score >= b.score else (b, a)
-                if _a_ball_and_a_glint(best, faint, self.params):
+                if a_ball_and_a_glint(best, faint, self.params):
                     out[i], out[j] = best, None
                     continue
                 out[i] = replace(best, x_mm=(a.x_mm + b.x_mm) / 2, y_mm=(a.y_mm + b.y_mm) / 2,
@@ -1315,12 +1166,12 @@ class Tracker:
             return False
         near = REST_JITTER_DIAMETERS * self.d
         places = [(s.x, s.y) for s in self.states.values() if CLASS_OF[s.ball] == a.colour and (
-            self._resting(s) or (s.status == "hidden" and self._still(s)))]
+            is_resting(self.setting, s) or (s.status == "hidden" and still(self.setting, s)))]
         if not self.started and self.start_positions is not None:  # (the first frames)
             places = [xy for ball, xy in self.start_positions.items()
                       if CLASS_OF[ball] == a.colour]
         # (no piece of one ball lies so near another ball's place: it would be off its own)
-        return _each_at_one_of(a, b, places, near)
+        return each_at_one_of(a, b, places, near)
 
     def _two_rolling(self, a: Detection, b: Detection, frame: int | None) -> bool:
         """``a`` and ``b`` are two balls of their colour, one of them rolling, each seen where
@@ -1332,10 +1183,10 @@ class Tracker:
             return False
         balls = [s for s in self.states.values()
                  if CLASS_OF[s.ball] == a.colour and s.status == "table"]
-        if len(balls) < 2 or all(self._resting(s) for s in balls):
+        if len(balls) < 2 or all(is_resting(self.setting, s) for s in balls):
             return False
-        places = [self._predicted(s, max(1, frame - s.last_seen))[:2] for s in balls]
-        return _each_at_one_of(a, b, places, self.params.between_diameters * self.d)
+        places = [predicted(self.setting, s, max(1, frame - s.last_seen))[:2] for s in balls]
+        return each_at_one_of(a, b, places, self.params.between_diameters * self.d)
 
     def _join_streak_pieces(self, dets: list[Detection], frame: int | None = None
                             ) -> tuple[list[Detection], set[int]]:
@@ -1380,7 +1231,7 @@ class Tracker:
         """Move ``s`` to ``det``. ``prior``: the collision that the detection follows, whose
         outgoing velocity replaces the ball's own before the correction."""
         gap = max(1, frame - s.last_seen)
-        resting = self._resting(s)
+        resting = is_resting(self.setting, s)
         off = math.hypot(det.x_mm - s.x, det.y_mm - s.y)
         if det.score < self.params.init_score_share:
             s.faint_looks += 1
@@ -1418,13 +1269,13 @@ class Tracker:
             # sent: it rolls that way, as fast as it went; not at rest where it is seen)
             s.vx, s.vy = (det.x_mm - s.x) / gap, (det.y_mm - s.y) / gap
         elif s.status == "table":
-            px, py, vx, vy = self._predicted(s, gap)
+            px, py, vx, vy = predicted(self.setting, s, gap)
             s.vx = vx + self.params.velocity_gain_share * (det.x_mm - px) / gap
             s.vy = vy + self.params.velocity_gain_share * (det.y_mm - py) / gap
         else:
             s.vx = s.vy = 0.0
         s.x, s.y = det.x_mm, det.y_mm
-        if not self._still(s):
+        if not still(self.setting, s):
             s.rolled = frame
         s.visible = True
         s.status = "table"
@@ -1435,8 +1286,8 @@ class Tracker:
         # touched by the cue's shadow, shows false dark blobs)
         # One look is one piece of evidence: a ball at rest in an unchanged picture is the same
         # detection frame after frame, and a misread repeated for a hundred frames is still one.
-        if (det.streak_mm == 0.0 and det.score > self.params.clean_score_share and self._resting(s)
-                and det is not s.looked):
+        if (det.streak_mm == 0.0 and det.score > self.params.clean_score_share
+                and is_resting(self.setting, s) and det is not s.looked):
             s.pair += self._is_pair(det)
             s.single += self._is_single(det)
             s.looked = det
@@ -1453,35 +1304,8 @@ class Tracker:
         if (not det.streak_mm or not (ux or uy) or s.status != "table"
                 or math.hypot(s.vx, s.vy) >= self.params.struck_diameters_per_frame * self.d):
             return False
-        along, across = _along_across(det, s.x, s.y)
+        along, across = along_across(det, s.x, s.y)
         return abs(across) <= 0.5 * self.d and abs(along) <= 0.5 * det.streak_mm - self.d
-
-    def _predicted(self, s: BallState, gap: int) -> tuple[float, float, float, float]:
-        """Where ``s`` will be ``gap`` frames on at its velocity, and its velocity then: a ball
-        that reaches a cushion's nose comes back off it (mirrored), unless it reaches the nose
-        by a pocket (within one and a half balls of a jaw: it may go in). Straight on, a ball
-        that bounced was predicted beyond the cushion, and half of that surprise went into its
-        velocity (a red off a cushion at 6.5 m/s kept 0.6 m/s along the cushion, and a white
-        took its next sighting)."""
-        x, y, vx, vy = s.x + s.vx * gap, s.y + s.vy * gap, s.vx, s.vy
-        t = self.table
-        r = t.ball_radius_mm
-        for axis, high in ((0, t.length_mm - r), (1, t.width_mm - r)):
-            p, v = (x, vx) if axis == 0 else (y, vy)
-            bound = r if p < r else high if p > high else None
-            if bound is None or v == 0.0:
-                continue
-            back = (p - bound) / v  # how long ago it reached the nose (frames)
-            at = (x - vx * back, y - vy * back)
-            nose = (bound, at[1]) if axis == 0 else (at[0], bound)
-            if any(math.dist(nose, t.pocket_xy(q)) < t.jaw_offset_mm(q) + r + self.d
-                   for q in Pocket):
-                continue
-            if axis == 0:
-                x, vx = 2 * bound - x, -vx
-            else:
-                y, vy = 2 * bound - y, -vy
-        return x, y, vx, vy
 
     def _creeping(self, s: BallState, det: Detection, frame: int) -> bool:
         """A resting ball's doubtful sighting that is no jitter: a clean one, the last frame's
@@ -1493,7 +1317,7 @@ class Tracker:
         before = (s.held[1] - s.x, s.held[2] - s.y)
         now = (det.x_mm - s.x, det.y_mm - s.y)
         return (math.hypot(*now) - math.hypot(*before) >= self.params.creep_step_mm
-                and _within_30(now, before))
+                and within_30(now, before))
 
     def _is_pair(self, det: Detection) -> bool:
         """W2's two dots (seen apart, or merged into one long blob)."""
@@ -1507,28 +1331,10 @@ class Tracker:
         """A detection not of this ball's colour may still be it when its colour is doubtful: a
         streak, a piece, a colour not sure (and, with ``any_other``, one of no ball's colour).
         A ball dropping in a pocket's mouth takes only a streak (see :meth:`_in_a_mouth`)."""
-        if self._in_a_mouth(s) and not det.streak_mm:
+        if in_a_mouth(self.setting, s) and not det.streak_mm:
             return False
         return bool(det.streak_mm or det.piece or not det.colour_sure
                     or (any_other and det.colour == "other"))
-
-    def _in_a_mouth(self, s: BallState) -> bool:
-        """The ball was last seen in a pocket's mouth, dropping: its centre more than half a
-        radius past a cushion's nose line, or within a radius of a pocket's point (where the
-        nose lines meet, at a corner: the jaws keep a ball on the cloth twice as far). What it
-        takes next is of its own colour, or a blurred streak (a ball rattled back out by the
-        jaws); a thing of another colour nearby (a projected mark, a glint on the rim) is not
-        it."""
-        r = self.table.ball_radius_mm
-        return (not self.table.contains((s.x, s.y), tolerance_mm=self.params.mouth_depth_radii * r)
-                or self._pocket_gap(s.x, s.y) < r)
-
-    def _near_pocket(self, x: float, y: float) -> bool:
-        return self._pocket_gap(x, y) < 1.5 * self.d
-
-    def _pocket_gap(self, x: float, y: float) -> float:
-        """How far (mm) the point is from the nearest pocket's point."""
-        return float(np.hypot(self._pockets[:, 0] - x, self._pockets[:, 1] - y).min())
 
     def _pick_up_moving(self, frame: int, free: list[Detection]) -> list[Detection]:
         """A ball lost from view (hidden, or lost after that) is the one rolling where nothing
@@ -1605,7 +1411,7 @@ class Tracker:
                 continue
             px, py = s.clean_place
             reach = self.params.hardest_shot_diameters_per_frame * self.d * (frame - s.clean_seen)
-            near = self._stop_reach(s)
+            near = stop_reach(self.setting, s)
             if math.hypot(s.x - px, s.y - py) > near:
                 continue  # its faint sightings led it away: not held about its place
             best, best_dist = None, math.inf
@@ -1613,7 +1419,7 @@ class Tracker:
                 if (j in used or det.piece or det.colour != CLASS_OF[s.ball]
                         or not self._ball_like_streak(det)):
                     continue
-                along, across = _along_across(det, px, py)
+                along, across = along_across(det, px, py)
                 dist = math.hypot(det.x_mm - px, det.y_mm - py)
                 if (abs(across) <= self.d and abs(along) - 0.5 * det.streak_mm > near
                         and dist <= reach and dist < best_dist):
@@ -1654,7 +1460,7 @@ class Tracker:
             return False
         start, end = row[-1], row[0]
         behind = (start.x_mm - s.x) * s.sent[1] + (start.y_mm - s.y) * s.sent[2] < 0
-        return behind and _within_30((end.x_mm - start.x_mm, end.y_mm - start.y_mm),
+        return behind and within_30((end.x_mm - start.x_mm, end.y_mm - start.y_mm),
                                              (s.x - start.x_mm, s.y - start.y_mm))
 
     def _rolling_row(self, det: Detection, before: list[list[Detection]]
@@ -1675,9 +1481,10 @@ class Tracker:
                         self.params.hardest_shot_diameters_per_frame * self.d * self._frames_on):
                     continue
                 # (the newest one judged by its step back to this one, as this one is)
-                if _likeness(o, way, step, self.params) < self.params.init_score_share or (
+                if likeness_along(o, way, step, self.params) < self.params.init_score_share or (
                         len(row) == 1
-                        and _likeness(last, way, step, self.params) < self.params.init_score_share):
+                        and likeness_along(last, way, step, self.params)
+                        < self.params.init_score_share):
                     continue
                 if len(row) >= 2:  # the same step again, within half a ball (half a step slow)
                     sx, sy = row[-2].x_mm - last.x_mm, row[-2].y_mm - last.y_mm
@@ -1686,8 +1493,8 @@ class Tracker:
                         continue
                 best = o
                 if len(row) == 1:
-                    likeness.append(_likeness(last, way, step, self.params))
-                likeness.append(_likeness(o, way, step, self.params))
+                    likeness.append(likeness_along(last, way, step, self.params))
+                likeness.append(likeness_along(o, way, step, self.params))
                 break
             if best is None:
                 return None
@@ -1808,7 +1615,7 @@ class Tracker:
             clean = [k for k, d in enumerate(dets) if k not in used and d.colour == colour
                      and not d.streak_mm and not d.piece
                      and d.score >= self.params.clean_score_share
-                     and gap(d, s) <= self._stop_reach(s)
+                     and gap(d, s) <= stop_reach(self.setting, s)
                      and not any(o is not s and CLASS_OF[o.ball] == colour
                                  and o.status in ("table", "hidden") and gap(d, o) <= gap(d, s)
                                  for o in self.states.values())]
@@ -1855,7 +1662,7 @@ class Tracker:
         before, self._whites_before = self._whites_before, now
         if not self.whites_known or len(now) < 2:
             return
-        nearest = _nearest_on_the_way(before.get("W1", now["W1"]), now["W1"],
+        nearest = nearest_on_the_way(before.get("W1", now["W1"]), now["W1"],
                                       before.get("W2", now["W2"]), now["W2"])
         if nearest < self.params.whites_apart_diameters * self.d:
             self.whites_known = False
@@ -1895,7 +1702,7 @@ class Tracker:
             self._cue_ball_struck = any(self._struck(b, frame) for b in BALLS
                                         if self._may_strike(b))
         elif self._cue_ball_struck and all(
-                self._still(s) and not (s.status == "hidden" and s.hidden_rolling)
+                still(self.setting, s) and not (s.status == "hidden" and s.hidden_rolling)
                 for s in self.states.values() if s.status in ("table", "hidden")):
             self._in_hand_this_shot = set()
             self._shot_over = True
@@ -1915,7 +1722,7 @@ class Tracker:
             s.last_seen == frame and s.start_place is not None
             and math.dist((s.x, s.y), s.start_place) > self.d) for s in cue)
         return (not self._cue_ball_struck and bool(cue)
-                and all(s.last_seen == frame and self._resting(s) for s in cue))
+                and all(s.last_seen == frame and is_resting(self.setting, s) for s in cue))
 
     def _struck(self, ball: str | None, frame: int) -> bool:
         """``ball`` is seen this frame moving clearly faster than any creep or jitter."""
@@ -1944,58 +1751,6 @@ class Tracker:
         self._buffer = [FrameTracks(r.frame, r.t, dict(sorted(
             (swap.get(b, b), v) for b, v in r.balls.items())), r.detections)
             for r in self._buffer]
-
-
-def _nearest_on_the_way(a0: Sequence[float], a1: Sequence[float], b0: Sequence[float],
-                        b1: Sequence[float]) -> float:
-    """How near two balls came going straight from ``a0`` to ``a1`` and ``b0`` to ``b1`` in
-    the same time (mm, looked at in quarters of the way)."""
-    return min(math.dist((a0[0] + u * (a1[0] - a0[0]), a0[1] + u * (a1[1] - a0[1])),
-                         (b0[0] + u * (b1[0] - b0[0]), b0[1] + u * (b1[1] - b0[1])))
-               for u in (0.0, 0.25, 0.5, 0.75, 1.0))
-
-
-def _likeness(det: Detection, way: tuple[float, float], step: float,
-              params: TrackingParams) -> float:
-    """How ball-like ``det`` is as a sighting of a ball rolling ``way`` (a step of ``step`` mm a
-    frame): its score, or pick_up_score_share at least when it is a streak drawn out along that way
-    for half the step or more: the blur of that very motion (scored as a disc, a streak is
-    poor: a white struck at 7 m/s, seen as streaks of score 0.47-0.52, was lost for 35
-    frames)."""
-    drawn_along = det.streak_mm >= 0.5 * step and (
-        _within_30(det.streak_dir, way)
-        or _within_30((-det.streak_dir[0], -det.streak_dir[1]), way))
-    return max(det.score, params.pick_up_score_share) if drawn_along else det.score
-
-
-def _a_ball_and_a_glint(best: Detection, faint: Detection, params: TrackingParams) -> bool:
-    """``best`` looks like a whole ball by itself and ``faint`` beside it not at all: a glint
-    or a piece of the pocket's rim by the ball, not the ball's other half (a red on a pocket's
-    lip, 0.64, beside a red glint in the hole, 0.35, nine tenths of a ball away, was put at
-    their middle, 14 px off). Not for blurred streaks, whose pieces
-    each look like part of a ball."""
-    return (not best.streak_mm and not faint.streak_mm and best.score >= params.init_score_share
-            and faint.score < params.glint_share * best.score)
-
-
-def _each_at_one_of(a: Detection, b: Detection, places: Sequence[Sequence[float]],
-                    near: float) -> bool:
-    """``a`` and ``b`` each lie within ``near`` of a different one of ``places`` (table mm)."""
-    return any(math.dist(p, (a.x_mm, a.y_mm)) <= near and math.dist(q, (b.x_mm, b.y_mm)) <= near
-               for p, q in itertools.permutations(places, 2))
-
-
-def _along_across(det: Detection, x: float, y: float) -> tuple[float, float]:
-    """Where the streak ``det`` lies from the point (``x``, ``y``), mm: along its direction
-    and across it (signed)."""
-    ux, uy = det.streak_dir
-    dx, dy = det.x_mm - x, det.y_mm - y
-    return dx * ux + dy * uy, dx * uy - dy * ux
-
-
-def _within_30(a: Sequence[float], b: Sequence[float]) -> bool:
-    """Vectors ``a`` and ``b`` point the same way within 30 degrees."""
-    return within_degrees(a, b, 30.0)
 
 
 def _warm_up() -> None:
@@ -2043,7 +1798,7 @@ def track_video(video_path: str | Path, calibration: Calibration,
     table = table or calibration.table
     detector = BallDetector(calibration, detection)
     fps = video_fps(p)  # (opening the video costs about as much as decoding ten frames)
-    tracker = _RepeatsFilled(Tracker(table, fps, cue_ball=cue_ball,
+    tracker = RepeatsFilled(Tracker(table, fps, cue_ball=cue_ball,
                                      start_positions=start_positions, params=tracking))
 
     def update(index: int, dets: list[Detection], change: float) -> Iterator[FrameTracks]:
@@ -2092,125 +1847,6 @@ def track_video(video_path: str | Path, calibration: Calibration,
         for i, _, ds, c in held:
             yield from update(i, detector.classify(ds), c)
     yield from tracker.flush()
-
-
-class _RepeatsFilled:
-    """A :class:`Tracker` fed only the frames that are no repeat of the one before: a
-    recorder that pads a slower camera's frames (15 a second) to the file's rate shows each
-    picture twice, and shown the repeats the tracker would see every rolling ball stop for a
-    frame and jump twice as far in the next (strikes, contacts and rests where there are none:
-    the committed clips with every other frame repeated, 4 verdicts of 37 right before this).
-    A repeated frame's answer is made when the next frame's is known: a ball seen in both where
-    it would be in between (it rolled on while the recorder showed the old picture); one seen
-    before and gone in the next not seen (it had left its place, to where is not known); any
-    other as in the frame before (its picture).
-
-    A frame repeats the last one when its picture changed from the last one's
-    ``repeat_change_ratio`` times less than the last new picture before it and the next one
-    after it did (see :attr:`BallDetector.picture_change`: a new picture differs by what moved
-    in it and the camera's noise, a repeat by the codec's noise only), so did a frame two or
-    three back or on (the recorder's beat: a player pausing in his stroke leaves a still frame
-    now and then, and a ball coming to rest leaves the frames after it as still as each
-    other), and not both frames before it were repeats (15 or 10 frames a second padded to
-    30 are told). So a frame is decided five frames late."""
-
-    LOOKAHEAD = 5
-
-    def __init__(self, tracker: Tracker) -> None:
-        self.tracker = tracker
-        # the last frames: five decided, then those waiting for the look ahead
-        self._frames: deque[tuple[int, list[Detection], float]] = deque()
-        self._flags: deque[bool] = deque()  # ... whether each decided one is a repeat
-        self._repeats: deque[tuple[int, list[Detection]]] = deque()
-        self._last: FrameTracks | None = None
-        self._last_but_one: FrameTracks | None = None  # (the answer before ``_last``)
-
-    def update(self, frame: int, detections: list[Detection],
-               change: float = math.inf) -> Iterator[FrameTracks]:
-        self._frames.append((frame, detections, change))
-        while len(self._frames) - len(self._flags) > self.LOOKAHEAD:
-            yield from self._decide_next()
-
-    def flush(self) -> Iterator[FrameTracks]:
-        while len(self._frames) > len(self._flags):
-            yield from self._decide_next()
-        yield from self._filled(self.tracker.flush())
-        while self._repeats:  # (the video ended on a repeat)
-            yield self._between(*self._repeats.popleft(), None)
-
-    def _decide_next(self) -> Iterator[FrameTracks]:
-        k = len(self._flags)
-        frame, dets, _ = self._frames[k]
-        # (at most two in a row: a camera of 10 frames a second padded to 30)
-        repeat = not (k >= 2 and self._flags[k - 1] and self._flags[k - 2]) and self._still(
-            k) and any(self._still(k + d) for d in (-3, -2, 2, 3))
-        self._flags.append(repeat)
-        if len(self._flags) > 5:
-            self._frames.popleft()
-            self._flags.popleft()
-        if repeat:
-            self._repeats.append((frame, dets))
-        else:
-            yield from self._filled(self.tracker.update(frame, dets))
-
-    def _still(self, k: int) -> bool:
-        """The picture of the frame at ``k`` in the window changed ``repeat_change_ratio``
-        times less than the last new picture before it and the next after it did (the more
-        changed of the two frames on each side: one of them may be a repeat too)."""
-        frames = self._frames
-        if k < 1 or k + 1 >= len(frames):
-            return False
-        before = max(frames[i][2] for i in range(max(0, k - 2), k))
-        after = max(frames[i][2] for i in range(k + 1, min(k + 3, len(frames))))
-        ratio = self.tracker.params.repeat_change_ratio
-        return math.isfinite(before) and ratio * frames[k][2] <= min(before, after)
-
-    def _filled(self, results: list[FrameTracks]) -> Iterator[FrameTracks]:
-        for r in results:
-            while self._repeats and self._repeats[0][0] < r.frame:
-                yield self._between(*self._repeats.popleft(), r)
-            self._last_but_one, self._last = self._last, r
-            yield r
-
-    def _between(self, frame: int, detections: list[Detection],
-                 after: FrameTracks | None) -> FrameTracks:
-        before = self._last
-        fps = self.tracker.fps
-        balls: dict[str, tuple[float, float, bool]] = {}
-        if before is not None:
-            for ball, (x, y, seen) in before.balls.items():
-                nxt = after.balls.get(ball) if after is not None and seen else None
-                if after is not None and nxt is not None and nxt[2] and math.dist(
-                        (x, y), nxt[:2]) <= (
-                            self.tracker.params.hardest_shot_diameters_per_frame * self.tracker.d
-                            * (after.frame - before.frame)):  # (not a ball put back by hand)
-                    w = (frame - before.frame) / (after.frame - before.frame)
-                    x, y = x + w * (nxt[0] - x), y + w * (nxt[1] - y)
-                elif after is not None and seen and not self._shown_at_rest(
-                        ball, x, y, before, detections):
-                    # gone by the next picture (into a pocket, off the table, under an arm):
-                    # where it was meanwhile is not known, only that it had left this place
-                    seen = False
-                balls[ball] = (x, y, seen)
-        return FrameTracks(frame, frame / fps, balls, tuple(detections))
-
-    def _shown_at_rest(self, ball: str, x: float, y: float, before: FrameTracks,
-                       detections: list[Detection]) -> bool:
-        """A ball gone by the next picture that lay at rest in the last two (seen in both,
-        hardly moved) is seen in the repeated picture where it lay: a clean detection of its
-        colour there shows it, still in its place when that picture was taken
-        (the cue ball at rest just before it was struck). One that was
-        rolling may have left the place in between."""
-        prior = self._last_but_one
-        earlier = prior.balls.get(ball) if prior is not None else None
-        d = self.tracker.d
-        if prior is None or earlier is None or not earlier[2] or math.dist(earlier[:2], (x, y)) > (
-                self.tracker.params.rest_speed_diameters_per_frame * d
-                * max(1, before.frame - prior.frame)):
-            return False
-        return any(q.colour == CLASS_OF[ball] and q.score >= self.tracker.params.clean_score_share
-                   and math.hypot(q.x_mm - x, q.y_mm - y) <= REST_JITTER_DIAMETERS * d
-                   for q in detections)
 
 
 def write_tracks_csv(path: str | Path, results: Iterable[FrameTracks]) -> int:
