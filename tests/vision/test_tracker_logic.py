@@ -12,6 +12,8 @@ import pytest
 
 from rules.table import TableSpec
 from vision.detection import Detection
+from vision.tracking.departure import nearest_end
+from vision.tracking.pieces import join_streak_pieces
 from vision.tracking.repeats import RepeatsFilled
 from vision.tracking.tracker import Tracker
 
@@ -348,7 +350,7 @@ def test_a_struck_ball_seen_only_as_pieces_of_a_faint_streak_is_followed():
     assert math.dist(out[-1].balls["W2"][:2], layout["W2"]) < 1.0
     # two whites touching, sure of their colour: both kept
     pair = [det(1500.0, 900.0, "white", piece=True), det(1500.0 + D, 900.0, "white", piece=True)]
-    joined, _ = tracker._join_streak_pieces(pair)
+    joined, _ = join_streak_pieces(tracker.setting, pair, list(tracker.states.values()))
     assert len(joined) == 2
 
 
@@ -986,11 +988,11 @@ def test_a_long_thing_reaching_over_a_resting_ball_lies_on_the_side_of_its_middl
     w1 = tracker.states["W1"]
     arm = det(w1.x + 100.0, w1.y, "red", score=0.1, colour_sure=False, streak_mm=400.0,
               streak_dir=(1.0, 0.0))
-    x, y = tracker._nearest_end(w1, arm)
+    x, y = nearest_end(tracker.setting, w1, arm)
     assert x == pytest.approx(0.5 * D) and y == pytest.approx(0.0)
     far = det(w1.x - 365.0, w1.y, "red", score=0.1, colour_sure=False, streak_mm=326.0,
               streak_dir=(-1.0, 0.0))
-    x, y = tracker._nearest_end(w1, far)
+    x, y = nearest_end(tracker.setting, w1, far)
     assert x == pytest.approx(-365.0 + 163.0) and y == pytest.approx(0.0)
 
 
@@ -1627,12 +1629,12 @@ def test_a_faint_thing_left_in_place_is_a_fixture_but_one_passing_now_and_then_i
     spot = det(*mark, "white", score=0.4)
     tracker = Tracker(TABLE, start_positions=layout)
     feed(tracker, [balls] * 12 + [[*balls, spot]] * 8)
-    assert tracker._at_a_fixture(spot, 20)
-    assert not tracker._at_a_fixture(spot, 20 + tracker.hide_frames + 1)
+    assert tracker.leftovers.at_a_fixture(spot, 20)
+    assert not tracker.leftovers.at_a_fixture(spot, 20 + tracker.hide_frames + 1)
     passing = Tracker(TABLE, start_positions=layout)
     frames = [[*balls, spot] if k % 90 == 45 else balls for k in range(90 * 10)]
     feed(passing, frames)
-    assert not passing._at_a_fixture(spot, len(frames))
+    assert not passing.leftovers.at_a_fixture(spot, len(frames))
 
 
 def test_a_ball_lost_from_view_while_rolling_is_found_again_on_its_way_at_once():

@@ -23,13 +23,11 @@ next shot may have begun); the same rules use it for every shot.
 from __future__ import annotations
 
 import csv
-import itertools
 import math
 import queue
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -49,21 +47,28 @@ from vision.detection import (
 )
 from vision.shots.facts import (  # (a doubtful sighting this near: in place; balls this near touch)
     REST_JITTER_DIAMETERS,
-    TOUCHING_DIAMETERS,
-    nearest_cushion,
+)
+from vision.tracking.departure import (
+    ahead,
+    away_from_the_cue,
+    ball_like_streak,
+    ball_streak,
+    cue_behind,
+    in_a_row_from,
+    led_by_its_front,
+    left_along_its_streak,
+    sent_toward,
 )
 from vision.tracking.geometry import (
-    a_ball_and_a_glint,
     along_across,
-    each_at_one_of,
     likeness_along,
     nearest_on_the_way,
     within_30,
 )
+from vision.tracking.leftovers import Leftovers
 from vision.tracking.motion import (
     arriving_hitter,
     collisions,
-    in_a_mouth,
     is_resting,
     near_pocket,
     predicted,
@@ -72,6 +77,7 @@ from vision.tracking.motion import (
     stop_reach,
 )
 from vision.tracking.params import DEFAULT_TRACKING, TrackingParams
+from vision.tracking.pieces import between_two, merge_pieces, split_touching
 from vision.tracking.repeats import RepeatsFilled
 from vision.tracking.state import (
     BALLS,
@@ -85,6 +91,18 @@ from vision.tracking.state import (
     Seen,
     Setting,
     ShotStart,
+)
+from vision.tracking.vetoes import (
+    against_hit,
+    behind_it,
+    beside_the_cue_ball_unseen,
+    faint_other,
+    far_from_last,
+    may_be_of_another_colour,
+    ruled_out,
+    sharp_leap,
+    toward,
+    was_something_else,
 )
 
 
@@ -155,11 +173,7 @@ class Tracker:
         self.states: dict[str, BallState] = {}
         self._pending: deque[tuple[int, list[Detection]]] = deque()
         self._candidates: dict[str, list[tuple[int, float, float]]] = {}
-        self._left_over: list[Detection] = []  # what no ball took in the last frame
-        self._unclaimed: list[Detection] = []  # ... but the pieces (a ball's other half?)
-        # faint things no ball took, by cell: [frames seen, the last of them] (see fixture_looks;
-        # as many cells at most as the table has)
-        self._fixtures: dict[tuple[int, int], list[int]] = {}
+        self.leftovers = Leftovers(self.setting)  # what no ball took
         # what no ball took in each of the last frames, for a moving ball found again
         self._free_history: deque[tuple[int, list[Detection]]] = deque(
             maxlen=self.params.moving_chain_frames - 1)
@@ -274,6 +288,13 @@ class Tracker:
                 add(ball, o)
                 self._whites_in_hand.discard(ball)  # (placed already)
         self.whites_known = "W1" in self.states and "W2" in self.states
+
+    def _merge_pieces(self, dets: list[Detection], frame: int | None = None
+                      ) -> tuple[list[Detection], set[int]]:
+        """The pieces of one ball joined (see :func:`merge_pieces`), by the tracks as they
+        are, and in the first frames by the game state's start positions."""
+        first = self.start_positions if not self.started else None
+        return merge_pieces(self.setting, dets, list(self.states.values()), frame, first)
 
     # --- per frame ----------------------------------------------------------------------------
     def update(self, frame: int, detections: list[Detection]) -> list[FrameTracks]:
@@ -521,8 +542,9 @@ class Tracker:
         active = [s for s in self.states.values() if s.status in ("table", "hidden") or (
             s.status == "pocketed" and frame - s.last_seen <= self.jaws_frames)]
         used: set[int] = set()
-        dets, merged = self._merge_pieces(self._between_two(frame, self._split_touching(dets)),
-                                           frame)
+        tracks = list(self.states.values())
+        dets = between_two(self.setting, tracks, frame, split_touching(self.setting, tracks, dets))
+        dets, merged = self._merge_pieces(dets, frame)
         if active and dets:
             hitters = {s.ball: arriving_hitter(self.setting, s, active, frame) for s in active}
             after = collisions(self.setting, active, frame)
@@ -565,19 +587,23 @@ class Tracker:
                     elif s.status == "table" and still(self.setting, s):
                         gate = self.params.unhit_gate_diameters * self.d
                 for j, det in enumerate(dets):
-                    if before_strike and self._beside_the_cue_ball_unseen(s, det):
+                    if before_strike and beside_the_cue_ball_unseen(
+                            self.setting, s, det, self._may_strike(s.ball)):
                         continue
                     dist = math.hypot(det.x_mm - px, det.y_mm - py)
                     for p in after.get(s.ball, ()):  # or where a collision sends it
                         d_after = math.hypot(det.x_mm - p.x, det.y_mm - p.y)
                         if d_after <= p.gate and (d_after < dist or dist > gate):
                             dist, prior[i, j] = d_after, p
-                    if (dist > gate and (i, j) not in prior) or self._against_hit(
-                            s, hitter, det) or ((s.visible or self._far_from_last(s, det))
-                                                and self._was_something_else(s, det)
-                                                ) or self._ruled_out(s, det, dets, frame, dist) or (
+                    if (dist > gate and (i, j) not in prior) or against_hit(
+                            self.setting, s, hitter, det) or (
+                            (s.visible or far_from_last(self.setting, s, det))
+                            and was_something_else(
+                                self.setting, s, det, self.leftovers, self._frames_on)
+                            ) or ruled_out(
+                            self.setting, s, det, dets, frame, self.leftovers, dist) or (
                             hitter is None and (i, j) not in prior
-                            and self._behind_it(s, det, frame)):
+                            and behind_it(self.setting, s, det, frame)):
                         # (of a ball unseen, its own detection may have been left, but not far
                         # from where it was seen last: a white rolling 470 mm a frame, unseen a
                         # frame, took the bridge hand 18 diameters away)
@@ -591,10 +617,10 @@ class Tracker:
                     if det.colour != CLASS_OF[s.ball]:
                         # (nor does a ball at rest, or hidden under the cue, leave its place
                         # for a piece of the cue: see _faint_other)
-                        if not self._may_be_of_another_colour(s, det, any_other=True) or (
+                        if not may_be_of_another_colour(self.setting, s, det, any_other=True) or (
                                 hitter is None
                                 and (is_resting(self.setting, s) or s.status == "hidden")
-                                and self._faint_other(s, det)
+                                and faint_other(self.setting, s, det)
                                 and dist >= REST_JITTER_DIAMETERS * self.d):
                             continue
                         # (a streak, a ball under the cue)
@@ -606,7 +632,7 @@ class Tracker:
             self._clean_over_faint(active, dets, taken)
             for i, j in taken.items():
                 s = active[i]
-                pulled = self._toward(s, hitters[s.ball], dets[j])
+                pulled = toward(s, hitters[s.ball], dets[j])
                 self._observe(s, dets[j], frame, doubtful=j in merged or pulled,
                               prior=prior.get((i, j)))
                 used.add(j)
@@ -631,11 +657,12 @@ class Tracker:
                 for i, s in enumerate(left):
                     for k, j in enumerate(free):
                         det = dets[j]
-                        if det.colour != CLASS_OF[s.ball] and not self._may_be_of_another_colour(
-                                s, det, any_other=False):
+                        if det.colour != CLASS_OF[s.ball] and not may_be_of_another_colour(
+                                self.setting, s, det, any_other=False):
                             continue
-                        if self._against_hit(s, hitters[s.ball], det) or (
-                                before_strike and self._beside_the_cue_ball_unseen(s, det)):
+                        if against_hit(self.setting, s, hitters[s.ball], det) or (
+                                before_strike and beside_the_cue_ball_unseen(
+                                    self.setting, s, det, self._may_strike(s.ball))):
                             continue
                         dist = math.hypot(det.x_mm - s.x, det.y_mm - s.y)
                         # beyond two diameters only a blurred (fast) ball can be the struck one,
@@ -643,23 +670,30 @@ class Tracker:
                         # not a thing that lay there already (near an unseen ball, that thing
                         # may have been the ball itself)
                         near = stop_reach(self.setting, s)
-                        if (self._was_something_else(s, det) and (s.visible or dist > near)) or (
-                                self._ruled_out(s, det, free_dets, frame)) or (
+                        if (was_something_else(
+                                self.setting, s, det, self.leftovers, self._frames_on)
+                                and (s.visible or dist > near)) or (
+                                ruled_out(
+                                    self.setting, s, det, free_dets, frame, self.leftovers)) or (
                                 hitters[s.ball] is None and s.ball not in after
-                                and self._behind_it(s, det, frame)):
+                                and behind_it(self.setting, s, det, frame)):
                             continue
                         # a faint thing of another colour (a piece of the cue over a ball
                         # hidden under it) is the ball only if it lies the way it was sent
-                        if (dist <= near and not self._faint_other(s, det)
-                                and not self._sharp_leap(s, det, frame, dist)) or (
+                        if (dist <= near and not faint_other(self.setting, s, det)
+                                and not sharp_leap(
+                                    self.setting, s, det, frame, dist, self._frames_on)) or (
                                 dist <= reach and (
-                                self._ball_streak(s, det, frame) or self._ahead(s, det)
-                                or self._away_from_the_cue(s, det)
-                                or self._led_by_its_front(s, det)
-                                or self._left_along_its_streak(s, det)
-                                or self._in_a_row_from(s, det, free_dets)
-                                )) or self._sent_toward(
-                                s, det, frame):
+                                ball_streak(self.setting, s, det, frame)
+                                or ahead(self.setting, s, det)
+                                or away_from_the_cue(
+                                    self.setting, s, det, self.leftovers.unclaimed)
+                                or led_by_its_front(
+                                    self.setting, s, det, self.leftovers.unclaimed)
+                                or left_along_its_streak(self.setting, s, det)
+                                or in_a_row_from(
+                                    self.setting, s, det, free_dets, self.leftovers.unclaimed)
+                                )) or sent_toward(self.setting, s, det, frame):
                             cost2[i, k] = dist
                 rows, cols = linear_sum_assignment(cost2)
                 for i, k in zip(rows, cols, strict=True):
@@ -675,7 +709,7 @@ class Tracker:
                 continue
             s.visible = False
             missing = frame - s.last_seen
-            cue = self._cue_behind(s)
+            cue = cue_behind(self.setting, s, self.leftovers.unclaimed)
             if cue is not None and s.sent is None:  # struck too hard to be seen: away from it
                 s.sent = (frame, s.x - cue[0], s.y - cue[1])
             if s.status == "table":
@@ -698,21 +732,7 @@ class Tracker:
         free_now = self._back_to_rest(frame, active, free_now)
         free_now = self._pick_up_moving(frame, free_now)
         self._pick_up(frame, free_now)
-        # what no ball took (and of that, all but the pieces, which may be a ball's other half)
-        self._left_over = [d for j, d in enumerate(dets) if j not in used]
-        self._unclaimed = [d for d in self._left_over if not d.piece]
-        for s in active:
-            if s.last_seen == frame:
-                s.beside = tuple(u for u in self._left_over if math.hypot(
-                    u.x_mm - s.x, u.y_mm - s.y) < self.params.alone_diameters * self.d)
-        for u in self._left_over:
-            if u.score < self.params.init_score_share:
-                cell = self._cell(u)
-                seen = self._fixtures.get(cell)
-                if seen is None or frame - seen[1] > self.hide_frames:
-                    self._fixtures[cell] = [1, frame]
-                elif seen[1] != frame:
-                    seen[0], seen[1] = seen[0] + 1, frame
+        self.leftovers.note(frame, dets, used, active)
         self._watch_whites()
         self._check_whites()
         if self.unresolved:
@@ -728,320 +748,6 @@ class Tracker:
         return {b: (s.x, s.y, s.visible) for b, s in self.states.items()
                 if s.status in ("table", "hidden")}
 
-    def _ball_streak(self, s: BallState, det: Detection, frame: int) -> bool:
-        """This ball's motion-blur streak: longer than half a ball and somewhat ball-like (a
-        fast ball's streak scores 0.5-0.8; a piece of an arm or a sleeve smeared as it moves, a
-        tenth or two), and, for a ball that lay still (at rest, or hidden there), smeared along
-        a line through its place, within a diameter (a ball struck from its place goes along
-        it; an arm smeared across the ball's place goes anywhere). For a rolling ball, a line
-        through its way since it was last seen (hit somewhere on it, it went straight on from
-        there: a white, merged a moment with the red it had hit, gave its id to a smear of the
-        cue 600 mm off whose line missed its way)."""
-        if not self._ball_like_streak(det):
-            return False
-        ux, uy = det.streak_dir
-        if not (ux or uy):
-            return True
-        off = along_across(det, s.x, s.y)[1]
-        if s.status == "hidden" or is_resting(self.setting, s):
-            return abs(off) <= self.d
-        # rolling: the streak's line is off the way's start by ``off`` and its end by
-        # ``off_there`` (signed): near either, or between them
-        gap = max(1, frame - s.last_seen)
-        off_there = off - (s.vx * gap) * uy + (s.vy * gap) * ux
-        return min(abs(off), abs(off_there)) <= self.d or (off > 0) != (off_there > 0)
-
-    def _left_along_its_streak(self, s: BallState, det: Detection) -> bool:
-        """The ball was held in its place in its last frame on a ball-like streak of its own
-        colour (read as a part of it seen, see :meth:`_observe`): that was its smear as it was
-        struck, and a sighting further on along the streak's line (within a diameter of it, on
-        the streak's side of the place) is the ball gone on (with the detector's halo-aware
-        split, a red struck by the yellow, smeared from its place with the smear's middle 12 mm
-        off it, was held there, and lost for three frames as it ran into a corner pocket)."""
-        took = s.took
-        if (s.held is None or took is None or s.held[0] != s.last_seen
-                or took.colour != CLASS_OF[s.ball] or not self._ball_like_streak(took)):
-            return False
-        ux, uy = took.streak_dir
-        if not (ux or uy):
-            return False
-        to_det = (det.x_mm - s.x, det.y_mm - s.y)
-        to_smear = (took.x_mm - s.x, took.y_mm - s.y)
-        across = along_across(took, det.x_mm, det.y_mm)[1]
-        return (abs(across) <= self.d and to_det[0] * to_smear[0] + to_det[1] * to_smear[1] > 0
-                and math.hypot(*to_det) > math.hypot(*to_smear))
-
-    def _ball_like_streak(self, det: Detection) -> bool:
-        """A streak longer than half a ball and as ball-like as a fast ball's may be (see
-        :meth:`_ball_streak`)."""
-        return det.streak_mm > 0.5 * self.d and det.score >= self.params.streak_score_share
-
-    def _ahead(self, s: BallState, det: Detection) -> bool:
-        """The detection lies on the way of a ball that has just left its rest (its speed not yet
-        known): the direction to it is within 30 degrees of the ball's velocity."""
-        if s.status != "table" or is_resting(self.setting, s) or s.last_seen - s.left_rest > 2:
-            return False
-        return within_30((det.x_mm - s.x, det.y_mm - s.y), (s.vx, s.vy))
-
-    def _far_from_last(self, s: BallState, det: Detection) -> bool:
-        """The detection lies beyond :meth:`_stop_reach` of where the ball was last seen."""
-        return math.hypot(det.x_mm - s.x, det.y_mm - s.y) > stop_reach(self.setting, s)
-
-    def _was_something_else(self, s: BallState, det: Detection) -> bool:
-        """The detection, well away from where the ball was last seen, is where something that
-        was no ball lay in the last frame (the cue's tip, a hand): that thing, not the ball.
-        A piece left there counts too: a ball's own piece moves on with it, a thing that stays
-        put is no ball that has left its place (the bridge hand, a red piece 240 mm behind a
-        struck white, was taken for it).
-
-        Not a whole ball of its colour while the ball's own last sighting was faint: its place
-        is in doubt, and the thing left may have been the ball's own piece (a projected ring
-        split a white's picture, its id took a piece of the ring, and then the ring for
-        fourteen frames while the whole white, where its own piece had been left, was
-        barred)."""
-        if math.hypot(det.x_mm - s.x, det.y_mm - s.y) <= self.d:
-            return False
-        if (s.faint_looks and det.score >= self.params.clean_score_share
-                and det.colour == CLASS_OF[s.ball]):
-            return False
-        return any(math.hypot(det.x_mm - u.x_mm, det.y_mm - u.y_mm) < 0.5 * self.d
-                   and not self._its_front(s, u, det) for u in self._left_over)
-
-    def _its_front(self, s: BallState, u: Detection, det: Detection) -> bool:
-        """``u``, left unclaimed when the ball was last seen, lay just ahead of it on its way
-        (within a frame's roll, the way it rolled within 30 degrees) and was of its colour,
-        ball-like: the front of its own streak; ``det`` lies where it lay (within a quarter
-        ball): the ball, stopped there on a ball it hit (a struck white's id took its streak's
-        tail by the red it hit, and the white, come to rest where the streak's front had been,
-        was barred for three frames as a thing left there). (Not one rolling
-        on, whose tail now lies by where its front was: its front lies further on.)"""
-        if (still(self.setting, s) or u.colour != CLASS_OF[s.ball]
-                or u.score < self.params.init_score_share
-                or math.hypot(det.x_mm - u.x_mm, det.y_mm - u.y_mm) > 0.25 * self.d):
-            return False
-        dx, dy = u.x_mm - s.x, u.y_mm - s.y
-        return (math.hypot(dx, dy) <= math.hypot(s.vx, s.vy) * self._frames_on + self.d
-                and within_30((dx, dy), (s.vx, s.vy)))
-
-    def _ruled_out(self, s: BallState, det: Detection, dets: list[Detection], frame: int,
-                   off: float | None = None) -> bool:
-        """Not this ball, whatever the cost: a faint thing known not to be a ball, off where the
-        ball is expected (``off`` mm from there, see :meth:`_a_known_thing`); for a ball struck
-        while unseen, a thing on the cue's side of its place, or a faint one while a ball-like
-        one of its colour lies the way it went (``dets``: the detections it may take)."""
-        return (self._a_known_thing(s, det, frame, off) or self._against_sent(s, det, frame)
-                or self._sent_past(s, det, dets, frame))
-
-    def _behind_it(self, s: BallState, det: Detection, frame: int) -> bool:
-        """A faint sighting (less ball-like than init_score_share, no streak) behind a rolling
-        ball's last place, against the way it rolled: not the ball, which slows but does not come
-        back unless something hits it (the caller asks that) or a cushion sends it back (so not
-        within the reach of a cushion's nose at twice its speed). Behind by over its jitter
-        (REST_JITTER_DIAMETERS) for a ball rolling at least slowest_roll_diameters_per_frame a
-        frame;
-        for a slower one (creeping under a hand, its sightings wandering) only over half a ball
-        behind and a diameter away. A white rolling on unseen over a projected ring took a
-        faint piece of a projected line 1.8 diameters beside its way and half a ball behind its
-        last place, and followed the lines for twenty frames; a struck white rolling at 0.2
-        diameters a frame took the cue following through 0.4-0.65 diameters behind it, and then
-        the cue's pieces for fifteen to thirty frames."""
-        if (s.status != "table" or det.score >= self.params.init_score_share or det.streak_mm
-                or is_resting(self.setting, s)):
-            return False
-        speed = math.hypot(s.vx, s.vy)
-        if speed <= 0.0:
-            return False
-        to_nose = nearest_cushion(self.table, (s.x, s.y))[1]
-        if to_nose <= 2.0 * speed * max(1, frame - s.last_seen) + self.d:
-            return False
-        dx, dy = det.x_mm - s.x, det.y_mm - s.y
-        behind = -(dx * s.vx + dy * s.vy) / speed
-        if speed >= self.params.slowest_roll_diameters_per_frame * self.d:
-            return behind > REST_JITTER_DIAMETERS * self.d
-        return behind > 0.5 * self.d and math.hypot(dx, dy) > self.d
-
-    def _a_known_thing(self, s: BallState, det: Detection, frame: int,
-                       off: float | None = None) -> bool:
-        """A faint sighting off where the ball is expected (``off`` mm from there; by default
-        from its place, or where its motion takes it) that is a thing known not to be a ball:
-        one seen beside it (:meth:`_was_beside_it`) or a fixture (see fixture_looks). Expected
-        at rest: within piece_off_diameters (its own pieces); rolling, within a diameter (a
-        ball rolling over a mark on the cloth is seen as faint as the mark)."""
-        if det.score >= self.params.init_score_share:
-            return False
-        lying = is_resting(self.setting, s) or (s.status == "hidden" and not s.hidden_rolling)
-        if off is None:
-            px, py = (predicted(self.setting, s, max(1, frame - s.last_seen))[:2]
-                      if s.status == "table" else (s.x, s.y))
-            off = math.hypot(det.x_mm - px, det.y_mm - py)
-        if off <= (self.params.piece_off_diameters if lying else 1.0) * self.d:
-            return False
-        return (lying and self._was_beside_it(s, det)) or self._at_a_fixture(det, frame)
-
-    def _cell(self, det: Detection) -> tuple[int, int]:
-        size = self.params.fixture_cell_diameters * self.d
-        return round(det.x_mm / size), round(det.y_mm / size)
-
-    def _at_a_fixture(self, det: Detection, frame: int) -> bool:
-        """Faint things were left unclaimed in this cell and those around it in fixture_looks
-        frames, each within hide_s of the one before and the last within hide_s of ``frame``
-        (see fixture_looks)."""
-        cx, cy = self._cell(det)
-        looks = 0
-        for key in ((cx + i, cy + j) for i in (-1, 0, 1) for j in (-1, 0, 1)):
-            seen = self._fixtures.get(key)
-            if seen is not None and frame - seen[1] <= self.hide_frames:
-                looks += seen[0]
-        return looks >= self.params.fixture_looks
-
-    def _was_beside_it(self, s: BallState, det: Detection) -> bool:
-        """The detection lies where something lay beside the ball when it was last seen: for
-        a faint sighting of a ball that lay still, off its place (see :meth:`_a_known_thing`),
-        that thing, the cue's tip at address, not the ball (a cue ball struck and blurred out
-        of sight gave its id to the tip a diameter behind it, which then went away with the
-        cue). Unlike :meth:`_was_something_else` this holds however
-        near: the thing was seen beside the ball, not in its place."""
-        return any(math.hypot(det.x_mm - u.x_mm, det.y_mm - u.y_mm) < 0.5 * self.d
-                   for u in s.beside)
-
-    def _cue_behind(self, s: BallState) -> tuple[float, float] | None:
-        """For a ball at rest: something no ball (the cue, its tip) within cue_diameters of it
-        in the last frame, if any; of several, one on the side most of them lie."""
-        if not is_resting(self.setting, s):
-            return None
-        near = [v for u in self._unclaimed if not self._front_piece(s, u)
-                for v in [self._nearest_end(s, u)]
-                if 0 < math.hypot(*v) < self.params.cue_diameters * self.d]
-        if not near:
-            return None
-        # the cue is long: of things on several sides (a piece of the ball's own streak, a
-        # hand), the one with the most others the same way (within 30 degrees)
-        best = max(near, key=lambda a: sum(within_30(a, b) for b in near))
-        return s.x + best[0], s.y + best[1]
-
-    def _nearest_end(self, s: BallState, u: Detection) -> tuple[float, float]:
-        """Where ``u`` lies from the ball: its middle; for a long thing aimed at the ball (its
-        axis within 30 degrees of the line to the ball: the cue, or the bridge hand and forearm
-        along it), its end nearer the ball, but no nearer than half a ball on its own side (a
-        thing that reaches over the ball still lies on the side its middle does)."""
-        dx, dy = u.x_mm - s.x, u.y_mm - s.y
-        ux, uy = u.streak_dir
-        if u.streak_mm and (within_30((dx, dy), (ux, uy))
-                            or within_30((dx, dy), (-ux, -uy))):
-            along = dx * ux + dy * uy
-            shift = max(0.0, min(0.5 * u.streak_mm, abs(along) - 0.5 * self.d))
-            step = -shift if along > 0 else shift
-            return dx + step * ux, dy + step * uy
-        return dx, dy
-
-    def _front_piece(self, s: BallState, u: Detection) -> bool:
-        """``u``, left unclaimed in the last frame, is the front of this resting ball's own
-        streak as it is struck (the ball smeared over the frame in two pieces): of its colour,
-        ball-like, and touching it (the cue's tip is thin, the cue a long pale thing, neither
-        a disc)."""
-        return (is_resting(self.setting, s) and u.colour == CLASS_OF[s.ball]
-                and u.score >= self.params.pick_up_score_share
-                and math.hypot(u.x_mm - s.x, u.y_mm - s.y)
-                < self.params.front_piece_diameters * self.d)
-
-    def _led_by_its_front(self, s: BallState, det: Detection) -> bool:
-        """The detection lies the way this resting ball's own streak pointed in the last frame
-        (see :meth:`_front_piece`): the ball, struck that way."""
-        return any(self._front_piece(s, u) and within_30(
-            (det.x_mm - s.x, det.y_mm - s.y), (u.x_mm - s.x, u.y_mm - s.y))
-            for u in self._unclaimed)
-
-    def _away_from_the_cue(self, s: BallState, det: Detection) -> bool:
-        """A ball at rest with the cue's tip behind it (see :meth:`_cue_behind`), and the
-        detection the other way from the ball (within 30 degrees): the ball, struck away. Not
-        a faint sharp thing (no streak, no piece of one): a ball struck hard enough to be found
-        that far is smeared or whole, and a faint spot the way the cue points is a mark on that
-        line (the rings of an aiming line projected on the cloth, beyond the ball)."""
-        if det.score < self.params.init_score_share and not (det.streak_mm or det.piece):
-            return False
-        cue = self._cue_behind(s)
-        return cue is not None and within_30(
-            (det.x_mm - s.x, det.y_mm - s.y), (s.x - cue[0], s.y - cue[1]))
-
-    def _sharp_leap(self, s: BallState, det: Detection, frame: int, dist: float) -> bool:
-        """A ball seen whole at rest in the last picture is not a sharp, faint detection over a
-        diameter away now: to get there it rolled faster than a ball shows sharp (it would be
-        a streak), and a ball only seen in part is where it lay. It is the cue or the bridge
-        hand over its place (a struck white took the hand 1.9 diameters off, and was held
-        there while the ball itself crossed the table)."""
-        took = s.took
-        return (is_resting(self.setting, s) and s.visible and s.last_seen == frame - self._frames_on
-                and took is not None and took.score >= self.params.clean_score_share
-                and not (det.streak_mm or det.piece) and det.score < self.params.init_score_share
-                and dist > self.d)
-
-    def _faint_other(self, s: BallState, det: Detection) -> bool:
-        """A sharp, not ball-like detection of another colour than this ball's: a piece of the
-        cue or a hand (a ball struck from its place is a streak, or a piece of one)."""
-        return det.colour != CLASS_OF[s.ball] and not (
-            det.streak_mm or det.piece or det.score >= self.params.init_score_share)
-
-    def _in_a_row_from(self, s: BallState, det: Detection, free: list[Detection]) -> bool:
-        """``det`` and another free detection of its colour a step apart (the pieces of a
-        streak, see streak_step_diameters) lie in a row that points back at where the ball was
-        last seen, ``det`` the nearer: the ball, struck too fast to be seen whole (at rest, or
-        just set moving by the cue's touch). Not toward the cue behind a resting ball (a pale
-        cue's pieces lie in a row pointing at it)."""
-        if det.colour not in (CLASS_OF[s.ball], "other"):
-            # another ball's colour (mixed with the cloth or not): this ball's streak is its
-            # own colour mixed with the cloth (the pale cue's pieces read as white)
-            return False
-        cue = self._cue_behind(s)
-        bx, by = s.x - det.x_mm, s.y - det.y_mm  # the ball's place, seen from det
-        if cue is not None and bx * (cue[0] - s.x) + by * (cue[1] - s.y) < 0:
-            return False  # det lies on the cue's side
-        for o in free:
-            if o is det or o.colour != det.colour:
-                continue
-            ux, uy = o.x_mm - det.x_mm, o.y_mm - det.y_mm
-            step = math.hypot(ux, uy)
-            if not 0 < step <= self.params.streak_step_diameters * self.d:
-                continue
-            ux, uy = ux / step, uy / step
-            if bx * ux + by * uy < 0 and abs(by * ux - bx * uy) < 0.5 * self.d:
-                return True
-        return False
-
-    def _sent_toward(self, s: BallState, det: Detection, frame: int) -> bool:
-        """The detection lies the way this ball was sent from its rest while unseen (by a
-        collision, or by the cue too fast to be seen) within the last sent_frames, no further
-        than the hardest shot goes in that time."""
-        if s.sent is None or frame - s.sent[0] > self.params.sent_frames:
-            return False
-        dx, dy = det.x_mm - s.x, det.y_mm - s.y
-        return math.hypot(dx, dy) <= self.params.hardest_shot_diameters_per_frame * self.d * (
-            frame - s.last_seen) and within_30((dx, dy), s.sent[1:])
-
-    def _against_sent(self, s: BallState, det: Detection, frame: int) -> bool:
-        """The detection lies off the ball's place (beyond its own pieces) on the side opposite
-        to where it was sent from its rest while unseen (see :meth:`_sent_toward`): the cue
-        that struck it, not the ball (a struck cue ball, blurred out of sight, gave its id to
-        the cue's tip over its place, then walked off on faint things). Only for a ball last
-        seen looking like one: of one last seen as a faint thing (a phantom on a player's
-        shoulder), where it was sent is no knowledge. Nor for one lost from view while rolling
-        (sent the way it went): off a cushion it comes back past where it was last seen."""
-        if (s.sent is None or s.faint_looks or s.hidden_rolling
-                or frame - s.sent[0] > self.params.sent_frames):
-            return False
-        dx, dy = det.x_mm - s.x, det.y_mm - s.y
-        return (math.hypot(dx, dy) > self.params.piece_off_diameters * self.d
-                and dx * s.sent[1] + dy * s.sent[2] < 0)
-
-    def _sent_past(self, s: BallState, det: Detection, dets: list[Detection],
-                   frame: int) -> bool:
-        """A faint detection, while one that looks like a ball (at least init_score_share) of this
-        ball's colour lies the way it was sent (see :meth:`_sent_toward`): the ball is that one,
-        struck past the faint thing, a piece of the cue following through (a struck cue ball
-        blurred out of sight, see :meth:`_against_sent`)."""
-        return (det.score < self.params.init_score_share and s.sent is not None and any(
-            o.colour == CLASS_OF[s.ball] and o.score >= self.params.init_score_share
-            and self._sent_toward(s, o, frame) for o in dets))
-
     def _walked_off_faint(self, s: BallState) -> bool:
         """Seen for faint_s only in sightings less ball-like than init_score_share, and now more
         than a diameter from where it last looked like a ball (or was named): see faint_s."""
@@ -1054,177 +760,6 @@ class Tracker:
         return all(o is s or o.status not in ("table", "hidden")
                    or math.hypot(o.x - s.x, o.y - s.y) >= self.params.alone_diameters * self.d
                    for o in self.states.values())
-
-    def _toward(self, s: BallState, hitter: BallState | None, det: Detection) -> bool:
-        """A resting ball seen a little off its place toward a ball rolling up to it: its
-        picture merges with the other's (a hit ball leaves away from the hitter), so the
-        detection is doubtful."""
-        if hitter is None:
-            return False
-        dx, dy = det.x_mm - s.x, det.y_mm - s.y
-        return dx * (hitter.x - s.x) + dy * (hitter.y - s.y) > 0
-
-    def _against_hit(self, s: BallState, hitter: BallState | None, det: Detection) -> bool:
-        """A ball at rest that is hit leaves along the line of centres, away from the hitter:
-        a detection well off its place towards the hitter is the hitter itself (which stopped
-        or slowed at the contact), not this ball."""
-        far = math.hypot(det.x_mm - s.x, det.y_mm - s.y) >= REST_JITTER_DIAMETERS * self.d
-        return far and self._toward(s, hitter, det)
-
-    def _split_touching(self, dets: list[Detection]) -> list[Detection]:
-        """A streak lying where two balls of its colour rest touching (its middle within a
-        quarter ball of theirs, along their line within 30 degrees, no longer than three
-        balls) is those two seen as one blob (with their shadows, two touching balls can be
-        as wide all along as a streak): a detection of each, in its place (pixels: the
-        blob's). A ball leaving the other moves the blob's middle off theirs."""
-        if not any(d.streak_mm for d in dets):
-            return dets
-        resting = [s for s in self.states.values() if is_resting(self.setting, s) or (
-            s.status == "hidden" and still(self.setting, s))]
-        out: list[Detection] = []
-        for d in dets:
-            pair = None
-            if d.streak_mm and d.streak_mm <= 3.0 * self.d:
-                pair = next(((a, b) for a, b in itertools.combinations(resting, 2)
-                             if CLASS_OF[a.ball] == CLASS_OF[b.ball] == d.colour
-                             and math.hypot(a.x - b.x, a.y - b.y) <= TOUCHING_DIAMETERS * self.d
-                             and math.hypot(d.x_mm - (a.x + b.x) / 2,
-                                            d.y_mm - (a.y + b.y) / 2) <= 0.25 * self.d
-                             and (within_30((b.x - a.x, b.y - a.y), d.streak_dir)
-                                  or within_30((a.x - b.x, a.y - b.y), d.streak_dir))),
-                            None)
-            if pair is None:
-                out.append(d)
-                continue
-            out += [replace(d, x_mm=s.x, y_mm=s.y, streak_mm=0.0, streak_dir=(0.0, 0.0))
-                    for s in pair]
-        return out
-
-    def _between_two(self, frame: int, dets: list[Detection]) -> list[Detection]:
-        """Without the detections that lie between two balls rolling close together (their
-        places, as predicted, within near_pair_diameters, one of them moving): a picture at
-        their middle (within between_diameters), off each ball's place by more than that, is
-        both balls seen as one blob (with their shadows, or read as a streak), and tells
-        neither's place (a cue ball touching the yellow, read at their middle, made a false
-        second contact; two whites 82 mm apart were read as one). Neither is seen."""
-        places = [(s, *predicted(self.setting, s, max(1, frame - s.last_seen))[:2])
-                  for s in self.states.values() if s.status == "table"]
-        near = self.params.near_pair_diameters * self.d
-        pairs = [(a, b) for a, b in itertools.combinations(places, 2)
-                 if math.hypot(a[1] - b[1], a[2] - b[2]) <= near
-                 and not (is_resting(self.setting, a[0]) and is_resting(self.setting, b[0]))]
-        if not pairs:
-            return dets
-        between = self.params.between_diameters * self.d
-        return [d for d in dets if not any(
-            math.hypot(d.x_mm - (a[1] + b[1]) / 2, d.y_mm - (a[2] + b[2]) / 2) <= between
-            and min(math.hypot(d.x_mm - a[1], d.y_mm - a[2]),
-                    math.hypot(d.x_mm - b[1], d.y_mm - b[2])) > between
-            for a, b in pairs)]
-
-    def _merge_pieces(self, dets: list[Detection], frame: int | None = None
-                      ) -> tuple[list[Detection], set[int]]:
-        """Two detections closer than two balls can be are pieces of one ball (a blurred streak
-        cut in two, a ball cut by the cue or its shadow): one detection at their middle, marked
-        (by its index in the list returned) as doubtful. The pieces of a faint streak in a row
-        are joined first (see :meth:`_join_streak_pieces`; ``frame``, when given, is the frame
-        the balls' places are predicted for)."""
-        joined, merged = self._join_streak_pieces(dets, frame)
-        out: list[Detection | None] = list(joined)  # (None: a piece merged into another)
-        for i in range(len(out)):
-            for j in range(i + 1, len(out)):
-                a, b = out[i], out[j]
-                if a is None or b is None:
-                    continue
-                if math.hypot(a.x_mm - b.x_mm, a.y_mm - b.y_mm) >= (
-                        self.params.pieces_diameters * self.d) or self._two_resting(a, b):
-                    continue
-                # of two colours (a blurred ball's highlight read as white) the more ball-like
-                # piece names it, as a doubtful colour
-                best, faint = (a, b) if a.score >= b.score else (b, a)
-                if a_ball_and_a_glint(best, faint, self.params):
-                    out[i], out[j] = best, None
-                    continue
-                out[i] = replace(best, x_mm=(a.x_mm + b.x_mm) / 2, y_mm=(a.y_mm + b.y_mm) / 2,
-                                 x_px=(a.x_px + b.x_px) / 2, y_px=(a.y_px + b.y_px) / 2,
-                                 score=max(a.score, b.score),
-                                 streak_mm=max(a.streak_mm, b.streak_mm),
-                                 colour_sure=a.colour == b.colour and (a.colour_sure
-                                                                       or b.colour_sure))
-                out[j] = None
-                merged.add(i)
-        kept = [k for k, d in enumerate(out) if d is not None]
-        return [d for d in out if d is not None], {n for n, k in enumerate(kept) if k in merged}
-
-    def _two_resting(self, a: Detection, b: Detection) -> bool:
-        """``a`` and ``b`` are two balls of their colour resting touching, each seen at its
-        place (within the jitter of a rest), not two pieces of one: a blob of two touching balls
-        splits with each centre pulled toward the other (the shaded side of each is cut off
-        as cloth, the neck between them too: a white touching the other read 9 mm toward it).
-        In the first frames, the places are the game state's start positions."""
-        if a.colour != b.colour:
-            return False
-        near = REST_JITTER_DIAMETERS * self.d
-        places = [(s.x, s.y) for s in self.states.values() if CLASS_OF[s.ball] == a.colour and (
-            is_resting(self.setting, s) or (s.status == "hidden" and still(self.setting, s)))]
-        if not self.started and self.start_positions is not None:  # (the first frames)
-            places = [xy for ball, xy in self.start_positions.items()
-                      if CLASS_OF[ball] == a.colour]
-        # (no piece of one ball lies so near another ball's place: it would be off its own)
-        return each_at_one_of(a, b, places, near)
-
-    def _two_rolling(self, a: Detection, b: Detection, frame: int | None) -> bool:
-        """``a`` and ``b`` are two balls of their colour, one of them rolling, each seen where
-        it is expected (within between_diameters of its predicted place), not two pieces of a
-        streak: two whites meeting split into two faint pieces, each pulled toward the other
-        (a white rolling into the other at rest, read as one streak at their middle, so that
-        neither was seen at the contact)."""
-        if a.colour != b.colour or frame is None:
-            return False
-        balls = [s for s in self.states.values()
-                 if CLASS_OF[s.ball] == a.colour and s.status == "table"]
-        if len(balls) < 2 or all(is_resting(self.setting, s) for s in balls):
-            return False
-        places = [predicted(self.setting, s, max(1, frame - s.last_seen))[:2] for s in balls]
-        return each_at_one_of(a, b, places, self.params.between_diameters * self.d)
-
-    def _join_streak_pieces(self, dets: list[Detection], frame: int | None = None
-                            ) -> tuple[list[Detection], set[int]]:
-        """Pieces of a faint streak (a very fast ball, partly see-through: its colour a
-        mixture with the cloth's) in a row, each within streak_step_diameters of the next: one
-        streak detection at their middle, as long as they reach, marked doubtful. Two balls
-        touching are sure of their colour, and stay two; so do two pieces that are two balls
-        where they are expected in ``frame`` (see :meth:`_two_rolling`)."""
-        faint = [k for k, d in enumerate(dets) if d.piece and not d.colour_sure]
-        groups: list[list[int]] = []
-        for k in faint:
-            near = [g for g in groups if dets[g[0]].colour == dets[k].colour and any(
-                math.hypot(dets[k].x_mm - dets[j].x_mm, dets[k].y_mm - dets[j].y_mm)
-                <= self.params.streak_step_diameters * self.d for j in g)]
-            joined = [k] + [j for g in near for j in g]
-            groups = [g for g in groups if g not in near] + [joined]
-        out = list(dets)
-        merged: set[int] = set()
-        gone: set[int] = set()
-        for g in groups:
-            if len(g) < 2 or (len(g) == 2 and self._two_rolling(dets[g[0]], dets[g[1]], frame)):
-                continue
-            pts = np.array([[dets[j].x_mm, dets[j].y_mm] for j in g])
-            c = pts.mean(0)
-            axis = np.linalg.svd(pts - c)[2][0]
-            along = (pts - c) @ axis
-            if float(np.abs((pts - c) @ np.array([-axis[1], axis[0]])).max()) > 0.5 * self.d:
-                continue  # not in a row: not one streak
-            px = np.array([[dets[j].x_px, dets[j].y_px] for j in g]).mean(0)
-            best = max(g, key=lambda j: dets[j].score)
-            out[g[0]] = replace(dets[best], x_mm=float(c[0]), y_mm=float(c[1]),
-                                x_px=float(px[0]), y_px=float(px[1]), piece=False,
-                                streak_mm=float(along.max() - along.min()) + self.d,
-                                streak_dir=(float(axis[0]), float(axis[1])))
-            merged.add(g[0])
-            gone.update(g[1:])
-        kept = [k for k in range(len(out)) if k not in gone]
-        return [out[k] for k in kept], {n for n, k in enumerate(kept) if k in merged}
 
     def _observe(self, s: BallState, det: Detection, frame: int, jump: bool = False,
                  doubtful: bool = False, prior: Prediction | None = None) -> None:
@@ -1264,7 +799,7 @@ class Tracker:
             s.vx = prior.vx + self.params.velocity_gain_share * (det.x_mm - prior.x) / gap
             s.vy = prior.vy + self.params.velocity_gain_share * (det.y_mm - prior.y) / gap
         elif jump or (s.status == "hidden" and off >= REST_JITTER_DIAMETERS * self.d
-                      and self._sent_toward(s, det, frame)):
+                      and sent_toward(self.setting, s, det, frame)):
             # (a hidden ball sent from its place while unseen, seen off it the way it was
             # sent: it rolls that way, as fast as it went; not at rest where it is seen)
             s.vx, s.vy = (det.x_mm - s.x) / gap, (det.y_mm - s.y) / gap
@@ -1325,16 +860,6 @@ class Tracker:
 
     def _is_single(self, det: Detection) -> bool:
         return det.dots == 1 and det.dot_spread_mm < 0.15 * self.table.ball_radius_mm
-
-    def _may_be_of_another_colour(self, s: BallState, det: Detection, *,
-                                  any_other: bool) -> bool:
-        """A detection not of this ball's colour may still be it when its colour is doubtful: a
-        streak, a piece, a colour not sure (and, with ``any_other``, one of no ball's colour).
-        A ball dropping in a pocket's mouth takes only a streak (see :meth:`_in_a_mouth`)."""
-        if in_a_mouth(self.setting, s) and not det.streak_mm:
-            return False
-        return bool(det.streak_mm or det.piece or not det.colour_sure
-                    or (any_other and det.colour == "other"))
 
     def _pick_up_moving(self, frame: int, free: list[Detection]) -> list[Detection]:
         """A ball lost from view (hidden, or lost after that) is the one rolling where nothing
@@ -1417,7 +942,7 @@ class Tracker:
             best, best_dist = None, math.inf
             for j, det in enumerate(dets):
                 if (j in used or det.piece or det.colour != CLASS_OF[s.ball]
-                        or not self._ball_like_streak(det)):
+                        or not ball_like_streak(self.setting, det)):
                     continue
                 along, across = along_across(det, px, py)
                 dist = math.hypot(det.x_mm - px, det.y_mm - py)
@@ -1555,20 +1080,6 @@ class Tracker:
             self.states[ball] = BallState(ball, det.x_mm, det.y_mm, last_seen=frame,
                                           clean_place=(det.x_mm, det.y_mm), clean_seen=frame)
             self._whites_in_hand.discard(ball)  # (placed from hand)
-
-    def _beside_the_cue_ball_unseen(self, s: BallState, det: Detection) -> bool:
-        """``s`` is the cue ball, not yet seen in the video (named from the game state and the
-        first frames' picture of its place), and ``det`` a faint thing (no streak, less
-        ball-like than clean_score_share) beyond jitter from that place: before the strike, the
-        cue's tip or ferrule beside it, not the ball (a white unseen for its first 4 frames, its
-        outline joined to the cue's tip: the ferrule, 0.44 ball-like and 0.9 diameters off,
-        took its id, which went off with the cue, and the ball seen again in its place was
-        then picked up for the white in hand). A cue ball seen before keeps the usual rules: a
-        struck white leaving its place is often faint."""
-        return (self._may_strike(s.ball) and s.took is None and s.start_place is not None
-                and det.score < self.params.clean_score_share and not det.streak_mm
-                and math.dist((det.x_mm, det.y_mm), s.start_place)
-                > REST_JITTER_DIAMETERS * self.d)
 
     def _in_hand(self, ball: str) -> bool:
         """``ball`` is a white in its owner's hand: pocketed, or off the table in the game
