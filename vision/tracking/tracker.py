@@ -48,34 +48,31 @@ from vision.detection import (
 from vision.shots.facts import (  # (a doubtful sighting this near: in place; balls this near touch)
     REST_JITTER_DIAMETERS,
 )
+from vision.tracking.association import FrameView, looked_for, second_chance, sighting_cost
 from vision.tracking.departure import (
-    ahead,
-    away_from_the_cue,
     ball_like_streak,
-    ball_streak,
-    cue_behind,
-    in_a_row_from,
-    led_by_its_front,
-    left_along_its_streak,
-    sent_toward,
+)
+from vision.tracking.first_frames import (
+    by_class,
+    named_by_dots_and_place,
+    named_by_start,
+    objects_seen,
 )
 from vision.tracking.geometry import (
     along_across,
     likeness_along,
-    nearest_on_the_way,
     within_30,
 )
 from vision.tracking.leftovers import Leftovers
+from vision.tracking.lifecycle import after_the_frame
 from vision.tracking.motion import (
     arriving_hitter,
     collisions,
     is_resting,
-    near_pocket,
-    predicted,
-    reach_of,
     still,
     stop_reach,
 )
+from vision.tracking.observe import observe
 from vision.tracking.params import DEFAULT_TRACKING, TrackingParams
 from vision.tracking.pieces import between_two, merge_pieces, split_touching
 from vision.tracking.repeats import RepeatsFilled
@@ -88,22 +85,13 @@ from vision.tracking.state import (
     BallState,
     FrameTracks,
     Prediction,
-    Seen,
     Setting,
     ShotStart,
 )
 from vision.tracking.vetoes import (
-    against_hit,
-    behind_it,
-    beside_the_cue_ball_unseen,
-    faint_other,
-    far_from_last,
-    may_be_of_another_colour,
-    ruled_out,
-    sharp_leap,
     toward,
-    was_something_else,
 )
+from vision.tracking.whites import came_near, dots_say, is_pair
 
 
 class Tracker:
@@ -185,109 +173,21 @@ class Tracker:
 
     # --- initial identities -------------------------------------------------------------------
     def _initialise(self, frames: list[tuple[int, list[Detection]]]) -> None:
-        """Objects seen in most of the first frames, named by class, dots and position."""
-        objects: list[Seen] = []
-        for _, raw in frames:
-            dets = self._merge_pieces(raw)[0]  # as each frame is seen (see _step)
-            taken: set[int] = set()
-            for det in dets:
-                if det.colour not in ("white", "red", "yellow"):
-                    continue
-                for o in objects:
-                    if id(o) not in taken and math.hypot(
-                            det.x_mm - o.xy[0], det.y_mm - o.xy[1]) < 0.5 * self.d:
-                        taken.add(id(o))
-                        if det.score >= max(o.scores):
-                            # (where it looked most like a ball: two balls touching, read as
-                            # one blob between them in a frame, score low)
-                            o.xy = (det.x_mm, det.y_mm)
-                        if det is not o.look:  # one look, one piece of evidence (_observe)
-                            o.two += self._is_pair(det)
-                            o.one += self._is_single(det)
-                            o.look = det
-                        o.colours.append(det.colour)
-                        o.scores.append(det.score)
-                        break
-                else:
-                    objects.append(Seen((det.x_mm, det.y_mm), det, int(self._is_pair(det)),
-                                         int(self._is_single(det)), [det.colour], [det.score]))
-        need = max(1, len(frames) // 2)
-        by_class: dict[str, list[Seen]] = {"white": [], "red": [], "yellow": []}
-        for o in objects:
-            # a hand resting on the cloth is skin-white but no disc (balls score 0.7-0.9)
-            if len(o.scores) >= need and o.ball_likeness >= self.params.init_score_share:
-                by_class[max(set(o.colours), key=o.colours.count)].append(o)
-        for cls in by_class:
-            by_class[cls].sort(key=lambda o: -o.ball_likeness)
+        """Objects seen in most of the first frames, named by class, dots and position (see
+        :mod:`vision.tracking.first_frames`)."""
+        objects = objects_seen(self.setting, [self._merge_pieces(raw)[0] for _, raw in frames])
+        classes = by_class(self.setting, objects, len(frames))
         f0 = frames[0][0]
-
-        def add(ball: str, o: Seen) -> None:
-            self.states[ball] = BallState(ball, o.xy[0], o.xy[1], last_seen=f0, pair=o.two,
-                                          single=o.one, start_place=o.xy)
-
         if self.start_positions is not None:
-            self._name_by_start(by_class, add, f0, len(frames))
-            self.started = True
-            return
-        whites = by_class["white"][:2]
-        if len(whites) == 2:
-            a, b = whites
-            pairs = [o.two for o in whites]
-            if pairs[0] > pairs[1]:
-                a, b = b, a
-            add("W1", a)
-            add("W2", b)
-            # neither shows W2's pair clearly: wait for the dots, or for the strike
-            self.unresolved = abs(pairs[0] - pairs[1]) < 3
-        elif len(whites) == 1:
-            o = whites[0]
-            add("W2" if o.two > o.one else "W1", o)
-        reds = sorted(by_class["red"][:2], key=lambda o: o.xy[0])
-        for ball, o in zip(("R1", "R2"), reds, strict=False):
-            add(ball, o)
-        if by_class["yellow"]:
-            add("Y", by_class["yellow"][0])
+            named, placed = named_by_start(self.setting, classes, self.start_positions,
+                                           self._in_hand_this_shot, f0, len(frames))
+            self.states.update(named)
+            self._whites_in_hand.difference_update(placed)  # (placed already)
+            self.whites_known = "W1" in self.states and "W2" in self.states
+        else:
+            named, self.unresolved = named_by_dots_and_place(classes, f0)
+            self.states.update(named)
         self.started = True
-
-    def _name_by_start(self, by_class: dict[str, list[Seen]],
-                       add: Callable[[str, Seen], None], first_frame: int,
-                       frames: int) -> None:
-        """Identities from the game state's positions: each ball expected on the table takes the
-        nearest object of its class (the two reds and the two whites told apart by where they
-        were left, not by the dots). A ball the state has in hand or pocketed is taken only from
-        an object of a free identity seen at rest throughout the ``frames`` first frames (a
-        white already placed in the house); one placed later is picked up when it stays put."""
-        assert self.start_positions is not None
-        for cls, objs in by_class.items():
-            ids = [b for b in BALLS if CLASS_OF[b] == cls]
-            expected = [b for b in ids if b in self.start_positions]
-            taken: set[int] = set()
-            if expected and objs:
-                cost = np.array([[math.dist(self.start_positions[b], o.xy) for o in objs]
-                                 for b in expected])
-                cost[cost > self.params.start_gate_diameters * self.d] = FAR
-                for i, j in zip(*linear_sum_assignment(cost), strict=True):
-                    if cost[i, j] < FAR:
-                        add(expected[i], objs[j])
-                        taken.add(j)
-            for ball in expected:
-                if ball not in self.states:  # under the player's arm: where it was left
-                    x, y = self.start_positions[ball]
-                    self.states[ball] = BallState(ball, x, y, visible=False, status="hidden",
-                                                  last_seen=first_frame, start_place=(x, y))
-            free = [b for b in ids if b not in self.start_positions
-                    and b not in self._in_hand_this_shot]
-            # (a white already placed in the house rests there: seen in every one of the first
-            # frames, or all but one; a hand's or an arm's pieces come and go as it moves, and
-            # may look more like a ball: a white at 0.59 in all ten frames, pieces of the arm
-            # beside it at 0.62-0.65 in five to seven, and the white's id went to the arm)
-            clean = [o for j, o in enumerate(objs) if j not in taken
-                     and len(o.scores) >= frames - 1
-                     and o.ball_likeness >= self.params.init_score_share]
-            for ball, o in zip(free, clean, strict=False):
-                add(ball, o)
-                self._whites_in_hand.discard(ball)  # (placed already)
-        self.whites_known = "W1" in self.states and "W2" in self.states
 
     def _merge_pieces(self, dets: list[Detection], frame: int | None = None
                       ) -> tuple[list[Detection], set[int]]:
@@ -452,9 +352,7 @@ class Tracker:
         before: dict[str, tuple[float, float]] = {}
         for _, balls in frames:
             now = {w: balls[w][:2] for w in WHITES if w in balls}
-            if len(now) == 2 and nearest_on_the_way(
-                    before.get("W1", now["W1"]), now["W1"], before.get("W2", now["W2"]),
-                    now["W2"]) < self.params.whites_apart_diameters * self.d:
+            if len(now) == 2 and came_near(self.setting, before, now):
                 return True
             before = now
         return False
@@ -548,84 +446,24 @@ class Tracker:
         if active and dets:
             hitters = {s.ball: arriving_hitter(self.setting, s, active, frame) for s in active}
             after = collisions(self.setting, active, frame)
-            cost = np.full((len(active), len(dets)), FAR)
-            prior: dict[tuple[int, int], Prediction] = {}
             # before the cue ball is struck no other ball moves: it is seen about its place
             # (while the whites' names are undecided, either white may be the cue ball)
             before_strike = self.cue_ball is not None and not self._cue_ball_struck
             unhit = ({b for b in BALLS if not self._may_strike(b)
                       and not (self.unresolved and CLASS_OF[b] == "white")}
                      if before_strike else set())
+            view = FrameView(self.setting, frame, self._frames_on, self.leftovers, before_strike,
+                             frozenset(b for b in BALLS if self._may_strike(b)))
+            cost = np.full((len(active), len(dets)), FAR)
+            prior: dict[tuple[int, int], Prediction] = {}
             for i, s in enumerate(active):
-                gap = max(1, frame - s.last_seen)
                 hitter = hitters[s.ball]
-                if s.status == "table":
-                    px, py, _, _ = predicted(self.setting, s, gap)
-                    speed = math.hypot(s.vx, s.vy)
-                    if hitter is not None:  # a ball that is hit may leave as fast as the hitter
-                        speed = max(speed, 0.6 * math.hypot(hitter.vx, hitter.vy))
-                    gate = reach_of(self.setting, speed, gap)
-                elif s.status == "pocketed":  # in the jaws, near where it vanished
-                    px, py = s.x, s.y
-                    gate = 1.0 * self.d
-                else:  # hidden: it is where it was last seen (a hand's pieces are near)
-                    px, py = s.x, s.y
-                    gate = 0.75 * self.d
-                if s.ball in unhit and s.status != "pocketed":
-                    # Nothing has been hit: a ball is seen within the unhit gate of where it lay
-                    # at the start while it is no further from there, moving or not, hidden or
-                    # not (a red under the player's arm walked off onto a reddish piece of the
-                    # forearm 67 mm away, and was given the strike; a yellow under the arm took
-                    # a piece of it 25 mm off, then, no longer still, walked on along it). One
-                    # that did get further (hit while
-                    # the cue ball's slow start was not seen as a strike) is followed as any
-                    # other, within that gate of its place once it rests.
-                    home = s.start_place or (s.x, s.y)
-                    if math.dist((s.x, s.y), home) <= self.params.unhit_gate_diameters * self.d:
-                        px, py = home
-                        gate = self.params.unhit_gate_diameters * self.d
-                    elif s.status == "table" and still(self.setting, s):
-                        gate = self.params.unhit_gate_diameters * self.d
+                place = looked_for(view, s, hitter, s.ball in unhit)
                 for j, det in enumerate(dets):
-                    if before_strike and beside_the_cue_ball_unseen(
-                            self.setting, s, det, self._may_strike(s.ball)):
-                        continue
-                    dist = math.hypot(det.x_mm - px, det.y_mm - py)
-                    for p in after.get(s.ball, ()):  # or where a collision sends it
-                        d_after = math.hypot(det.x_mm - p.x, det.y_mm - p.y)
-                        if d_after <= p.gate and (d_after < dist or dist > gate):
-                            dist, prior[i, j] = d_after, p
-                    if (dist > gate and (i, j) not in prior) or against_hit(
-                            self.setting, s, hitter, det) or (
-                            (s.visible or far_from_last(self.setting, s, det))
-                            and was_something_else(
-                                self.setting, s, det, self.leftovers, self._frames_on)
-                            ) or ruled_out(
-                            self.setting, s, det, dets, frame, self.leftovers, dist) or (
-                            hitter is None and (i, j) not in prior
-                            and behind_it(self.setting, s, det, frame)):
-                        # (of a ball unseen, its own detection may have been left, but not far
-                        # from where it was seen last: a white rolling 470 mm a frame, unseen a
-                        # frame, took the bridge hand 18 diameters away)
-                        continue
-                    # the less ball-like (a piece, a pocket's glint, the cue's tip), the dearer:
-                    # a ball's diameter for a sighting not at all like one (half of that let
-                    # a struck white take the cue's tip, 0.33 and 13 px from where it lay, over
-                    # itself rolling off, 0.52 and 17 px)
-                    c = dist + self.params.score_cost_diameters * self.d * (
-                        1.0 - min(det.score, 1.0))
-                    if det.colour != CLASS_OF[s.ball]:
-                        # (nor does a ball at rest, or hidden under the cue, leave its place
-                        # for a piece of the cue: see _faint_other)
-                        if not may_be_of_another_colour(self.setting, s, det, any_other=True) or (
-                                hitter is None
-                                and (is_resting(self.setting, s) or s.status == "hidden")
-                                and faint_other(self.setting, s, det)
-                                and dist >= REST_JITTER_DIAMETERS * self.d):
-                            continue
-                        # (a streak, a ball under the cue)
-                        c += self.params.doubtful_colour_diameters * self.d
-                    cost[i, j] = c
+                    cost[i, j], p = sighting_cost(view, s, det, dets, place, hitter,
+                                                  after.get(s.ball, ()))
+                    if p is not None:
+                        prior[i, j] = p
             rows, cols = linear_sum_assignment(cost)
             taken = {int(i): int(j) for i, j in zip(rows, cols, strict=True)
                      if cost[i, j] < FAR}
@@ -633,8 +471,8 @@ class Tracker:
             for i, j in taken.items():
                 s = active[i]
                 pulled = toward(s, hitters[s.ball], dets[j])
-                self._observe(s, dets[j], frame, doubtful=j in merged or pulled,
-                              prior=prior.get((i, j)))
+                observe(self.setting, s, dets[j], frame, self.states.values(),
+                        doubtful=j in merged or pulled, prior=prior.get((i, j)))
                 used.add(j)
             for s in active:  # hit at rest but unseen (merged with its hitter, blurred)
                 if s.last_seen != frame and s.ball in after and (
@@ -652,82 +490,22 @@ class Tracker:
             free = [j for j in range(len(dets)) if j not in used]
             free_dets = [dets[j] for j in free]
             if left and free:
-                reach = 5.0 * self.d * self._frames_on  # 170 mm a frame at 30 fps: a hard shot
                 cost2 = np.full((len(left), len(free)), FAR)
                 for i, s in enumerate(left):
                     for k, j in enumerate(free):
-                        det = dets[j]
-                        if det.colour != CLASS_OF[s.ball] and not may_be_of_another_colour(
-                                self.setting, s, det, any_other=False):
-                            continue
-                        if against_hit(self.setting, s, hitters[s.ball], det) or (
-                                before_strike and beside_the_cue_ball_unseen(
-                                    self.setting, s, det, self._may_strike(s.ball))):
-                            continue
-                        dist = math.hypot(det.x_mm - s.x, det.y_mm - s.y)
-                        # beyond two diameters only a blurred (fast) ball can be the struck one,
-                        # or one that has just started to move that way (its speed not yet known);
-                        # not a thing that lay there already (near an unseen ball, that thing
-                        # may have been the ball itself)
-                        near = stop_reach(self.setting, s)
-                        if (was_something_else(
-                                self.setting, s, det, self.leftovers, self._frames_on)
-                                and (s.visible or dist > near)) or (
-                                ruled_out(
-                                    self.setting, s, det, free_dets, frame, self.leftovers)) or (
-                                hitters[s.ball] is None and s.ball not in after
-                                and behind_it(self.setting, s, det, frame)):
-                            continue
-                        # a faint thing of another colour (a piece of the cue over a ball
-                        # hidden under it) is the ball only if it lies the way it was sent
-                        if (dist <= near and not faint_other(self.setting, s, det)
-                                and not sharp_leap(
-                                    self.setting, s, det, frame, dist, self._frames_on)) or (
-                                dist <= reach and (
-                                ball_streak(self.setting, s, det, frame)
-                                or ahead(self.setting, s, det)
-                                or away_from_the_cue(
-                                    self.setting, s, det, self.leftovers.unclaimed)
-                                or led_by_its_front(
-                                    self.setting, s, det, self.leftovers.unclaimed)
-                                or left_along_its_streak(self.setting, s, det)
-                                or in_a_row_from(
-                                    self.setting, s, det, free_dets, self.leftovers.unclaimed)
-                                )) or sent_toward(self.setting, s, det, frame):
+                        dist = second_chance(view, s, dets[j], free_dets, hitters[s.ball],
+                                             s.ball in after)
+                        if dist is not None:
                             cost2[i, k] = dist
                 rows, cols = linear_sum_assignment(cost2)
                 for i, k in zip(rows, cols, strict=True):
                     if cost2[i, k] < FAR:
-                        self._observe(left[i], dets[free[k]], frame, jump=True)
+                        observe(self.setting, left[i], dets[free[k]], frame,
+                                self.states.values(), jump=True)
                         used.add(free[k])
             self._struck_away(active, dets, used, frame)
         for s in active:
-            if s.last_seen == frame and self._walked_off_faint(s):
-                s.status, s.visible, s.faint_looks = "lost", False, 0
-                continue
-            if s.last_seen == frame or s.status == "pocketed":
-                continue
-            s.visible = False
-            missing = frame - s.last_seen
-            cue = cue_behind(self.setting, s, self.leftovers.unclaimed)
-            if cue is not None and s.sent is None:  # struck too hard to be seen: away from it
-                s.sent = (frame, s.x - cue[0], s.y - cue[1])
-            if s.status == "table":
-                if near_pocket(self.setting, s.x + s.vx, s.y + s.vy):
-                    s.status = "pocketed"
-                    continue
-                if missing <= self.params.coast_frames and not is_resting(self.setting, s):
-                    continue  # unseen a moment while rolling (a merge, a blur): looked for ahead
-                s.hidden_rolling = not is_resting(self.setting, s)
-                if s.hidden_rolling and s.sent is None:
-                    # lost from view while rolling: looked for the way it went, as a ball sent
-                    # while unseen is (a white at 1 m/s, unseen for five frames, was then seen
-                    # rolling on its line for eleven more with no id)
-                    s.sent = (frame, s.vx, s.vy)
-                s.status = "hidden"
-                s.vx = s.vy = 0.0
-            if missing > self.hide_frames:
-                s.status = "lost"
+            after_the_frame(self.setting, s, frame, self.leftovers.unclaimed)
         free_now = [d for j, d in enumerate(dets) if j not in used]
         free_now = self._back_to_rest(frame, active, free_now)
         free_now = self._pick_up_moving(frame, free_now)
@@ -747,119 +525,6 @@ class Tracker:
         """Every ball on the table now (hidden ones where they were last seen, not visible)."""
         return {b: (s.x, s.y, s.visible) for b, s in self.states.items()
                 if s.status in ("table", "hidden")}
-
-    def _walked_off_faint(self, s: BallState) -> bool:
-        """Seen for faint_s only in sightings less ball-like than init_score_share, and now more
-        than a diameter from where it last looked like a ball (or was named): see faint_s."""
-        place = s.clean_place or s.start_place
-        return s.faint_looks >= self.faint_frames and (
-            place is None or math.hypot(s.x - place[0], s.y - place[1]) > self.d)
-
-    def _alone(self, s: BallState) -> bool:
-        """No other ball on the table (seen or hidden) within alone_diameters of ``s``."""
-        return all(o is s or o.status not in ("table", "hidden")
-                   or math.hypot(o.x - s.x, o.y - s.y) >= self.params.alone_diameters * self.d
-                   for o in self.states.values())
-
-    def _observe(self, s: BallState, det: Detection, frame: int, jump: bool = False,
-                 doubtful: bool = False, prior: Prediction | None = None) -> None:
-        """Move ``s`` to ``det``. ``prior``: the collision that the detection follows, whose
-        outgoing velocity replaces the ball's own before the correction."""
-        gap = max(1, frame - s.last_seen)
-        resting = is_resting(self.setting, s)
-        off = math.hypot(det.x_mm - s.x, det.y_mm - s.y)
-        if det.score < self.params.init_score_share:
-            s.faint_looks += 1
-        else:
-            s.faint_looks, s.clean_place, s.clean_seen = 0, (det.x_mm, det.y_mm), frame
-        if prior is None and not jump and ((resting and (
-                ((doubtful or det.score < self.params.clean_score_share)
-                 and off < REST_JITTER_DIAMETERS * self.d)
-                or (det.piece and off < self.params.piece_off_diameters * self.d
-                    and self._alone(s))))
-                or self._inside_the_streak(s, det)) and not self._creeping(s, det, frame):
-            # A ball at rest seen only in part (under the cue, the cue's shadow across it) is
-            # where it was: following the part would make it jitter, and a jitter looks like a
-            # strike. A ball that really starts to move soon shows clean or goes further. A
-            # piece of a blob split in two (a ball by a cushion's shadow, now joined to it,
-            # now not) may lie further off its centre, clean as it looks; unless another ball
-            # is near, whose picture joined to this one's is the other piece (a touching ball
-            # that rolls off, a hitter: held to its place there, a ball lost its contact).
-            s.visible = True
-            s.last_seen = frame
-            s.held = (frame, det.x_mm, det.y_mm)
-            s.took = det
-            return
-        s.held = None
-        # (a ball hidden where it lay, under a hand or the cue, was at rest there too)
-        if (resting or s.status == "hidden") and off >= REST_JITTER_DIAMETERS * self.d:
-            s.left_rest = frame
-            s.rest_place = (s.x, s.y)
-        if prior is not None:  # the velocity out of the collision, corrected toward the sighting
-            s.vx = prior.vx + self.params.velocity_gain_share * (det.x_mm - prior.x) / gap
-            s.vy = prior.vy + self.params.velocity_gain_share * (det.y_mm - prior.y) / gap
-        elif jump or (s.status == "hidden" and off >= REST_JITTER_DIAMETERS * self.d
-                      and sent_toward(self.setting, s, det, frame)):
-            # (a hidden ball sent from its place while unseen, seen off it the way it was
-            # sent: it rolls that way, as fast as it went; not at rest where it is seen)
-            s.vx, s.vy = (det.x_mm - s.x) / gap, (det.y_mm - s.y) / gap
-        elif s.status == "table":
-            px, py, vx, vy = predicted(self.setting, s, gap)
-            s.vx = vx + self.params.velocity_gain_share * (det.x_mm - px) / gap
-            s.vy = vy + self.params.velocity_gain_share * (det.y_mm - py) / gap
-        else:
-            s.vx = s.vy = 0.0
-        s.x, s.y = det.x_mm, det.y_mm
-        if not still(self.setting, s):
-            s.rolled = frame
-        s.visible = True
-        s.status = "table"
-        s.last_seen = frame
-        s.sent = None
-        s.took = det
-        # dots are trusted only on a clean ball at rest (a rolling or blurred ball, or one
-        # touched by the cue's shadow, shows false dark blobs)
-        # One look is one piece of evidence: a ball at rest in an unchanged picture is the same
-        # detection frame after frame, and a misread repeated for a hundred frames is still one.
-        if (det.streak_mm == 0.0 and det.score > self.params.clean_score_share
-                and is_resting(self.setting, s) and det is not s.looked):
-            s.pair += self._is_pair(det)
-            s.single += self._is_single(det)
-            s.looked = det
-
-    def _inside_the_streak(self, s: BallState, det: Detection) -> bool:
-        """The place of a ball at rest or nearly (slower than a struck ball) lies well inside
-        the streak ``det`` (on its line within half a ball, a diameter or more from both its
-        ends): the ball and a line on the cloth through it, read as one streak
-        (a resting white and a line projected through it, a 410 mm "streak" whose middle lay
-        16-40 px off the ball: the white, nudged by a sighting 9 px off, then took it). A ball
-        struck from its place smears from there: its
-        place is at the streak's end."""
-        ux, uy = det.streak_dir
-        if (not det.streak_mm or not (ux or uy) or s.status != "table"
-                or math.hypot(s.vx, s.vy) >= self.params.struck_diameters_per_frame * self.d):
-            return False
-        along, across = along_across(det, s.x, s.y)
-        return abs(across) <= 0.5 * self.d and abs(along) <= 0.5 * det.streak_mm - self.d
-
-    def _creeping(self, s: BallState, det: Detection, frame: int) -> bool:
-        """A resting ball's doubtful sighting that is no jitter: a clean one, the last frame's
-        was kept as jitter (see :meth:`_observe`), and this one is further off its place, the same
-        way (within 30 degrees), by a steady step: the ball rolls off slowly (kissed, or
-        pushed by a ball beside it), and held in place it would be lost a few frames on."""
-        if s.held is None or s.held[0] != frame - 1 or det.score < self.params.clean_score_share:
-            return False  # (a part of a ball, under the cue, drifts as the cue comes)
-        before = (s.held[1] - s.x, s.held[2] - s.y)
-        now = (det.x_mm - s.x, det.y_mm - s.y)
-        return (math.hypot(*now) - math.hypot(*before) >= self.params.creep_step_mm
-                and within_30(now, before))
-
-    def _is_pair(self, det: Detection) -> bool:
-        """W2's two dots (seen apart, or merged into one long blob)."""
-        return det.dots >= 2 or det.dot_spread_mm > 0.2 * self.table.ball_radius_mm
-
-    def _is_single(self, det: Detection) -> bool:
-        return det.dots == 1 and det.dot_spread_mm < 0.15 * self.table.ball_radius_mm
 
     def _pick_up_moving(self, frame: int, free: list[Detection]) -> list[Detection]:
         """A ball lost from view (hidden, or lost after that) is the one rolling where nothing
@@ -957,7 +622,7 @@ class Tracker:
             # from there)
             s.x, s.y, s.vx, s.vy = px, py, 0.0, 0.0
             s.status, s.last_seen = "table", s.clean_seen
-            self._observe(s, dets[best], frame, jump=True)
+            observe(self.setting, s, dets[best], frame, self.states.values(), jump=True)
             used.add(best)
 
     def _may_be_the_cue_ball(self, s: BallState) -> bool:
@@ -1075,7 +740,7 @@ class Tracker:
             self._candidates[det.colour] = [c for c in recent if c not in here]
             ball = ids[0]
             if det.colour == "white" and len(ids) == 2:
-                ball = "W2" if self._is_pair(det) else "W1"
+                ball = "W2" if is_pair(self.setting, det) else "W1"
                 self.whites_known = False  # both whites were off the table: the dots name it
             self.states[ball] = BallState(ball, det.x_mm, det.y_mm, last_seen=frame,
                                           clean_place=(det.x_mm, det.y_mm), clean_seen=frame)
@@ -1173,9 +838,7 @@ class Tracker:
         before, self._whites_before = self._whites_before, now
         if not self.whites_known or len(now) < 2:
             return
-        nearest = nearest_on_the_way(before.get("W1", now["W1"]), now["W1"],
-                                      before.get("W2", now["W2"]), now["W2"])
-        if nearest < self.params.whites_apart_diameters * self.d:
+        if came_near(self.setting, before, now):
             self.whites_known = False
             for s in on.values():
                 s.pair = s.single = 0
@@ -1185,11 +848,12 @@ class Tracker:
         w1, w2 = self.states.get("W1"), self.states.get("W2")
         if w1 is None or w2 is None or self.whites_known:
             return
-        if w1.pair >= w2.pair + 10 and w1.pair > 3 * w2.pair and w2.single > w1.single:
+        said = dots_say(w1, w2)
+        if said == "swap":
             self._swap_whites()
             self._relabel_buffer()
             self.unresolved = False
-        elif w2.pair >= w1.pair + 5:
+        elif said == "decided":
             self.unresolved = False
 
     def _swap_whites(self) -> None:
