@@ -45,23 +45,12 @@ from vision.detection import (
     VisionError,
     ballfit,
 )
-from vision.shots.facts import (  # (a doubtful sighting this near: in place; balls this near touch)
-    REST_JITTER_DIAMETERS,
-)
 from vision.tracking.association import FrameView, looked_for, second_chance, sighting_cost
-from vision.tracking.departure import (
-    ball_like_streak,
-)
 from vision.tracking.first_frames import (
     by_class,
     named_by_dots_and_place,
     named_by_start,
     objects_seen,
-)
-from vision.tracking.geometry import (
-    along_across,
-    likeness_along,
-    within_30,
 )
 from vision.tracking.leftovers import Leftovers
 from vision.tracking.lifecycle import after_the_frame
@@ -70,11 +59,18 @@ from vision.tracking.motion import (
     collisions,
     is_resting,
     still,
-    stop_reach,
 )
 from vision.tracking.observe import observe
 from vision.tracking.params import DEFAULT_TRACKING, TrackingParams
+from vision.tracking.pick_up import pick_up
 from vision.tracking.pieces import between_two, merge_pieces, split_touching
+from vision.tracking.reacquire import (
+    back_to_rest,
+    clean_over_faint,
+    pick_up_moving,
+    rows_due,
+    struck_away,
+)
 from vision.tracking.repeats import RepeatsFilled
 from vision.tracking.state import (
     BALLS,
@@ -91,7 +87,7 @@ from vision.tracking.state import (
 from vision.tracking.vetoes import (
     toward,
 )
-from vision.tracking.whites import came_near, dots_say, is_pair
+from vision.tracking.whites import came_near, dots_say
 
 
 class Tracker:
@@ -467,7 +463,7 @@ class Tracker:
             rows, cols = linear_sum_assignment(cost)
             taken = {int(i): int(j) for i, j in zip(rows, cols, strict=True)
                      if cost[i, j] < FAR}
-            self._clean_over_faint(active, dets, taken)
+            clean_over_faint(self.setting, active, dets, taken, list(self.states.values()))
             for i, j in taken.items():
                 s = active[i]
                 pulled = toward(s, hitters[s.ball], dets[j])
@@ -503,11 +499,12 @@ class Tracker:
                         observe(self.setting, left[i], dets[free[k]], frame,
                                 self.states.values(), jump=True)
                         used.add(free[k])
-            self._struck_away(active, dets, used, frame)
+            cue_balls = frozenset(b for b in BALLS if self._may_be_the_cue_ball(b))
+            struck_away(self.setting, active, dets, used, frame, cue_balls, self.states.values())
         for s in active:
             after_the_frame(self.setting, s, frame, self.leftovers.unclaimed)
         free_now = [d for j, d in enumerate(dets) if j not in used]
-        free_now = self._back_to_rest(frame, active, free_now)
+        free_now = back_to_rest(self.setting, frame, active, free_now)
         free_now = self._pick_up_moving(frame, free_now)
         self._pick_up(frame, free_now)
         self.leftovers.note(frame, dets, used, active)
@@ -527,109 +524,35 @@ class Tracker:
                 if s.status in ("table", "hidden")}
 
     def _pick_up_moving(self, frame: int, free: list[Detection]) -> list[Detection]:
-        """A ball lost from view (hidden, or lost after that) is the one rolling where nothing
-        is tracked: an unclaimed detection of its colour that ends a row of moving_chain_frames
-        sightings in as many frames, each a step on from the last at a steady speed (no resting
-        thing, no hand: a hand does not roll straight), ball-like on the whole. A ball struck
-        too hard to be followed across its first frames (12 m/s, gone from its place into a
-        blur and a collision) is found again this way. Returns the detections left free."""
+        """A ball lost from view found rolling where nothing is tracked (see
+        :func:`pick_up_moving`). Returns the detections left free."""
         steps = list(self._free_history)
         self._free_history.append((frame, free))
-        # frames in a row (every other one when a repeated picture was left out between them)
-        on = self._frames_on
-        if len(steps) < self.params.moving_chain_frames - 1 or any(
-                f != frame - (len(steps) - k) * on for k, (f, _) in enumerate(steps)):
+        if not rows_due(self.setting, frame, steps, self._frames_on):
             return free
-        left = list(free)
         unstruck = self._cue_ball_unstruck(frame)  # (then no other ball rolls: nothing hit it)
-        for det in free:
-            cls = det.colour
-            ids = [b for b in BALLS if CLASS_OF[b] == cls and b in self.states
-                   and self.states[b].status in ("hidden", "lost")
-                   and b not in self._whites_in_hand
-                   and not (unstruck and not self._may_strike(b))]
-            if not ids and not self._state_known:
-                # never seen yet (no game state says where it is): a ball the first frames
-                # missed under the cue's tip or a hand, found once it rolls
-                ids = [b for b in BALLS if CLASS_OF[b] == cls and b not in self.states]
-                never = True
-            else:
-                never = False
-            if not ids or det.piece:
-                continue
-            row = self._rolling_row(det, [ds for _, ds in reversed(steps)])
-            if row is None or (never and not all(o.colour_sure for o in row)):
-                # (a ball never seen is named only from sightings sure of their colour: a
-                # white's warm blur reads as a red mixed with the cloth)
-                continue
-            ids = [b for b in ids if never
-                   or not self._following_through(self.states[b], row, frame)]
-            if not ids:
-                continue
-            start = row[-1]
-            if never:
-                s = self.states[ids[0]] = BallState(ids[0], det.x_mm, det.y_mm, last_seen=frame)
-            else:
-                s = min((self.states[b] for b in ids),
-                        key=lambda q: math.hypot(q.x - start.x_mm, q.y - start.y_mm))
-            s.x, s.y = det.x_mm, det.y_mm
-            s.vx, s.vy = (det.x_mm - row[1].x_mm) / on, (det.y_mm - row[1].y_mm) / on
-            s.status, s.visible, s.last_seen, s.sent = "table", True, frame, None
-            s.faint_looks, s.clean_place = 0, (det.x_mm, det.y_mm)  # (found here: faint_s)
-            s.clean_seen = frame
-            left.remove(det)
-        return left
+        off_limits = self._whites_in_hand | {b for b in BALLS
+                                             if unstruck and not self._may_strike(b)}
+        return pick_up_moving(self.setting, frame, free, steps, self._frames_on, self.states,
+                              off_limits, self._state_known)
 
-    def _struck_away(self, active: list[BallState], dets: list[Detection], used: set[int],
-                     frame: int) -> None:
-        """A ball seen since its last clean look only faintly or not at all, and held about
-        that place (the cue and the bridge hand over it: their pieces lie where it lay, and
-        may hold its id, moving it a little) is the one whose streak now leaves the place: an
-        unclaimed streak of its colour, ball-like as a streak (see :meth:`_ball_streak`),
-        smeared along a line through the place (within a diameter), all of it further from
-        the place than the ball may be found unseen on its way (:meth:`_stop_reach`: not a
-        piece of a projected line by it, nor a smear of the cue across it), and within the
-        hardest shot's reach since that look. The ball moves there; what it held is left
-        (a struck white rolled the table's length as a faint streak, filmed at 15 fps, while
-        its id stayed on the bridge hand). Only the cue ball: an object ball is struck by a
-        ball, which is seen (a yellow under the player's arm took a yellow smear 12 diameters
-        off)."""
-        for s in active:
-            if (s.clean_place is None or s.hidden_rolling or not self._may_be_the_cue_ball(s)
-                    or s.status not in ("table", "hidden")
-                    or (s.status == "table" and not s.faint_looks)):
-                continue
-            px, py = s.clean_place
-            reach = self.params.hardest_shot_diameters_per_frame * self.d * (frame - s.clean_seen)
-            near = stop_reach(self.setting, s)
-            if math.hypot(s.x - px, s.y - py) > near:
-                continue  # its faint sightings led it away: not held about its place
-            best, best_dist = None, math.inf
-            for j, det in enumerate(dets):
-                if (j in used or det.piece or det.colour != CLASS_OF[s.ball]
-                        or not ball_like_streak(self.setting, det)):
-                    continue
-                along, across = along_across(det, px, py)
-                dist = math.hypot(det.x_mm - px, det.y_mm - py)
-                if (abs(across) <= self.d and abs(along) - 0.5 * det.streak_mm > near
-                        and dist <= reach and dist < best_dist):
-                    best, best_dist = j, dist
-            if best is None:
-                continue
-            if s.last_seen == frame:  # what it held this frame is free again
-                used.difference_update(j for j, d in enumerate(dets) if d is s.took)
-            # (seen from its place, when it was last seen clean: the jump's velocity is the way
-            # from there)
-            s.x, s.y, s.vx, s.vy = px, py, 0.0, 0.0
-            s.status, s.last_seen = "table", s.clean_seen
-            observe(self.setting, s, dets[best], frame, self.states.values(), jump=True)
-            used.add(best)
+    def _pick_up(self, frame: int, free: list[Detection]) -> None:
+        """A ball put on the table takes a free identity (see :func:`pick_up`)."""
+        # while a shot of the game state runs (the cue ball struck, not every ball at rest
+        # again) no ball is put on the table: respotting waits for the shot's end (RULES.md 6).
+        # Only a ball seen this shot and lost from view comes back (a red thing by the
+        # player's hand, 0.61, took a red's id for 56 frames of the shot)
+        rolling = self._state_known and self._cue_ball_struck and not self._shot_over
+        if pick_up(self.setting, frame, free, self.states, self._candidates,
+                   closed=self._in_hand_this_shot, whites_in_hand=self._whites_in_hand,
+                   rolling=rolling):
+            self.whites_known = False  # both whites were off the table: the dots name it
 
-    def _may_be_the_cue_ball(self, s: BallState) -> bool:
+    def _may_be_the_cue_ball(self, ball: str) -> bool:
         """The shooter's cue ball, the only one the cue strikes (see :meth:`_may_strike`), any
         white while the whites' names are undecided, any ball with no game state."""
-        return (self.cue_ball is None or self._may_strike(s.ball)
-                or (self.unresolved and CLASS_OF[s.ball] == "white"))
+        return (self.cue_ball is None or self._may_strike(ball)
+                or (self.unresolved and CLASS_OF[ball] == "white"))
 
     def _may_strike(self, ball: str) -> bool:
         """``ball`` is one the cue may strike in the game state's shot: the shooter's white the
@@ -640,193 +563,6 @@ class Tracker:
         there, a white struck as the state named the other was lost for three seconds, and a
         contact of its shot with it)."""
         return ball == self.cue_ball or (self._later_shot and CLASS_OF[ball] == "white")
-
-    def _following_through(self, s: BallState, row: list[Detection], frame: int) -> bool:
-        """``row`` (a rolling row, the newest first) comes from behind the place this ball was
-        struck from, the way opposite to where it was sent (see :meth:`_sent_toward`), and
-        heads for that place (within 30 degrees): the cue following through, not the ball
-        (a ball that comes back off a cushion comes from the way it was sent)."""
-        if s.sent is None or frame - s.sent[0] > self.params.sent_frames:
-            return False
-        start, end = row[-1], row[0]
-        behind = (start.x_mm - s.x) * s.sent[1] + (start.y_mm - s.y) * s.sent[2] < 0
-        return behind and within_30((end.x_mm - start.x_mm, end.y_mm - start.y_mm),
-                                             (s.x - start.x_mm, s.y - start.y_mm))
-
-    def _rolling_row(self, det: Detection, before: list[list[Detection]]
-                     ) -> list[Detection] | None:
-        """``det`` and one detection of its colour from each earlier frame (``before``, the
-        last frame first) in a row of steady steps of a rolling ball, or None."""
-        row = [det]
-        likeness: list[float] = []
-        for dets in before:
-            last = row[-1]
-            best = None
-            for o in dets:
-                if o.colour != det.colour or o.piece:
-                    continue
-                way = (last.x_mm - o.x_mm, last.y_mm - o.y_mm)
-                step = math.hypot(*way)
-                if not self.params.slowest_roll_diameters_per_frame * self.d <= step <= (
-                        self.params.hardest_shot_diameters_per_frame * self.d * self._frames_on):
-                    continue
-                # (the newest one judged by its step back to this one, as this one is)
-                if likeness_along(o, way, step, self.params) < self.params.init_score_share or (
-                        len(row) == 1
-                        and likeness_along(last, way, step, self.params)
-                        < self.params.init_score_share):
-                    continue
-                if len(row) >= 2:  # the same step again, within half a ball (half a step slow)
-                    sx, sy = row[-2].x_mm - last.x_mm, row[-2].y_mm - last.y_mm
-                    if math.hypot(last.x_mm - o.x_mm - sx, last.y_mm - o.y_mm - sy) > min(
-                            0.5 * self.d, max(0.5 * math.hypot(sx, sy), self.params.creep_step_mm)):
-                        continue
-                best = o
-                if len(row) == 1:
-                    likeness.append(likeness_along(last, way, step, self.params))
-                likeness.append(likeness_along(o, way, step, self.params))
-                break
-            if best is None:
-                return None
-            row.append(best)
-        if float(np.median(likeness)) < self.params.pick_up_score_share:
-            return None
-        return row
-
-    def _pick_up(self, frame: int, free: list[Detection]) -> None:
-        """A clean ball of a class with a free identity, seen in place in pick_up_frames of the
-        last pick_up_window_ratio times as many frames, takes it. With every identity of its class
-        taken, one of them hidden, it is that hidden ball, which went there unseen (a pot missed
-        under the arm, then respotted): taken after three times as long, since a hand may hide a
-        ball and look like another."""
-        # while a shot of the game state runs (the cue ball struck, not every ball at rest
-        # again) no ball is put on the table: respotting waits for the shot's end (RULES.md 6).
-        # Only a ball seen this shot and lost from view comes back (a red thing by the
-        # player's hand, 0.61, took a red's id for 56 frames of the shot)
-        rolling = self._state_known and self._cue_ball_struck and not self._shot_over
-        for det in free:
-            if (det.colour not in ("white", "red", "yellow")
-                    or det.score < self.params.pick_up_score_share or det.piece or det.streak_mm):
-                continue
-            ids = [b for b in BALLS if CLASS_OF[b] == det.colour
-                   and (b not in self.states or self.states[b].status in ("pocketed", "lost"))
-                   and b not in self._in_hand_this_shot
-                   and not (rolling and (b not in self.states
-                                         or self.states[b].status != "lost"))
-                   and (self.table.in_house((det.x_mm, det.y_mm)) or not self._in_hand(b))]
-            frames_needed = self.params.pick_up_frames
-            if not ids:
-                ids = [b for b in BALLS if CLASS_OF[b] == det.colour
-                       and b in self.states and self.states[b].status == "hidden"]
-                frames_needed = 3 * self.params.pick_up_frames
-            if not ids:
-                continue
-            if any(math.hypot(det.x_mm - s.x, det.y_mm - s.y) < self.d
-                   for s in self.states.values() if s.status in ("table", "hidden")):
-                continue
-            # seen in place in most frames of a while (a ball by the cue's tip flickers in and
-            # out); the sightings of other places of its class are kept apart
-            recent = [c for c in self._candidates.get(det.colour, [])
-                      if frame - c[0] < self.params.pick_up_window_ratio * frames_needed]
-            recent.append((frame, det.x_mm, det.y_mm))
-            # only since the ball left the table or view, and a pocketed one could be back (a
-            # thing seen there before, a hand resting on the cloth, is not the ball put back)
-            since = min(self._back_from(b) for b in ids)
-            here = [c for c in recent if c[0] > since
-                    and math.hypot(c[1] - det.x_mm, c[2] - det.y_mm) < 0.5 * self.d]
-            if len({c[0] for c in here}) < frames_needed:
-                self._candidates[det.colour] = recent
-                continue
-            self._candidates[det.colour] = [c for c in recent if c not in here]
-            ball = ids[0]
-            if det.colour == "white" and len(ids) == 2:
-                ball = "W2" if is_pair(self.setting, det) else "W1"
-                self.whites_known = False  # both whites were off the table: the dots name it
-            self.states[ball] = BallState(ball, det.x_mm, det.y_mm, last_seen=frame,
-                                          clean_place=(det.x_mm, det.y_mm), clean_seen=frame)
-            self._whites_in_hand.discard(ball)  # (placed from hand)
-
-    def _in_hand(self, ball: str) -> bool:
-        """``ball`` is a white in its owner's hand: pocketed, or off the table in the game
-        state. He places it in the house (RULES.md 6.4), so it is picked up only there
-        (a white thing by the player, past mid-table, stayed put for 5 frames after the shot
-        and took W2, which the state had in hand)."""
-        if CLASS_OF[ball] != "white":
-            return False
-        s = self.states.get(ball)
-        return ball in self._whites_in_hand or (s is not None and s.status == "pocketed")
-
-    def _back_from(self, ball: str) -> int:
-        """The last frame before which ``ball`` cannot be seen put back on the table: when it
-        was last seen, and for a pocketed ball back_from_pocket_s more (taken out of the
-        pocket and put down by hand); -1 for a ball never seen (in hand)."""
-        s = self.states.get(ball)
-        if s is None:
-            return -1
-        return s.last_seen + (round(self.params.back_from_pocket_s * self.fps)
-                              if s.status == "pocketed" else 0)
-
-    def _clean_over_faint(self, active: list[BallState], dets: list[Detection],
-                          taken: dict[int, int]) -> None:
-        """Change ``taken`` (ball index -> detection index): a ball on the table whose last
-        sighting was faint (less ball-like than init_score_share) and that takes a faint thing again
-        takes instead a clean sighting of its colour (clean_score_share, whole: no streak, no piece)
-        that no ball takes, within its stop reach, if no other ball of its colour (on the table
-        or hidden) is as near to it: its picture was merged with something, or it went under a
-        hand, and its id was left on what it merged with. A white rolling slowly past the ghost
-        of its own shadow in the first frame (the cloth model learned it there; a faint white
-        thing once the ball left) was read as one streak with it for four frames and then took
-        the ghost, 0.3-0.5 ball-like, for eighty frames while the ball itself, 0.73-0.90 and
-        80 mm away, had no id."""
-        def gap(d: Detection, b: BallState) -> float:
-            return math.hypot(d.x_mm - b.x, d.y_mm - b.y)
-
-        used = set(taken.values())
-        for i, j in list(taken.items()):
-            s, det = active[i], dets[j]
-            if (s.status != "table" or not s.faint_looks
-                    or det.score >= self.params.init_score_share):
-                continue
-            colour = CLASS_OF[s.ball]
-            clean = [k for k, d in enumerate(dets) if k not in used and d.colour == colour
-                     and not d.streak_mm and not d.piece
-                     and d.score >= self.params.clean_score_share
-                     and gap(d, s) <= stop_reach(self.setting, s)
-                     and not any(o is not s and CLASS_OF[o.ball] == colour
-                                 and o.status in ("table", "hidden") and gap(d, o) <= gap(d, s)
-                                 for o in self.states.values())]
-            if clean:
-                k = min(clean, key=lambda k: gap(dets[k], s))
-                taken[i] = k
-                used.discard(j)
-                used.add(k)
-
-    def _back_to_rest(self, frame: int, active: list[BallState], free: list[Detection]
-                      ) -> list[Detection]:
-        """A ball that left its place of rest a moment ago following faint things (the pieces
-        of an arm or of the cue that came down over it and hid it), now not seen clean anywhere
-        else, while a clean ball of its colour lies on that place that no ball took: that is
-        the ball, which never left. Returns the detections still free."""
-        for s in active:
-            place = s.rest_place
-            if (place is None or frame - s.left_rest > self.params.return_s * self.fps
-                    or s.status not in ("table", "hidden")):
-                continue
-            if (s.last_seen == frame and s.took is not None
-                    and s.took.score >= self.params.clean_score_share):
-                continue  # seen clean where it went
-            back = [d for d in free if d.colour == CLASS_OF[s.ball] and not d.streak_mm
-                    and not d.piece and d.score >= self.params.clean_score_share and math.hypot(
-                        d.x_mm - place[0], d.y_mm - place[1])
-                    < REST_JITTER_DIAMETERS * self.d]
-            if not back:
-                continue
-            det = min(back, key=lambda d: math.hypot(d.x_mm - place[0], d.y_mm - place[1]))
-            s.x, s.y, s.vx, s.vy = det.x_mm, det.y_mm, 0.0, 0.0
-            s.status, s.visible, s.last_seen, s.took = "table", True, frame, det
-            s.rest_place, s.left_rest, s.sent, s.held = None, -1_000_000, None, None
-            free = [d for d in free if d is not det]
-        return free
 
     def _watch_whites(self) -> None:
         """While the whites are known by continuity, see whether they came near each other this
