@@ -72,6 +72,16 @@ from vision.tracking.reacquire import (
     struck_away,
 )
 from vision.tracking.repeats import RepeatsFilled
+from vision.tracking.shot_start import (
+    check,
+    expect,
+    names_by_state,
+    places_since,
+    renamed,
+    since,
+    struck_in,
+    whites_met,
+)
 from vision.tracking.state import (
     BALLS,
     CLASS_OF,
@@ -248,17 +258,7 @@ class Tracker:
           which white may be struck: either (see :meth:`_may_strike`).
 
         A shot start older than one told already is ignored."""
-        if start.cue_ball not in WHITES:
-            raise VisionError(f"expected a shot start's cue ball W1 or W2, got "
-                              f"{start.cue_ball!r}")
-        unknown = (set(start.positions) - set(BALLS)) | (set(start.in_hand) - set(WHITES))
-        if unknown:
-            raise VisionError(f"expected a shot start of {', '.join(BALLS)} (whites in hand), "
-                              f"got {', '.join(sorted(unknown))}")
-        if set(start.positions) & set(start.in_hand):
-            raise VisionError(f"expected a white in hand or on the table, got "
-                              f"{', '.join(sorted(set(start.positions) & set(start.in_hand)))}"
-                              f" as both")
+        check(start)
         if self._told_after is not None and start.after_frame < self._told_after:
             return
         self._told_after = start.after_frame
@@ -276,16 +276,20 @@ class Tracker:
         # the history reaches back to the rest (else what happened since is not known: the
         # shot may have begun)
         known = bool(self._history) and self._history[0][0] <= start.after_frame + 1
-        begun = not known or self._struck_in(self._since(start.after_frame))
-        renamed, named = self._name_by_state(positions, start.after_frame)
-        places = self._places_since(start.after_frame)
-        at_rest = self._places_since(start.after_frame, put_on=False)
+        begun = not known or struck_in(self.setting, since(self._history, start.after_frame))
+        mapping, named = names_by_state(
+            self.setting, positions,
+            places_since(self._history, start.after_frame, self._on_table()), self.states)
+        if mapping:
+            self._rename(mapping)
+        places = places_since(self._history, start.after_frame, self._on_table())
+        at_rest = places_since(self._history, start.after_frame, self._on_table(), put_on=False)
         for ball, s in self.states.items():
             if s.status in ("table", "hidden"):
                 s.start_place = places.get(ball, (s.x, s.y))
         now = self._last_stepped if self._last_stepped is not None else start.after_frame
         for ball, xy in positions.items():
-            self._expect(ball, xy, begun and ball in places, start.after_frame, now)
+            expect(self.states, ball, xy, begun and ball in places, start.after_frame, now)
         self._whites_in_hand = set()
         for w in in_hand:
             track = self.states.get(w)
@@ -298,134 +302,24 @@ class Tracker:
         self._in_hand_this_shot = {w for w in self._whites_in_hand if w != start.cue_ball}
         self._cue_ball_struck = begun
         self._shot_over = False
-        if self.unresolved or (renamed & set(WHITES)):
+        if self.unresolved or (set(mapping) & set(WHITES)):
             # named by the state (not yet by the dots, or otherwise): known, unless they came
             # near each other since (a strike under way is no sign of which is which)
             self.unresolved = False
-            self.whites_known = all(w in named for w in WHITES) and not self._whites_met(
-                self._since(start.after_frame))
-
-    def _since(self, after_frame: int) -> list[tuple[int, Balls]]:
-        """The tracker's answers kept of the frames after ``after_frame``, oldest first."""
-        return [(f, balls) for f, balls in self._history if f > after_frame]
-
-    def _places_since(self, after_frame: int, put_on: bool = True
-                      ) -> dict[str, tuple[float, float]]:
-        """Where each ball on the table lay just after ``after_frame`` (a rest), and (with
-        ``put_on``) where each ball put on the table since was first (placed from hand,
-        respotted)."""
-        since = self._since(after_frame) or [(after_frame, self._on_table())]  # (none yet: now)
-        places: dict[str, tuple[float, float]] = {}
-        for _, balls in since if put_on else since[:1]:
-            for ball, (x, y, _) in balls.items():
-                places.setdefault(ball, (x, y))
-        return places
-
-    def _struck_in(self, frames: list[tuple[int, Balls]]) -> bool:
-        """Some ball was seen struck in ``frames`` (answers, oldest first): between two
-        sightings at most three frames apart it went faster than struck_diameters_per_frame a
-        frame, or a run of such sightings took it more than a diameter (a slow roll, as
-        :meth:`_cue_ball_unstruck` counts it). A ball seen again elsewhere after a while unseen
-        (put back by hand) was not struck."""
-        runs: dict[str, tuple[int, float, float, float, float]] = {}  # (frame, x, y, from x, y)
-        for f, balls in frames:
-            for ball, (x, y, seen) in balls.items():
-                if not seen:
-                    continue
-                run = runs.get(ball)
-                if run is None or f - run[0] > 3:
-                    runs[ball] = (f, x, y, x, y)
-                    continue
-                if (math.dist((x, y), run[1:3])
-                        > self.params.struck_diameters_per_frame * self.d * (f - run[0])
-                        or math.dist((x, y), run[3:]) > self.d):
-                    return True
-                runs[ball] = (f, x, y, run[3], run[4])
-        return False
-
-    def _whites_met(self, frames: list[tuple[int, Balls]]) -> bool:
-        """In ``frames`` the whites came near each other (see :meth:`_watch_whites`)."""
-        before: dict[str, tuple[float, float]] = {}
-        for _, balls in frames:
-            now = {w: balls[w][:2] for w in WHITES if w in balls}
-            if len(now) == 2 and came_near(self.setting, before, now):
-                return True
-            before = now
-        return False
-
-    def _name_by_state(self, positions: Mapping[str, tuple[float, float]], after_frame: int
-                       ) -> tuple[set[str], set[str]]:
-        """Identities from the game state's positions, as the start positions name the balls
-        in the first frames (see :meth:`_name_by_start`): each ball the state has on the
-        table takes, of the tracks of its class, the nearest to its place (within
-        start_gate_diameters) by where the track lay at the rest the state describes (see
-        :meth:`_places_since`: a ball put on the table since, where it was put). A track taken
-        for another ball's place takes that ball's id (the two reds, alike, told apart the
-        other way round; a respotted red picked up for the other one), and the track that had
-        that id the one left. Returns the ids renamed, and the balls so named."""
-        places = self._places_since(after_frame)
-        mapping: dict[str, str] = {}
-        named: set[str] = set()
-        for cls in ("white", "red", "yellow"):
-            ids = [b for b in BALLS if CLASS_OF[b] == cls]
-            expected = [b for b in ids if b in positions]
-            tracks = [b for b in ids if b in self.states and b in places]
-            to: dict[str, str] = {}
-            if expected and tracks:
-                cost = np.array([[math.dist(positions[b], places[t]) for t in tracks]
-                                 for b in expected])
-                cost[cost > self.params.start_gate_diameters * self.d] = FAR
-                for i, j in zip(*linear_sum_assignment(cost), strict=True):
-                    if cost[i, j] < FAR:
-                        to[tracks[j]] = expected[i]
-            named.update(to.values())
-            # the other tracks keep their ids where free, else take those left
-            left = [b for b in ids if b not in to.values()]
-            others = [t for t in ids if t in self.states and t not in to]
-            for t in others:
-                if t in left:
-                    to[t] = t
-                    left.remove(t)
-            for t in others:
-                if t not in to:
-                    to[t] = left.pop(0)
-            mapping.update((t, b) for t, b in to.items() if t != b)
-        if mapping:
-            self._rename(mapping)
-        return set(mapping), named
-
-    def _expect(self, ball: str, xy: tuple[float, float], left_since: bool, after_frame: int,
-                frame: int) -> None:
-        """``ball``, which the game state has at ``xy`` (named, see :meth:`_name_by_state`),
-        off the table in the tracker's eyes (pocketed, lost, never seen) or unseen since the
-        rest, waits there hidden, as a ball the start positions name and the first frames do
-        not show: put back on its spot, or lying where it stopped unseen, it is taken when seen
-        there. Not one that was on the table at the rest (or put on it since) and left it since
-        (``left_since``: pocketed in the shot under way), nor one seen since."""
-        s = self.states.get(ball)
-        if s is None or s.status in ("pocketed", "lost"):
-            if left_since:
-                return
-            self.states[ball] = BallState(ball, xy[0], xy[1], visible=False, status="hidden",
-                                          last_seen=frame, start_place=xy)
-        elif s.status == "hidden" and s.last_seen <= after_frame:
-            s.x, s.y, s.vx, s.vy = xy[0], xy[1], 0.0, 0.0
-            s.hidden_rolling, s.sent, s.start_place = False, None, xy
+            self.whites_known = all(w in named for w in WHITES) and not whites_met(
+                self.setting, since(self._history, start.after_frame))
 
     def _rename(self, mapping: Mapping[str, str]) -> None:
         """Give tracks other ids (``mapping``: old to new, within a class), in the answers kept
         too (the frames held back, the history)."""
-        def renamed(balls: Balls) -> Balls:
-            return dict(sorted((mapping.get(b, b), v) for b, v in balls.items()))
-
         states: dict[str, BallState] = {}
         for ball, s in self.states.items():
             s.ball = mapping.get(ball, ball)
             states[s.ball] = s
         self.states = states
-        self._history = deque(((f, renamed(balls)) for f, balls in self._history),
+        self._history = deque(((f, renamed(balls, mapping)) for f, balls in self._history),
                               maxlen=self._history.maxlen)
-        self._buffer = [FrameTracks(r.frame, r.t, renamed(r.balls), r.detections)
+        self._buffer = [FrameTracks(r.frame, r.t, renamed(r.balls, mapping), r.detections)
                         for r in self._buffer]
         self._whites_before = {mapping.get(b, b): xy for b, xy in self._whites_before.items()}
 
@@ -597,8 +491,8 @@ class Tracker:
         w1.ball, w2.ball = "W2", "W1"
         self.states["W1"], self.states["W2"] = w2, w1
         swap = {"W1": "W2", "W2": "W1"}  # (the history is of the tracks: it follows them)
-        self._history = deque(((f, dict(sorted((swap.get(b, b), v) for b, v in balls.items())))
-                               for f, balls in self._history), maxlen=self._history.maxlen)
+        self._history = deque(((f, renamed(balls, swap)) for f, balls in self._history),
+                              maxlen=self._history.maxlen)
 
     def _watch_shot(self, frame: int) -> None:
         """After the shooter's cue ball was struck, every ball at rest: his shot is over, the
@@ -659,9 +553,8 @@ class Tracker:
 
     def _relabel_buffer(self) -> None:
         swap = {"W1": "W2", "W2": "W1"}
-        self._buffer = [FrameTracks(r.frame, r.t, dict(sorted(
-            (swap.get(b, b), v) for b, v in r.balls.items())), r.detections)
-            for r in self._buffer]
+        self._buffer = [FrameTracks(r.frame, r.t, renamed(r.balls, swap), r.detections)
+                        for r in self._buffer]
 
 
 def _warm_up() -> None:
