@@ -295,7 +295,7 @@ def test_a_resting_ball_kissed_into_a_slow_roll_beside_a_passing_ball_is_followe
                    "61, none lost on the synthetic sets, but on the club footage W1 was seen in "
                    "40 % of null_grad_stoss_1_0130_0135 (85 % before) and a phantom off-table "
                    "came; not merged. Since 2026-11-30 (late) the ball goes back to its place "
-                   "as soon as it shows there clean (Tracker._back_to_rest), and shot facts see "
+                   "as soon as it shows there clean (reacquire.back_to_rest), and shot facts see "
                    "that it never left (touching_whites_s61 right): while covered it still "
                    "follows the arm")
 def test_a_resting_ball_does_not_follow_the_pieces_of_an_arm_that_came_over_it():

@@ -5,7 +5,8 @@ Other packages import tracking's names from here, not from its modules."""
 
 from vision.tracking.params import DEFAULT_TRACKING, TrackingParams, TrackingParamsError
 from vision.tracking.state import BallState, FrameTracks, ShotStart
-from vision.tracking.tracker import Tracker, track_video, write_tracks_csv
+from vision.tracking.tracker import Tracker, track_video
+from vision.tracking.tracks_csv import write_tracks_csv
 
 __all__ = [
     "DEFAULT_TRACKING",

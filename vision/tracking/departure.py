@@ -2,8 +2,8 @@
 ball struck from rest, or rolling unseen, jumps further than its gate). Its own streak,
 the way it rolled, away from the cue behind it, led by the front of its own smear, a row of
 pieces pointing back at it, the way a collision or the cue sent it while unseen. The second
-chance of the association (see :meth:`Tracker._step`) gives a ball only a detection one of
-these says is it."""
+chance of the association (see :mod:`vision.tracking.association`) gives a ball only a
+detection one of these says is it."""
 
 from __future__ import annotations
 

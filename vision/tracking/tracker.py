@@ -18,16 +18,37 @@ The game state before a shot (the shooter's white, the whites in hand, where eve
 is told for the video's first shot when the tracker is made, and for each later one by
 :meth:`Tracker.begin_shot` once the shot before has been judged (a :class:`ShotStart`, late: the
 next shot may have begun); the same rules use it for every shot.
+
+:class:`Tracker` holds the tracks and the game state and runs each frame; every rule it asks
+lives in a module of its own:
+
+* ``state``: the types (BallState, FrameTracks, ShotStart, Setting) and the five names;
+* ``motion``: where a ball is expected, its gate, collisions, the hitter arriving, pockets;
+* ``pieces``: a frame's detections joined (a ball's pieces) or split (two touching balls);
+* ``association``: what a detection costs a ball, and the second chance beyond its gate,
+  asking ``vetoes`` (why a detection is not this ball) and ``departure`` (signs a ball left
+  its place this way);
+* ``observe``: a ball moved to the detection it took, or held in place (jitter);
+* ``lifecycle``: a ball not seen coasts, is hidden, pocketed or lost;
+* ``reacquire``: balls found again (back to rest, clean over faint, struck away, rolling);
+* ``pick_up``: balls put on the table (respotted, placed from hand) take a free identity;
+* ``whites``: W1 and W2 by their dots; ``first_frames``: the identities in the first frames;
+* ``shot_start``: the game state told before a later shot, read against the answers since;
+* ``leftovers``: what no ball took (beside a ball, fixtures of the picture);
+* ``repeats``: repeated frames of a padded recording left out and filled in;
+* ``geometry``: plane geometry of sightings; ``params``: the thresholds.
+
+:func:`track_video` runs a video through it (kept here: callers replace this module's
+``read_ahead_frames`` to watch the frames read); ``tracks_csv`` writes the answers.
 """
 
 from __future__ import annotations
 
-import csv
 import math
 import queue
 import threading
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import numpy as np
@@ -172,7 +193,7 @@ class Tracker:
         self._free_history: deque[tuple[int, list[Detection]]] = deque(
             maxlen=self.params.moving_chain_frames - 1)
         # frames since the last one stepped: 1, or 2 after a repeated picture left out (see
-        # _RepeatsFilled): the balls went twice as far meanwhile
+        # RepeatsFilled): the balls went twice as far meanwhile
         self._frames_on = 1
         self._last_stepped: int | None = None
         self.started = False
@@ -245,14 +266,16 @@ class Tracker:
         same rules. It comes late (the tracker has read on, and the next shot may have begun),
         so it is read against the tracker's answers since that rest:
 
-        * the balls are named by where they lay at the rest (see :meth:`_name_by_state`); a
-          ball the state has on the table that the tracker has off it, or unseen, waits hidden
-          on its place (a respotted ball not yet seen put back is taken there);
+        * the balls are named by where they lay at the rest (see
+          :func:`~vision.tracking.shot_start.names_by_state`); a ball the state has on the
+          table that the tracker has off it, or unseen, waits hidden on its place (a
+          respotted ball not yet seen put back is taken there);
         * a white in hand is in no track (what was taken for it is left) and is picked up only
           in the house; the shooter's own, seen put down in the house since, is placed;
-        * a ball seen struck since the rest (see :meth:`_struck_in`) means the shot is under
-          way: the rules of the moments before the strike (the other balls held to their
-          places, only the cue ball found rolling, the other white in hand waiting for the
+        * a ball seen struck since the rest (see
+          :func:`~vision.tracking.shot_start.struck_in`) means the shot is under way: the
+          rules of the moments before the strike (the other balls held to their places,
+          only the cue ball found rolling, the other white in hand waiting for the
           strike) are not applied to it after the fact, and the shot is over once every ball
           rests again. Otherwise the shot begins from here as the first one does, but for
           which white may be struck: either (see :meth:`_may_strike`).
@@ -496,11 +519,11 @@ class Tracker:
 
     def _watch_shot(self, frame: int) -> None:
         """After the shooter's cue ball was struck, every ball at rest: his shot is over, the
-        other white may be placed from hand, and balls respotted (see :meth:`_pick_up`). A
-        ball lost from view while rolling is not known to rest until it is seen again or given
-        up as lost (a white lost on a pale cloth just before it hit the yellow was counted as
-        at rest, so the shot was over before the yellow moved, and the white seen again was
-        named as the other white)."""
+        other white may be placed from hand, and balls respotted (see
+        :func:`~vision.tracking.pick_up.pick_up`). A ball lost from view while rolling is not
+        known to rest until it is seen again or given up as lost (a white lost on a pale cloth
+        just before it hit the yellow was counted as at rest, so the shot was over before the
+        yellow moved, and the white seen again was named as the other white)."""
         if self._in_hand_this_shot and not self._cue_ball_struck:
             # (only while a white waits in hand: otherwise the strike is seen by
             # _cue_ball_unstruck)
@@ -651,21 +674,3 @@ def track_video(video_path: str | Path, calibration: Calibration,
         for i, _, ds, c in held:
             yield from update(i, detector.classify(ds), c)
     yield from tracker.flush()
-
-
-def write_tracks_csv(path: str | Path, results: Iterable[FrameTracks]) -> int:
-    """Write ``frame,ball,x_mm,y_mm,visible`` rows (the labels' format); returns the frames."""
-    n = 0
-    p = Path(path)
-    tmp = p.with_name(p.name + ".part")
-    with tmp.open("w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(["frame", "ball", "x_mm", "y_mm", "visible"])
-        for r in results:
-            for ball in BALLS:
-                if ball in r.balls:
-                    x, y, vis = r.balls[ball]
-                    w.writerow([r.frame, ball, f"{x:.2f}", f"{y:.2f}", int(vis)])
-            n += 1
-    tmp.replace(p)
-    return n

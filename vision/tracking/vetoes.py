@@ -1,7 +1,7 @@
 """Association vetoes: why a detection is not this ball, whatever it would cost. Each is a
 rule learned from a picture where a ball's id went to something else (the cue, a hand, a
 mark on the cloth, the hitter, a thing that lay there already); the association asks them
-before a ball may take a detection (see :meth:`Tracker._step`)."""
+before a ball may take a detection (see :mod:`vision.tracking.association`)."""
 
 from __future__ import annotations
 
