@@ -49,7 +49,7 @@ class FrameView:
     leftovers: Leftovers  # what no ball took in the last frame
     # the game state's cue ball is known and not yet struck: no other ball moves
     before_strike: bool
-    may_strike: frozenset[str]  # the balls the cue may strike (see Tracker._may_strike)
+    may_strike: frozenset[str]  # the balls the cue may strike (see GameShot.may_strike)
 
 
 def looked_for(view: FrameView, s: BallState, hitter: BallState | None, unhit: bool

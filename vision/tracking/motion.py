@@ -162,3 +162,9 @@ def in_a_mouth(setting: Setting, s: BallState) -> bool:
     past_the_nose = not setting.table.contains(
         (s.x, s.y), tolerance_mm=setting.params.mouth_depth_radii * r)
     return past_the_nose or pocket_gap(setting, s.x, s.y) < r
+
+
+def struck(setting: Setting, s: BallState | None, frame: int) -> bool:
+    """``s`` (if any) is seen this frame moving clearly faster than any creep or jitter."""
+    return (s is not None and s.last_seen == frame
+            and math.hypot(s.vx, s.vy) > setting.params.struck_diameters_per_frame * setting.d)

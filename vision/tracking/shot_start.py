@@ -62,7 +62,7 @@ def struck_in(setting: Setting, frames: list[tuple[int, Balls]]) -> bool:
     """Some ball was seen struck in ``frames`` (answers, oldest first): between two
     sightings at most three frames apart it went faster than struck_diameters_per_frame a
     frame, or a run of such sightings took it more than a diameter (a slow roll, as
-    :meth:`Tracker._cue_ball_unstruck` counts it). A ball seen again elsewhere after a while
+    :meth:`GameShot.cue_ball_unstruck` counts it). A ball seen again elsewhere after a while
     unseen (put back by hand) was not struck."""
     runs: dict[str, tuple[int, float, float, float, float]] = {}  # (frame, x, y, from x, y)
     for f, balls in frames:

@@ -33,6 +33,7 @@ lives in a module of its own:
 * ``reacquire``: balls found again (back to rest, clean over faint, struck away, rolling);
 * ``pick_up``: balls put on the table (respotted, placed from hand) take a free identity;
 * ``whites``: W1 and W2 by their dots; ``first_frames``: the identities in the first frames;
+* ``game_shot``: the game state's shot (who may strike, struck yet, over);
 * ``shot_start``: the game state told before a later shot, read against the answers since;
 * ``leftovers``: what no ball took (beside a ball, fixtures of the picture);
 * ``repeats``: repeated frames of a padded recording left out and filled in;
@@ -73,14 +74,10 @@ from vision.tracking.first_frames import (
     named_by_start,
     objects_seen,
 )
+from vision.tracking.game_shot import GameShot
 from vision.tracking.leftovers import Leftovers
 from vision.tracking.lifecycle import after_the_frame
-from vision.tracking.motion import (
-    arriving_hitter,
-    collisions,
-    is_resting,
-    still,
-)
+from vision.tracking.motion import arriving_hitter, collisions, is_resting, struck
 from vision.tracking.observe import observe
 from vision.tracking.params import DEFAULT_TRACKING, TrackingParams
 from vision.tracking.pick_up import pick_up
@@ -139,30 +136,12 @@ class Tracker:
         self.params = params
         if cue_ball not in (None, "W1", "W2"):
             raise VisionError(f"expected cue_ball W1, W2 or None, got {cue_ball!r}")
-        self.cue_ball = cue_ball
         unknown = set(start_positions or ()) - set(BALLS)
         if unknown:
             raise VisionError(f"expected start positions of {', '.join(BALLS)}, got "
                               f"{', '.join(sorted(unknown))}")
         self.start_positions = dict(start_positions) if start_positions is not None else None
-        # the game state is known: where every ball lies, which whites are in hand (from the
-        # start positions, or told by begin_shot)
-        self._state_known = self.start_positions is not None
-        # the whites the game state has in hand and that have not been seen put on the table
-        # since (a ball in hand is in no track: its id is free)
-        self._whites_in_hand: set[str] = (
-            {w for w in WHITES if w not in self.start_positions}
-            if self.start_positions is not None else set())
-        # a white the game state has in hand is placed in the house by its owner, on his own
-        # shot (RULES.md 6.4): the other white in hand is not on the table before the shooter's
-        # shot is over, his cue ball struck and every ball at rest again (a shadow or a hand in
-        # the house is not it)
-        self._in_hand_this_shot = ({w for w in self._whites_in_hand if w != cue_ball}
-                                   if cue_ball else set())
-        self._cue_ball_struck = False
-        self._shot_over = False  # ... and every ball at rest after it (_watch_shot)
-        self._told_after: int | None = None  # the rest frame of the last shot start told
-        self._later_shot = False  # ... once the video's first frames were read (see _may_strike)
+        self.shot = GameShot(cue_ball, self.start_positions)  # the game state's shot
         self.unresolved = False
         # the whites were named by the game state and have not come near each other since: who
         # is who is known by continuity, and the dots (which misread now and then, frame after
@@ -198,6 +177,11 @@ class Tracker:
         self._last_stepped: int | None = None
         self.started = False
 
+    @property
+    def cue_ball(self) -> str | None:
+        """The shooter's white the game state names now (see :class:`GameShot`)."""
+        return self.shot.cue_ball
+
     # --- initial identities -------------------------------------------------------------------
     def _initialise(self, frames: list[tuple[int, list[Detection]]]) -> None:
         """Objects seen in most of the first frames, named by class, dots and position (see
@@ -207,9 +191,9 @@ class Tracker:
         f0 = frames[0][0]
         if self.start_positions is not None:
             named, placed = named_by_start(self.setting, classes, self.start_positions,
-                                           self._in_hand_this_shot, f0, len(frames))
+                                           self.shot.in_hand_this_shot, f0, len(frames))
             self.states.update(named)
-            self._whites_in_hand.difference_update(placed)  # (placed already)
+            self.shot.whites_in_hand.difference_update(placed)  # (placed already)
             self.whites_known = "W1" in self.states and "W2" in self.states
         else:
             named, self.unresolved = named_by_dots_and_place(classes, f0)
@@ -240,7 +224,8 @@ class Tracker:
     def _release(self, results: list[FrameTracks]) -> list[FrameTracks]:
         """Hold results back while the whites are undecided (and a cue ball is known)."""
         self._buffer.extend(results)
-        if self.unresolved and self.cue_ball is not None and len(self._buffer) < self.max_delay:
+        if (self.unresolved and self.shot.cue_ball is not None
+                and len(self._buffer) < self.max_delay):
             return []
         out, self._buffer = self._buffer, []
         return out
@@ -278,24 +263,24 @@ class Tracker:
           only the cue ball found rolling, the other white in hand waiting for the
           strike) are not applied to it after the fact, and the shot is over once every ball
           rests again. Otherwise the shot begins from here as the first one does, but for
-          which white may be struck: either (see :meth:`_may_strike`).
+          which white may be struck: either (see :meth:`GameShot.may_strike`).
 
         A shot start older than one told already is ignored."""
         check(start)
-        if self._told_after is not None and start.after_frame < self._told_after:
+        if self.shot.told_after is not None and start.after_frame < self.shot.told_after:
             return
-        self._told_after = start.after_frame
+        self.shot.told_after = start.after_frame
         positions = {b: (float(xy[0]), float(xy[1])) for b, xy in start.positions.items()}
         # (a white the state has nowhere is off the table)
         in_hand = set(start.in_hand) | {w for w in WHITES if w not in positions}
-        self.cue_ball = start.cue_ball
-        self._state_known = True
+        self.shot.cue_ball = start.cue_ball
+        self.shot.state_known = True
         if not self.started:  # the first frames are still to come: they are named from this
             self.start_positions = positions
-            self._whites_in_hand = in_hand
-            self._in_hand_this_shot = {w for w in in_hand if w != start.cue_ball}
+            self.shot.whites_in_hand = in_hand
+            self.shot.in_hand_this_shot = {w for w in in_hand if w != start.cue_ball}
             return
-        self._later_shot = True
+        self.shot.later_shot = True
         # the history reaches back to the rest (else what happened since is not known: the
         # shot may have begun)
         known = bool(self._history) and self._history[0][0] <= start.after_frame + 1
@@ -313,7 +298,7 @@ class Tracker:
         now = self._last_stepped if self._last_stepped is not None else start.after_frame
         for ball, xy in positions.items():
             expect(self.states, ball, xy, begun and ball in places, start.after_frame, now)
-        self._whites_in_hand = set()
+        self.shot.whites_in_hand = set()
         for w in in_hand:
             track = self.states.get(w)
             placed = (w == start.cue_ball and track is not None
@@ -321,10 +306,11 @@ class Tracker:
                       and w in places and self.table.in_house(places[w]))
             if not placed:
                 self.states.pop(w, None)
-                self._whites_in_hand.add(w)
-        self._in_hand_this_shot = {w for w in self._whites_in_hand if w != start.cue_ball}
-        self._cue_ball_struck = begun
-        self._shot_over = False
+                self.shot.whites_in_hand.add(w)
+        self.shot.in_hand_this_shot = {w for w in self.shot.whites_in_hand
+                                       if w != start.cue_ball}
+        self.shot.cue_ball_struck = begun
+        self.shot.over = False
         if self.unresolved or (set(mapping) & set(WHITES)):
             # named by the state (not yet by the dots, or otherwise): known, unless they came
             # near each other since (a strike under way is no sign of which is which)
@@ -361,12 +347,12 @@ class Tracker:
             after = collisions(self.setting, active, frame)
             # before the cue ball is struck no other ball moves: it is seen about its place
             # (while the whites' names are undecided, either white may be the cue ball)
-            before_strike = self.cue_ball is not None and not self._cue_ball_struck
-            unhit = ({b for b in BALLS if not self._may_strike(b)
+            before_strike = self.shot.cue_ball is not None and not self.shot.cue_ball_struck
+            unhit = ({b for b in BALLS if not self.shot.may_strike(b)
                       and not (self.unresolved and CLASS_OF[b] == "white")}
                      if before_strike else set())
             view = FrameView(self.setting, frame, self._frames_on, self.leftovers, before_strike,
-                             frozenset(b for b in BALLS if self._may_strike(b)))
+                             frozenset(b for b in BALLS if self.shot.may_strike(b)))
             cost = np.full((len(active), len(dets)), FAR)
             prior: dict[tuple[int, int], Prediction] = {}
             for i, s in enumerate(active):
@@ -397,9 +383,9 @@ class Tracker:
             # (before the cue ball is struck, seen at rest in its place now, no other ball has
             # been hit: none jumps, hidden or not; a yellow hidden under the player took his
             # head 92 mm away, and followed it)
-            unstruck = self._cue_ball_unstruck(frame)
+            unstruck = self.shot.cue_ball_unstruck(self.setting, self.states, frame)
             left = [s for s in active if s.last_seen != frame
-                    and not (unstruck and not self._may_strike(s.ball))]
+                    and not (unstruck and not self.shot.may_strike(s.ball))]
             free = [j for j in range(len(dets)) if j not in used]
             free_dets = [dets[j] for j in free]
             if left and free:
@@ -416,7 +402,8 @@ class Tracker:
                         observe(self.setting, left[i], dets[free[k]], frame,
                                 self.states.values(), jump=True)
                         used.add(free[k])
-            cue_balls = frozenset(b for b in BALLS if self._may_be_the_cue_ball(b))
+            cue_balls = frozenset(b for b in BALLS
+                                  if self.shot.may_be_the_cue_ball(b, self.unresolved))
             struck_away(self.setting, active, dets, used, frame, cue_balls, self.states.values())
         for s in active:
             after_the_frame(self.setting, s, frame, self.leftovers.unclaimed)
@@ -429,8 +416,8 @@ class Tracker:
         self._check_whites()
         if self.unresolved:
             self._strike_resolves(frame)
-        if not self._shot_over:
-            self._watch_shot(frame)
+        if not self.shot.over:
+            self.shot.watch(self.setting, self.states, frame)
         balls = dict(sorted(self._on_table().items()))
         self._history.append((frame, dict(balls)))
         return FrameTracks(frame, frame / self.fps, balls, tuple(dets))
@@ -447,11 +434,12 @@ class Tracker:
         self._free_history.append((frame, free))
         if not rows_due(self.setting, frame, steps, self._frames_on):
             return free
-        unstruck = self._cue_ball_unstruck(frame)  # (then no other ball rolls: nothing hit it)
-        off_limits = self._whites_in_hand | {b for b in BALLS
-                                             if unstruck and not self._may_strike(b)}
+        # (then no other ball rolls: nothing hit it)
+        unstruck = self.shot.cue_ball_unstruck(self.setting, self.states, frame)
+        off_limits = self.shot.whites_in_hand | {b for b in BALLS
+                                                  if unstruck and not self.shot.may_strike(b)}
         return pick_up_moving(self.setting, frame, free, steps, self._frames_on, self.states,
-                              off_limits, self._state_known)
+                              off_limits, self.shot.state_known)
 
     def _pick_up(self, frame: int, free: list[Detection]) -> None:
         """A ball put on the table takes a free identity (see :func:`pick_up`)."""
@@ -459,27 +447,11 @@ class Tracker:
         # again) no ball is put on the table: respotting waits for the shot's end (RULES.md 6).
         # Only a ball seen this shot and lost from view comes back (a red thing by the
         # player's hand, 0.61, took a red's id for 56 frames of the shot)
-        rolling = self._state_known and self._cue_ball_struck and not self._shot_over
+        rolling = self.shot.state_known and self.shot.cue_ball_struck and not self.shot.over
         if pick_up(self.setting, frame, free, self.states, self._candidates,
-                   closed=self._in_hand_this_shot, whites_in_hand=self._whites_in_hand,
+                   closed=self.shot.in_hand_this_shot, whites_in_hand=self.shot.whites_in_hand,
                    rolling=rolling):
             self.whites_known = False  # both whites were off the table: the dots name it
-
-    def _may_be_the_cue_ball(self, ball: str) -> bool:
-        """The shooter's cue ball, the only one the cue strikes (see :meth:`_may_strike`), any
-        white while the whites' names are undecided, any ball with no game state."""
-        return (self.cue_ball is None or self._may_strike(ball)
-                or (self.unresolved and CLASS_OF[ball] == "white"))
-
-    def _may_strike(self, ball: str) -> bool:
-        """``ball`` is one the cue may strike in the game state's shot: the shooter's white the
-        state names; in a later shot than the video's first (told by :meth:`begin_shot`),
-        either white. That state is the referee's own reading of the video so far: after a
-        verdict gone wrong (two shots read as one) it names the wrong shooter, and a white
-        struck by the wrong player is a foul to be seen, not a ball to hold to its place (held
-        there, a white struck as the state named the other was lost for three seconds, and a
-        contact of its shot with it)."""
-        return ball == self.cue_ball or (self._later_shot and CLASS_OF[ball] == "white")
 
     def _watch_whites(self) -> None:
         """While the whites are known by continuity, see whether they came near each other this
@@ -517,61 +489,21 @@ class Tracker:
         self._history = deque(((f, renamed(balls, swap)) for f, balls in self._history),
                               maxlen=self._history.maxlen)
 
-    def _watch_shot(self, frame: int) -> None:
-        """After the shooter's cue ball was struck, every ball at rest: his shot is over, the
-        other white may be placed from hand, and balls respotted (see
-        :func:`~vision.tracking.pick_up.pick_up`). A ball lost from view while rolling is not
-        known to rest until it is seen again or given up as lost (a white lost on a pale cloth
-        just before it hit the yellow was counted as at rest, so the shot was over before the
-        yellow moved, and the white seen again was named as the other white)."""
-        if self._in_hand_this_shot and not self._cue_ball_struck:
-            # (only while a white waits in hand: otherwise the strike is seen by
-            # _cue_ball_unstruck)
-            self._cue_ball_struck = any(self._struck(b, frame) for b in BALLS
-                                        if self._may_strike(b))
-        elif self._cue_ball_struck and all(
-                still(self.setting, s) and not (s.status == "hidden" and s.hidden_rolling)
-                for s in self.states.values() if s.status in ("table", "hidden")):
-            self._in_hand_this_shot = set()
-            self._shot_over = True
-
-    def _cue_ball_unstruck(self, frame: int) -> bool:
-        """The shooter's cue ball (known; after a shot start told, either white: see
-        :meth:`_may_strike`) was never seen struck, and is seen at rest now (a strike seen this
-        frame is recorded: from then on, False). Seen a diameter away from
-        where it lay, it was struck however slowly it rolls (filmed by a camera padded to 30
-        frames a second, a white rolling off at 18 mm a frame, under struck_diameters_per_frame,
-        was never counted as struck, and every ball of the later shots was held to its first
-        place)."""
-        if self.cue_ball is None or self._cue_ball_struck:
-            return False
-        cue = [s for b, s in self.states.items() if self._may_strike(b)]  # (see _may_strike)
-        self._cue_ball_struck = any(self._struck(s.ball, frame) or (
-            s.last_seen == frame and s.start_place is not None
-            and math.dist((s.x, s.y), s.start_place) > self.d) for s in cue)
-        return (not self._cue_ball_struck and bool(cue)
-                and all(s.last_seen == frame and is_resting(self.setting, s) for s in cue))
-
-    def _struck(self, ball: str | None, frame: int) -> bool:
-        """``ball`` is seen this frame moving clearly faster than any creep or jitter."""
-        s = self.states.get(ball) if ball else None
-        return (s is not None and s.last_seen == frame
-                and math.hypot(s.vx, s.vy) > self.params.struck_diameters_per_frame * self.d)
-
     def _strike_resolves(self, frame: int) -> None:
         """Undecided whites: the first to be struck (moving while the other rests) is the
         shooter's cue ball."""
         w1, w2 = self.states.get("W1"), self.states.get("W2")
-        if self.cue_ball is None or w1 is None or w2 is None:
+        if self.shot.cue_ball is None or w1 is None or w2 is None:
             return
-        m1, m2 = self._struck("W1", frame), self._struck("W2", frame)
+        m1 = struck(self.setting, self.states.get("W1"), frame)
+        m2 = struck(self.setting, self.states.get("W2"), frame)
         if m1 == m2:
             return
-        struck = "W1" if m1 else "W2"
-        if struck != self.cue_ball:
+        first = "W1" if m1 else "W2"
+        if first != self.shot.cue_ball:
             self._swap_whites()
         self.unresolved = False
-        if struck != self.cue_ball:
+        if first != self.shot.cue_ball:
             self._relabel_buffer()
 
     def _relabel_buffer(self) -> None:
