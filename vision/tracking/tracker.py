@@ -112,9 +112,7 @@ from vision.tracking.state import (
     Setting,
     ShotStart,
 )
-from vision.tracking.vetoes import (
-    toward,
-)
+from vision.tracking.vetoes import toward
 from vision.tracking.whites import came_near, dots_say
 
 
@@ -333,6 +331,13 @@ class Tracker:
         self._whites_before = {mapping.get(b, b): xy for b, xy in self._whites_before.items()}
 
     def _step(self, frame: int, dets: list[Detection]) -> FrameTracks:
+        """One frame: the detections made fit (:mod:`~vision.tracking.pieces`), assigned to the
+        balls (:mod:`~vision.tracking.association`, then its second chance), each ball taken
+        moved (:mod:`~vision.tracking.observe`), the cue ball's streak leaving its held place
+        found, every track's status brought up to date (:mod:`~vision.tracking.lifecycle`),
+        balls found again and put on the table (:mod:`~vision.tracking.reacquire`,
+        :mod:`~vision.tracking.pick_up`), what no ball took kept, the whites' names checked,
+        and the shot watched. Returns the frame's answer."""
         self._frames_on = 1 if self._last_stepped is None else max(1, frame - self._last_stepped)
         self._last_stepped = frame
         # a ball that vanished by a pocket may still be rattling in the jaws, unseen a moment
