@@ -12,7 +12,10 @@ import pytest
 
 from rules.table import TableSpec
 from vision.detection import Detection
-from vision.tracking.tracker import Tracker, _RepeatsFilled
+from vision.tracking.departure import nearest_end
+from vision.tracking.pieces import join_streak_pieces
+from vision.tracking.repeats import RepeatsFilled
+from vision.tracking.tracker import Tracker
 
 TABLE = TableSpec()
 D = TABLE.ball_diameter_mm
@@ -292,7 +295,7 @@ def test_a_resting_ball_kissed_into_a_slow_roll_beside_a_passing_ball_is_followe
                    "61, none lost on the synthetic sets, but on the club footage W1 was seen in "
                    "40 % of null_grad_stoss_1_0130_0135 (85 % before) and a phantom off-table "
                    "came; not merged. Since 2026-11-30 (late) the ball goes back to its place "
-                   "as soon as it shows there clean (Tracker._back_to_rest), and shot facts see "
+                   "as soon as it shows there clean (reacquire.back_to_rest), and shot facts see "
                    "that it never left (touching_whites_s61 right): while covered it still "
                    "follows the arm")
 def test_a_resting_ball_does_not_follow_the_pieces_of_an_arm_that_came_over_it():
@@ -347,7 +350,7 @@ def test_a_struck_ball_seen_only_as_pieces_of_a_faint_streak_is_followed():
     assert math.dist(out[-1].balls["W2"][:2], layout["W2"]) < 1.0
     # two whites touching, sure of their colour: both kept
     pair = [det(1500.0, 900.0, "white", piece=True), det(1500.0 + D, 900.0, "white", piece=True)]
-    joined, _ = tracker._join_streak_pieces(pair)
+    joined, _ = join_streak_pieces(tracker.setting, pair, list(tracker.states.values()))
     assert len(joined) == 2
 
 
@@ -985,11 +988,11 @@ def test_a_long_thing_reaching_over_a_resting_ball_lies_on_the_side_of_its_middl
     w1 = tracker.states["W1"]
     arm = det(w1.x + 100.0, w1.y, "red", score=0.1, colour_sure=False, streak_mm=400.0,
               streak_dir=(1.0, 0.0))
-    x, y = tracker._nearest_end(w1, arm)
+    x, y = nearest_end(tracker.setting, w1, arm)
     assert x == pytest.approx(0.5 * D) and y == pytest.approx(0.0)
     far = det(w1.x - 365.0, w1.y, "red", score=0.1, colour_sure=False, streak_mm=326.0,
               streak_dir=(-1.0, 0.0))
-    x, y = tracker._nearest_end(w1, far)
+    x, y = nearest_end(tracker.setting, w1, far)
     assert x == pytest.approx(-365.0 + 163.0) and y == pytest.approx(0.0)
 
 
@@ -1230,7 +1233,7 @@ def _repeats_told(frames: list[list[Detection]], changes: list[float]) -> tuple[
     change (see BallDetector.picture_change)."""
     tracker = _Recording(TABLE, start_positions={"W1": (600.0, 900.0), "R1": (2000.0, 1200.0),
                                                  "W2": (2800.0, 400.0)})
-    filled = _RepeatsFilled(tracker)
+    filled = RepeatsFilled(tracker)
     out = [r for f, (d, c) in enumerate(zip(frames, changes, strict=True))
            for r in filled.update(f, d, c)] + list(filled.flush())
     return [f for f in range(len(frames)) if f not in tracker.fed], out
@@ -1626,12 +1629,12 @@ def test_a_faint_thing_left_in_place_is_a_fixture_but_one_passing_now_and_then_i
     spot = det(*mark, "white", score=0.4)
     tracker = Tracker(TABLE, start_positions=layout)
     feed(tracker, [balls] * 12 + [[*balls, spot]] * 8)
-    assert tracker._at_a_fixture(spot, 20)
-    assert not tracker._at_a_fixture(spot, 20 + tracker.hide_frames + 1)
+    assert tracker.leftovers.at_a_fixture(spot, 20)
+    assert not tracker.leftovers.at_a_fixture(spot, 20 + tracker.hide_frames + 1)
     passing = Tracker(TABLE, start_positions=layout)
     frames = [[*balls, spot] if k % 90 == 45 else balls for k in range(90 * 10)]
     feed(passing, frames)
-    assert not passing._at_a_fixture(spot, len(frames))
+    assert not passing.leftovers.at_a_fixture(spot, len(frames))
 
 
 def test_a_ball_lost_from_view_while_rolling_is_found_again_on_its_way_at_once():
@@ -1837,7 +1840,7 @@ def test_the_trackers_memory_does_not_grow_with_the_videos_length():
     # as `kaisa track` writes them out.
     import tracemalloc
 
-    tracker = _RepeatsFilled(Tracker(TABLE, start_positions=LAYOUT))
+    tracker = RepeatsFilled(Tracker(TABLE, start_positions=LAYOUT))
     others = [d for d in layout_dets() if d.colour != "yellow"]
     span = TABLE.length_mm - 2 * D
 

@@ -210,7 +210,7 @@ class BallDetector:
         """``picture_change``: the largest change of a pixel of the work image (grey levels,
         any channel) since the last frame's picture, inf for the first; a picture shown again
         by a recorder that pads a slower camera's frames differs from it only by the codec's
-        noise (see vision.tracking.tracker._RepeatsFilled)."""
+        noise (see vision.tracking.repeats.RepeatsFilled)."""
         last, self._last_small = self._last_small, small
         self.picture_change = (math.inf if last is None
                                else float(cv2.norm(small, last, cv2.NORM_INF)))

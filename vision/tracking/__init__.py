@@ -4,14 +4,9 @@ frame.
 Other packages import tracking's names from here, not from its modules."""
 
 from vision.tracking.params import DEFAULT_TRACKING, TrackingParams, TrackingParamsError
-from vision.tracking.tracker import (
-    BallState,
-    FrameTracks,
-    ShotStart,
-    Tracker,
-    track_video,
-    write_tracks_csv,
-)
+from vision.tracking.state import BallState, FrameTracks, ShotStart
+from vision.tracking.tracker import Tracker, track_video
+from vision.tracking.tracks_csv import write_tracks_csv
 
 __all__ = [
     "DEFAULT_TRACKING",

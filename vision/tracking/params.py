@@ -1,4 +1,4 @@
-"""The thresholds by which the five balls are tracked (:mod:`vision.tracking.tracker`), as one
+"""The thresholds by which the five balls are tracked (:mod:`vision.tracking`), as one
 frozen, checked parameter object that a caller can set, see and record.
 
 Each field's unit ends its name: ``_mm``, ``_s``, ``_frames`` (a count of frames),
@@ -24,7 +24,7 @@ class TrackingParamsError(ParamsError):
 
 @dataclass(frozen=True)
 class TrackingParams:
-    """Every threshold of :mod:`vision.tracking.tracker`; the defaults are the tuned values."""
+    """Every threshold of :mod:`vision.tracking`; the defaults are the tuned values."""
 
     # --- naming the balls, and what looks like a ball
     # least median ball-likeness of an object named in the first frames
@@ -115,7 +115,7 @@ class TrackingParams:
     # --- the video and the game state
     # A picture that changed from the last frame's this many times less than the last frame's and
     # the next frame's did is the last picture shown again (a camera of 15 frames a second padded to
-    # 30 by its recorder; see tracker._RepeatsFilled). Measured: a repeat of a re-encoded synthetic
+    # 30 by its recorder; see repeats.RepeatsFilled). Measured: a repeat of a re-encoded synthetic
     # clip changes by 5-13 grey levels at most, a frame in which a ball or the cue moves by 35-190;
     # recorded repeats by a tenth of their other frames' mean change
     repeat_change_ratio: float = 4.0

@@ -18,20 +18,39 @@ The game state before a shot (the shooter's white, the whites in hand, where eve
 is told for the video's first shot when the tracker is made, and for each later one by
 :meth:`Tracker.begin_shot` once the shot before has been judged (a :class:`ShotStart`, late: the
 next shot may have begun); the same rules use it for every shot.
+
+:class:`Tracker` holds the tracks and the game state and runs each frame; every rule it asks
+lives in a module of its own:
+
+* ``state``: the types (BallState, FrameTracks, ShotStart, Setting) and the five names;
+* ``motion``: where a ball is expected, its gate, collisions, the hitter arriving, pockets;
+* ``pieces``: a frame's detections joined (a ball's pieces) or split (two touching balls);
+* ``association``: what a detection costs a ball, and the second chance beyond its gate,
+  asking ``vetoes`` (why a detection is not this ball) and ``departure`` (signs a ball left
+  its place this way);
+* ``observe``: a ball moved to the detection it took, or held in place (jitter);
+* ``lifecycle``: a ball not seen coasts, is hidden, pocketed or lost;
+* ``reacquire``: balls found again (back to rest, clean over faint, struck away, rolling);
+* ``pick_up``: balls put on the table (respotted, placed from hand) take a free identity;
+* ``whites``: W1 and W2 by their dots; ``first_frames``: the identities in the first frames;
+* ``game_shot``: the game state's shot (who may strike, struck yet, over);
+* ``shot_start``: the game state told before a later shot, read against the answers since;
+* ``leftovers``: what no ball took (beside a ball, fixtures of the picture);
+* ``repeats``: repeated frames of a padded recording left out and filled in;
+* ``geometry``: plane geometry of sightings; ``params``: the thresholds.
+
+:func:`track_video` runs a video through it (kept here: callers replace this module's
+``read_ahead_frames`` to watch the frames read); ``tracks_csv`` writes the answers.
 """
 
 from __future__ import annotations
 
-import csv
-import itertools
 import math
 import queue
 import threading
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import TypeVar
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
@@ -40,113 +59,61 @@ from calibration import Calibration, DriftMonitor
 from rules.table import Pocket, TableSpec
 from video import AnyFrame, Frame, as_bgr, read_ahead_frames, video_fps
 from video.frames import warm_up as warm_up_conversions
-from vision.detection import ballfit
-from vision.detection.detector import BallDetector, Detection, VisionError
-from vision.detection.params import DEFAULT_DETECTION, DetectionParams
-from vision.shots.facts import (  # (a doubtful sighting this near: in place; balls this near touch)
-    REST_JITTER_DIAMETERS,
-    TOUCHING_DIAMETERS,
-    nearest_cushion,
-    within_degrees,
+from vision.detection import (
+    DEFAULT_DETECTION,
+    BallDetector,
+    Detection,
+    DetectionParams,
+    VisionError,
+    ballfit,
 )
+from vision.tracking.association import FrameView, looked_for, second_chance, sighting_cost
+from vision.tracking.first_frames import (
+    by_class,
+    named_by_dots_and_place,
+    named_by_start,
+    objects_seen,
+)
+from vision.tracking.game_shot import GameShot
+from vision.tracking.leftovers import Leftovers
+from vision.tracking.lifecycle import after_the_frame
+from vision.tracking.motion import arriving_hitter, collisions, is_resting, struck
+from vision.tracking.observe import observe
 from vision.tracking.params import DEFAULT_TRACKING, TrackingParams
-
-T = TypeVar("T")
-
-BALLS = ("W1", "W2", "R1", "R2", "Y")
-CLASS_OF = {"W1": "white", "W2": "white", "R1": "red", "R2": "red", "Y": "yellow"}
-_FAR = 1e6
-WHITES = ("W1", "W2")
-
-
-@dataclass
-class BallState:
-    """One ball's track: table mm, velocity in mm per frame, and what the tracker knows."""
-
-    ball: str
-    x: float
-    y: float
-    vx: float = 0.0
-    vy: float = 0.0
-    visible: bool = True
-    last_seen: int = 0
-    status: str = "table"  # "table" | "hidden" | "pocketed" | "lost"
-    pair: int = 0  # frames in which this (white) ball showed W2's pair of dots
-    single: int = 0  # frames in which it showed one small dot
-    left_rest: int = -1_000_000  # the frame it was last seen leaving a place of rest
-    rest_place: tuple[float, float] | None = None  # ... and that place
-    # where it lay when the game state's shot began (the video's first frames, or the rest
-    # before a shot told by Tracker.begin_shot)
-    start_place: tuple[float, float] | None = None
-    took: Detection | None = field(default=None, repr=False)  # the detection it last took
-    sent: tuple[int, float, float] | None = None  # (frame, vx, vy): hit from rest, unseen since
-    looked: Detection | None = field(default=None, repr=False)  # the last look its dots counted
-    held: tuple[int, float, float] | None = None  # (frame, x, y): a sighting kept as jitter
-    # hidden while rolling (lost from view, not covered where it lay): where it stops is unknown
-    hidden_rolling: bool = False
-    rolled: int = -1_000_000  # the last frame it was seen rolling
-    faint_looks: int = 0  # sightings in a row, up to the last, less ball-like than init_score_share
-    clean_place: tuple[float, float] | None = None  # where it was last seen at least that
-    clean_seen: int = -1_000_000  # ... and when
-    # what no ball took near it when it was last seen (a thing beside it then is not it)
-    beside: tuple[Detection, ...] = field(default=(), repr=False)
-
-
-@dataclass
-class _Seen:
-    """An object in the first frames (see :meth:`Tracker._initialise`): where it looked most
-    like a ball (its best score), its last look, and its looks' evidence (W2's pair of dots,
-    one dot), colours and scores."""
-
-    xy: tuple[float, float]
-    look: Detection
-    two: int
-    one: int
-    colours: list[str]
-    scores: list[float]
-
-    @property
-    def ball_likeness(self) -> float:
-        """Its typical score: the median, so that a few frames of a passing hand or shadow (or
-        a pocket's dark rim beside a ball on its lip) do not count against a ball."""
-        return float(np.median(self.scores))
-
-
-@dataclass(frozen=True)
-class Prediction:
-    """Where a collision sends a ball: its place at the frame predicted for, its velocity out
-    of the collision (mm per frame) and how far from that place it may be seen."""
-
-    x: float
-    y: float
-    vx: float
-    vy: float
-    gate: float
-
-
-@dataclass(frozen=True)
-class ShotStart:
-    """What the game state says before the next shot, once the last one has been judged."""
-
-    after_frame: int  # the judged shot's rest frame: this holds from the frame after it
-    cue_ball: str  # "W1" | "W2": the next shooter's white
-    in_hand: frozenset[str]  # whites in hand (the shooter's own is placed in the house by hand)
-    # table mm of every ball the state has on the table (respotted balls on their spots)
-    positions: Mapping[str, tuple[float, float]]
-
-
-Balls = dict[str, tuple[float, float, bool]]  # a frame's balls: (x_mm, y_mm, visible)
-
-
-@dataclass(frozen=True)
-class FrameTracks:
-    """The tracker's answer for one frame: every ball on the table (hidden ones at their last
-    position with ``visible`` False), plus the raw detections."""
-
-    frame: int
-    t: float
-    balls: dict[str, tuple[float, float, bool]]
-    detections: tuple[Detection, ...] = field(default=(), repr=False)
+from vision.tracking.pick_up import pick_up
+from vision.tracking.pieces import between_two, merge_pieces, split_touching
+from vision.tracking.reacquire import (
+    back_to_rest,
+    clean_over_faint,
+    pick_up_moving,
+    rows_due,
+    struck_away,
+)
+from vision.tracking.repeats import RepeatsFilled
+from vision.tracking.shot_start import (
+    check,
+    expect,
+    names_by_state,
+    places_since,
+    renamed,
+    since,
+    struck_in,
+    whites_met,
+)
+from vision.tracking.state import (
+    BALLS,
+    CLASS_OF,
+    FAR,
+    WHITES,
+    Balls,
+    BallState,
+    FrameTracks,
+    Prediction,
+    Setting,
+    ShotStart,
+)
+from vision.tracking.vetoes import toward
+from vision.tracking.whites import came_near, dots_say
 
 
 class Tracker:
@@ -167,30 +134,12 @@ class Tracker:
         self.params = params
         if cue_ball not in (None, "W1", "W2"):
             raise VisionError(f"expected cue_ball W1, W2 or None, got {cue_ball!r}")
-        self.cue_ball = cue_ball
         unknown = set(start_positions or ()) - set(BALLS)
         if unknown:
             raise VisionError(f"expected start positions of {', '.join(BALLS)}, got "
                               f"{', '.join(sorted(unknown))}")
         self.start_positions = dict(start_positions) if start_positions is not None else None
-        # the game state is known: where every ball lies, which whites are in hand (from the
-        # start positions, or told by begin_shot)
-        self._state_known = self.start_positions is not None
-        # the whites the game state has in hand and that have not been seen put on the table
-        # since (a ball in hand is in no track: its id is free)
-        self._whites_in_hand: set[str] = (
-            {w for w in WHITES if w not in self.start_positions}
-            if self.start_positions is not None else set())
-        # a white the game state has in hand is placed in the house by its owner, on his own
-        # shot (RULES.md 6.4): the other white in hand is not on the table before the shooter's
-        # shot is over, his cue ball struck and every ball at rest again (a shadow or a hand in
-        # the house is not it)
-        self._in_hand_this_shot = ({w for w in self._whites_in_hand if w != cue_ball}
-                                   if cue_ball else set())
-        self._cue_ball_struck = False
-        self._shot_over = False  # ... and every ball at rest after it (_watch_shot)
-        self._told_after: int | None = None  # the rest frame of the last shot start told
-        self._later_shot = False  # ... once the video's first frames were read (see _may_strike)
+        self.shot = GameShot(cue_ball, self.start_positions)  # the game state's shot
         self.unresolved = False
         # the whites were named by the game state and have not come near each other since: who
         # is who is known by continuity, and the dots (which misread now and then, frame after
@@ -211,129 +160,50 @@ class Tracker:
         self.faint_frames = max(1, round(self.params.faint_s * fps))
         self.init_frames = init_frames
         self.d = table.ball_diameter_mm
+        self.setting = Setting(table, fps, params, self.d, self.hide_frames, self.faint_frames,
+                               np.array([table.pocket_xy(p) for p in Pocket]))
         self.states: dict[str, BallState] = {}
-        self._pockets = np.array([table.pocket_xy(p) for p in Pocket])
         self._pending: deque[tuple[int, list[Detection]]] = deque()
         self._candidates: dict[str, list[tuple[int, float, float]]] = {}
-        self._left_over: list[Detection] = []  # what no ball took in the last frame
-        self._unclaimed: list[Detection] = []  # ... but the pieces (a ball's other half?)
-        # faint things no ball took, by cell: [frames seen, the last of them] (see fixture_looks;
-        # as many cells at most as the table has)
-        self._fixtures: dict[tuple[int, int], list[int]] = {}
+        self.leftovers = Leftovers(self.setting)  # what no ball took
         # what no ball took in each of the last frames, for a moving ball found again
         self._free_history: deque[tuple[int, list[Detection]]] = deque(
             maxlen=self.params.moving_chain_frames - 1)
         # frames since the last one stepped: 1, or 2 after a repeated picture left out (see
-        # _RepeatsFilled): the balls went twice as far meanwhile
+        # RepeatsFilled): the balls went twice as far meanwhile
         self._frames_on = 1
         self._last_stepped: int | None = None
         self.started = False
 
+    @property
+    def cue_ball(self) -> str | None:
+        """The shooter's white the game state names now (see :class:`GameShot`)."""
+        return self.shot.cue_ball
+
     # --- initial identities -------------------------------------------------------------------
     def _initialise(self, frames: list[tuple[int, list[Detection]]]) -> None:
-        """Objects seen in most of the first frames, named by class, dots and position."""
-        objects: list[_Seen] = []
-        for _, raw in frames:
-            dets = self._merge_pieces(raw)[0]  # as each frame is seen (see _step)
-            taken: set[int] = set()
-            for det in dets:
-                if det.colour not in ("white", "red", "yellow"):
-                    continue
-                for o in objects:
-                    if id(o) not in taken and math.hypot(
-                            det.x_mm - o.xy[0], det.y_mm - o.xy[1]) < 0.5 * self.d:
-                        taken.add(id(o))
-                        if det.score >= max(o.scores):
-                            # (where it looked most like a ball: two balls touching, read as
-                            # one blob between them in a frame, score low)
-                            o.xy = (det.x_mm, det.y_mm)
-                        if det is not o.look:  # one look, one piece of evidence (_observe)
-                            o.two += self._is_pair(det)
-                            o.one += self._is_single(det)
-                            o.look = det
-                        o.colours.append(det.colour)
-                        o.scores.append(det.score)
-                        break
-                else:
-                    objects.append(_Seen((det.x_mm, det.y_mm), det, int(self._is_pair(det)),
-                                         int(self._is_single(det)), [det.colour], [det.score]))
-        need = max(1, len(frames) // 2)
-        by_class: dict[str, list[_Seen]] = {"white": [], "red": [], "yellow": []}
-        for o in objects:
-            # a hand resting on the cloth is skin-white but no disc (balls score 0.7-0.9)
-            if len(o.scores) >= need and o.ball_likeness >= self.params.init_score_share:
-                by_class[max(set(o.colours), key=o.colours.count)].append(o)
-        for cls in by_class:
-            by_class[cls].sort(key=lambda o: -o.ball_likeness)
+        """Objects seen in most of the first frames, named by class, dots and position (see
+        :mod:`vision.tracking.first_frames`)."""
+        objects = objects_seen(self.setting, [self._merge_pieces(raw)[0] for _, raw in frames])
+        classes = by_class(self.setting, objects, len(frames))
         f0 = frames[0][0]
-
-        def add(ball: str, o: _Seen) -> None:
-            self.states[ball] = BallState(ball, o.xy[0], o.xy[1], last_seen=f0, pair=o.two,
-                                          single=o.one, start_place=o.xy)
-
         if self.start_positions is not None:
-            self._name_by_start(by_class, add, f0, len(frames))
-            self.started = True
-            return
-        whites = by_class["white"][:2]
-        if len(whites) == 2:
-            a, b = whites
-            pairs = [o.two for o in whites]
-            if pairs[0] > pairs[1]:
-                a, b = b, a
-            add("W1", a)
-            add("W2", b)
-            # neither shows W2's pair clearly: wait for the dots, or for the strike
-            self.unresolved = abs(pairs[0] - pairs[1]) < 3
-        elif len(whites) == 1:
-            o = whites[0]
-            add("W2" if o.two > o.one else "W1", o)
-        reds = sorted(by_class["red"][:2], key=lambda o: o.xy[0])
-        for ball, o in zip(("R1", "R2"), reds, strict=False):
-            add(ball, o)
-        if by_class["yellow"]:
-            add("Y", by_class["yellow"][0])
+            named, placed = named_by_start(self.setting, classes, self.start_positions,
+                                           self.shot.in_hand_this_shot, f0, len(frames))
+            self.states.update(named)
+            self.shot.whites_in_hand.difference_update(placed)  # (placed already)
+            self.whites_known = "W1" in self.states and "W2" in self.states
+        else:
+            named, self.unresolved = named_by_dots_and_place(classes, f0)
+            self.states.update(named)
         self.started = True
 
-    def _name_by_start(self, by_class: dict[str, list[_Seen]],
-                       add: Callable[[str, _Seen], None], first_frame: int,
-                       frames: int) -> None:
-        """Identities from the game state's positions: each ball expected on the table takes the
-        nearest object of its class (the two reds and the two whites told apart by where they
-        were left, not by the dots). A ball the state has in hand or pocketed is taken only from
-        an object of a free identity seen at rest throughout the ``frames`` first frames (a
-        white already placed in the house); one placed later is picked up when it stays put."""
-        assert self.start_positions is not None
-        for cls, objs in by_class.items():
-            ids = [b for b in BALLS if CLASS_OF[b] == cls]
-            expected = [b for b in ids if b in self.start_positions]
-            taken: set[int] = set()
-            if expected and objs:
-                cost = np.array([[math.dist(self.start_positions[b], o.xy) for o in objs]
-                                 for b in expected])
-                cost[cost > self.params.start_gate_diameters * self.d] = _FAR
-                for i, j in zip(*linear_sum_assignment(cost), strict=True):
-                    if cost[i, j] < _FAR:
-                        add(expected[i], objs[j])
-                        taken.add(j)
-            for ball in expected:
-                if ball not in self.states:  # under the player's arm: where it was left
-                    x, y = self.start_positions[ball]
-                    self.states[ball] = BallState(ball, x, y, visible=False, status="hidden",
-                                                  last_seen=first_frame, start_place=(x, y))
-            free = [b for b in ids if b not in self.start_positions
-                    and b not in self._in_hand_this_shot]
-            # (a white already placed in the house rests there: seen in every one of the first
-            # frames, or all but one; a hand's or an arm's pieces come and go as it moves, and
-            # may look more like a ball: a white at 0.59 in all ten frames, pieces of the arm
-            # beside it at 0.62-0.65 in five to seven, and the white's id went to the arm)
-            clean = [o for j, o in enumerate(objs) if j not in taken
-                     and len(o.scores) >= frames - 1
-                     and o.ball_likeness >= self.params.init_score_share]
-            for ball, o in zip(free, clean, strict=False):
-                add(ball, o)
-                self._whites_in_hand.discard(ball)  # (placed already)
-        self.whites_known = "W1" in self.states and "W2" in self.states
+    def _merge_pieces(self, dets: list[Detection], frame: int | None = None
+                      ) -> tuple[list[Detection], set[int]]:
+        """The pieces of one ball joined (see :func:`merge_pieces`), by the tracks as they
+        are, and in the first frames by the game state's start positions."""
+        first = self.start_positions if not self.started else None
+        return merge_pieces(self.setting, dets, list(self.states.values()), frame, first)
 
     # --- per frame ----------------------------------------------------------------------------
     def update(self, frame: int, detections: list[Detection]) -> list[FrameTracks]:
@@ -352,7 +222,8 @@ class Tracker:
     def _release(self, results: list[FrameTracks]) -> list[FrameTracks]:
         """Hold results back while the whites are undecided (and a cue ball is known)."""
         self._buffer.extend(results)
-        if self.unresolved and self.cue_ball is not None and len(self._buffer) < self.max_delay:
+        if (self.unresolved and self.shot.cue_ball is not None
+                and len(self._buffer) < self.max_delay):
             return []
         out, self._buffer = self._buffer, []
         return out
@@ -378,58 +249,54 @@ class Tracker:
         same rules. It comes late (the tracker has read on, and the next shot may have begun),
         so it is read against the tracker's answers since that rest:
 
-        * the balls are named by where they lay at the rest (see :meth:`_name_by_state`); a
-          ball the state has on the table that the tracker has off it, or unseen, waits hidden
-          on its place (a respotted ball not yet seen put back is taken there);
+        * the balls are named by where they lay at the rest (see
+          :func:`~vision.tracking.shot_start.names_by_state`); a ball the state has on the
+          table that the tracker has off it, or unseen, waits hidden on its place (a
+          respotted ball not yet seen put back is taken there);
         * a white in hand is in no track (what was taken for it is left) and is picked up only
           in the house; the shooter's own, seen put down in the house since, is placed;
-        * a ball seen struck since the rest (see :meth:`_struck_in`) means the shot is under
-          way: the rules of the moments before the strike (the other balls held to their
-          places, only the cue ball found rolling, the other white in hand waiting for the
+        * a ball seen struck since the rest (see
+          :func:`~vision.tracking.shot_start.struck_in`) means the shot is under way: the
+          rules of the moments before the strike (the other balls held to their places,
+          only the cue ball found rolling, the other white in hand waiting for the
           strike) are not applied to it after the fact, and the shot is over once every ball
           rests again. Otherwise the shot begins from here as the first one does, but for
-          which white may be struck: either (see :meth:`_may_strike`).
+          which white may be struck: either (see :meth:`GameShot.may_strike`).
 
         A shot start older than one told already is ignored."""
-        if start.cue_ball not in WHITES:
-            raise VisionError(f"expected a shot start's cue ball W1 or W2, got "
-                              f"{start.cue_ball!r}")
-        unknown = (set(start.positions) - set(BALLS)) | (set(start.in_hand) - set(WHITES))
-        if unknown:
-            raise VisionError(f"expected a shot start of {', '.join(BALLS)} (whites in hand), "
-                              f"got {', '.join(sorted(unknown))}")
-        if set(start.positions) & set(start.in_hand):
-            raise VisionError(f"expected a white in hand or on the table, got "
-                              f"{', '.join(sorted(set(start.positions) & set(start.in_hand)))}"
-                              f" as both")
-        if self._told_after is not None and start.after_frame < self._told_after:
+        check(start)
+        if self.shot.told_after is not None and start.after_frame < self.shot.told_after:
             return
-        self._told_after = start.after_frame
+        self.shot.told_after = start.after_frame
         positions = {b: (float(xy[0]), float(xy[1])) for b, xy in start.positions.items()}
         # (a white the state has nowhere is off the table)
         in_hand = set(start.in_hand) | {w for w in WHITES if w not in positions}
-        self.cue_ball = start.cue_ball
-        self._state_known = True
+        self.shot.cue_ball = start.cue_ball
+        self.shot.state_known = True
         if not self.started:  # the first frames are still to come: they are named from this
             self.start_positions = positions
-            self._whites_in_hand = in_hand
-            self._in_hand_this_shot = {w for w in in_hand if w != start.cue_ball}
+            self.shot.whites_in_hand = in_hand
+            self.shot.in_hand_this_shot = {w for w in in_hand if w != start.cue_ball}
             return
-        self._later_shot = True
+        self.shot.later_shot = True
         # the history reaches back to the rest (else what happened since is not known: the
         # shot may have begun)
         known = bool(self._history) and self._history[0][0] <= start.after_frame + 1
-        begun = not known or self._struck_in(self._since(start.after_frame))
-        renamed, named = self._name_by_state(positions, start.after_frame)
-        places = self._places_since(start.after_frame)
-        at_rest = self._places_since(start.after_frame, put_on=False)
+        begun = not known or struck_in(self.setting, since(self._history, start.after_frame))
+        mapping, named = names_by_state(
+            self.setting, positions,
+            places_since(self._history, start.after_frame, self._on_table()), self.states)
+        if mapping:
+            self._rename(mapping)
+        places = places_since(self._history, start.after_frame, self._on_table())
+        at_rest = places_since(self._history, start.after_frame, self._on_table(), put_on=False)
         for ball, s in self.states.items():
             if s.status in ("table", "hidden"):
                 s.start_place = places.get(ball, (s.x, s.y))
         now = self._last_stepped if self._last_stepped is not None else start.after_frame
         for ball, xy in positions.items():
-            self._expect(ball, xy, begun and ball in places, start.after_frame, now)
-        self._whites_in_hand = set()
+            expect(self.states, ball, xy, begun and ball in places, start.after_frame, now)
+        self.shot.whites_in_hand = set()
         for w in in_hand:
             track = self.states.get(w)
             placed = (w == start.cue_ball and track is not None
@@ -437,241 +304,83 @@ class Tracker:
                       and w in places and self.table.in_house(places[w]))
             if not placed:
                 self.states.pop(w, None)
-                self._whites_in_hand.add(w)
-        self._in_hand_this_shot = {w for w in self._whites_in_hand if w != start.cue_ball}
-        self._cue_ball_struck = begun
-        self._shot_over = False
-        if self.unresolved or (renamed & set(WHITES)):
+                self.shot.whites_in_hand.add(w)
+        self.shot.in_hand_this_shot = {w for w in self.shot.whites_in_hand
+                                       if w != start.cue_ball}
+        self.shot.cue_ball_struck = begun
+        self.shot.over = False
+        if self.unresolved or (set(mapping) & set(WHITES)):
             # named by the state (not yet by the dots, or otherwise): known, unless they came
             # near each other since (a strike under way is no sign of which is which)
             self.unresolved = False
-            self.whites_known = all(w in named for w in WHITES) and not self._whites_met(
-                self._since(start.after_frame))
-
-    def _since(self, after_frame: int) -> list[tuple[int, Balls]]:
-        """The tracker's answers kept of the frames after ``after_frame``, oldest first."""
-        return [(f, balls) for f, balls in self._history if f > after_frame]
-
-    def _places_since(self, after_frame: int, put_on: bool = True
-                      ) -> dict[str, tuple[float, float]]:
-        """Where each ball on the table lay just after ``after_frame`` (a rest), and (with
-        ``put_on``) where each ball put on the table since was first (placed from hand,
-        respotted)."""
-        since = self._since(after_frame) or [(after_frame, self._on_table())]  # (none yet: now)
-        places: dict[str, tuple[float, float]] = {}
-        for _, balls in since if put_on else since[:1]:
-            for ball, (x, y, _) in balls.items():
-                places.setdefault(ball, (x, y))
-        return places
-
-    def _struck_in(self, frames: list[tuple[int, Balls]]) -> bool:
-        """Some ball was seen struck in ``frames`` (answers, oldest first): between two
-        sightings at most three frames apart it went faster than struck_diameters_per_frame a
-        frame, or a run of such sightings took it more than a diameter (a slow roll, as
-        :meth:`_cue_ball_unstruck` counts it). A ball seen again elsewhere after a while unseen
-        (put back by hand) was not struck."""
-        runs: dict[str, tuple[int, float, float, float, float]] = {}  # (frame, x, y, from x, y)
-        for f, balls in frames:
-            for ball, (x, y, seen) in balls.items():
-                if not seen:
-                    continue
-                run = runs.get(ball)
-                if run is None or f - run[0] > 3:
-                    runs[ball] = (f, x, y, x, y)
-                    continue
-                if (math.dist((x, y), run[1:3])
-                        > self.params.struck_diameters_per_frame * self.d * (f - run[0])
-                        or math.dist((x, y), run[3:]) > self.d):
-                    return True
-                runs[ball] = (f, x, y, run[3], run[4])
-        return False
-
-    def _whites_met(self, frames: list[tuple[int, Balls]]) -> bool:
-        """In ``frames`` the whites came near each other (see :meth:`_watch_whites`)."""
-        before: dict[str, tuple[float, float]] = {}
-        for _, balls in frames:
-            now = {w: balls[w][:2] for w in WHITES if w in balls}
-            if len(now) == 2 and _nearest_on_the_way(
-                    before.get("W1", now["W1"]), now["W1"], before.get("W2", now["W2"]),
-                    now["W2"]) < self.params.whites_apart_diameters * self.d:
-                return True
-            before = now
-        return False
-
-    def _name_by_state(self, positions: Mapping[str, tuple[float, float]], after_frame: int
-                       ) -> tuple[set[str], set[str]]:
-        """Identities from the game state's positions, as the start positions name the balls
-        in the first frames (see :meth:`_name_by_start`): each ball the state has on the
-        table takes, of the tracks of its class, the nearest to its place (within
-        start_gate_diameters) by where the track lay at the rest the state describes (see
-        :meth:`_places_since`: a ball put on the table since, where it was put). A track taken
-        for another ball's place takes that ball's id (the two reds, alike, told apart the
-        other way round; a respotted red picked up for the other one), and the track that had
-        that id the one left. Returns the ids renamed, and the balls so named."""
-        places = self._places_since(after_frame)
-        mapping: dict[str, str] = {}
-        named: set[str] = set()
-        for cls in ("white", "red", "yellow"):
-            ids = [b for b in BALLS if CLASS_OF[b] == cls]
-            expected = [b for b in ids if b in positions]
-            tracks = [b for b in ids if b in self.states and b in places]
-            to: dict[str, str] = {}
-            if expected and tracks:
-                cost = np.array([[math.dist(positions[b], places[t]) for t in tracks]
-                                 for b in expected])
-                cost[cost > self.params.start_gate_diameters * self.d] = _FAR
-                for i, j in zip(*linear_sum_assignment(cost), strict=True):
-                    if cost[i, j] < _FAR:
-                        to[tracks[j]] = expected[i]
-            named.update(to.values())
-            # the other tracks keep their ids where free, else take those left
-            left = [b for b in ids if b not in to.values()]
-            others = [t for t in ids if t in self.states and t not in to]
-            for t in others:
-                if t in left:
-                    to[t] = t
-                    left.remove(t)
-            for t in others:
-                if t not in to:
-                    to[t] = left.pop(0)
-            mapping.update((t, b) for t, b in to.items() if t != b)
-        if mapping:
-            self._rename(mapping)
-        return set(mapping), named
-
-    def _expect(self, ball: str, xy: tuple[float, float], left_since: bool, after_frame: int,
-                frame: int) -> None:
-        """``ball``, which the game state has at ``xy`` (named, see :meth:`_name_by_state`),
-        off the table in the tracker's eyes (pocketed, lost, never seen) or unseen since the
-        rest, waits there hidden, as a ball the start positions name and the first frames do
-        not show: put back on its spot, or lying where it stopped unseen, it is taken when seen
-        there. Not one that was on the table at the rest (or put on it since) and left it since
-        (``left_since``: pocketed in the shot under way), nor one seen since."""
-        s = self.states.get(ball)
-        if s is None or s.status in ("pocketed", "lost"):
-            if left_since:
-                return
-            self.states[ball] = BallState(ball, xy[0], xy[1], visible=False, status="hidden",
-                                          last_seen=frame, start_place=xy)
-        elif s.status == "hidden" and s.last_seen <= after_frame:
-            s.x, s.y, s.vx, s.vy = xy[0], xy[1], 0.0, 0.0
-            s.hidden_rolling, s.sent, s.start_place = False, None, xy
+            self.whites_known = all(w in named for w in WHITES) and not whites_met(
+                self.setting, since(self._history, start.after_frame))
 
     def _rename(self, mapping: Mapping[str, str]) -> None:
         """Give tracks other ids (``mapping``: old to new, within a class), in the answers kept
         too (the frames held back, the history)."""
-        def renamed(balls: Balls) -> Balls:
-            return dict(sorted((mapping.get(b, b), v) for b, v in balls.items()))
-
         states: dict[str, BallState] = {}
         for ball, s in self.states.items():
             s.ball = mapping.get(ball, ball)
             states[s.ball] = s
         self.states = states
-        self._history = deque(((f, renamed(balls)) for f, balls in self._history),
+        self._history = deque(((f, renamed(balls, mapping)) for f, balls in self._history),
                               maxlen=self._history.maxlen)
-        self._buffer = [FrameTracks(r.frame, r.t, renamed(r.balls), r.detections)
+        self._buffer = [FrameTracks(r.frame, r.t, renamed(r.balls, mapping), r.detections)
                         for r in self._buffer]
         self._whites_before = {mapping.get(b, b): xy for b, xy in self._whites_before.items()}
 
     def _step(self, frame: int, dets: list[Detection]) -> FrameTracks:
+        """One frame: the detections made fit (:mod:`~vision.tracking.pieces`), assigned to the
+        balls (:mod:`~vision.tracking.association`, then its second chance), each ball taken
+        moved (:mod:`~vision.tracking.observe`), the cue ball's streak leaving its held place
+        found, every track's status brought up to date (:mod:`~vision.tracking.lifecycle`),
+        balls found again and put on the table (:mod:`~vision.tracking.reacquire`,
+        :mod:`~vision.tracking.pick_up`), what no ball took kept, the whites' names checked,
+        and the shot watched. Returns the frame's answer."""
         self._frames_on = 1 if self._last_stepped is None else max(1, frame - self._last_stepped)
         self._last_stepped = frame
         # a ball that vanished by a pocket may still be rattling in the jaws, unseen a moment
         active = [s for s in self.states.values() if s.status in ("table", "hidden") or (
             s.status == "pocketed" and frame - s.last_seen <= self.jaws_frames)]
         used: set[int] = set()
-        dets, merged = self._merge_pieces(self._between_two(frame, self._split_touching(dets)),
-                                           frame)
+        tracks = list(self.states.values())
+        dets = between_two(self.setting, tracks, frame, split_touching(self.setting, tracks, dets))
+        dets, merged = self._merge_pieces(dets, frame)
         if active and dets:
-            hitters = {s.ball: self._hitter(s, active, frame) for s in active}
-            after = self._collisions(active, frame)
-            cost = np.full((len(active), len(dets)), _FAR)
-            prior: dict[tuple[int, int], Prediction] = {}
+            hitters = {s.ball: arriving_hitter(self.setting, s, active, frame) for s in active}
+            after = collisions(self.setting, active, frame)
             # before the cue ball is struck no other ball moves: it is seen about its place
             # (while the whites' names are undecided, either white may be the cue ball)
-            before_strike = self.cue_ball is not None and not self._cue_ball_struck
-            unhit = ({b for b in BALLS if not self._may_strike(b)
+            before_strike = self.shot.cue_ball is not None and not self.shot.cue_ball_struck
+            unhit = ({b for b in BALLS if not self.shot.may_strike(b)
                       and not (self.unresolved and CLASS_OF[b] == "white")}
                      if before_strike else set())
+            view = FrameView(self.setting, frame, self._frames_on, self.leftovers, before_strike,
+                             frozenset(b for b in BALLS if self.shot.may_strike(b)))
+            cost = np.full((len(active), len(dets)), FAR)
+            prior: dict[tuple[int, int], Prediction] = {}
             for i, s in enumerate(active):
-                gap = max(1, frame - s.last_seen)
                 hitter = hitters[s.ball]
-                if s.status == "table":
-                    px, py, _, _ = self._predicted(s, gap)
-                    speed = math.hypot(s.vx, s.vy)
-                    if hitter is not None:  # a ball that is hit may leave as fast as the hitter
-                        speed = max(speed, 0.6 * math.hypot(hitter.vx, hitter.vy))
-                    gate = self._reach(speed, gap)
-                elif s.status == "pocketed":  # in the jaws, near where it vanished
-                    px, py = s.x, s.y
-                    gate = 1.0 * self.d
-                else:  # hidden: it is where it was last seen (a hand's pieces are near)
-                    px, py = s.x, s.y
-                    gate = 0.75 * self.d
-                if s.ball in unhit and s.status != "pocketed":
-                    # Nothing has been hit: a ball is seen within the unhit gate of where it lay
-                    # at the start while it is no further from there, moving or not, hidden or
-                    # not (a red under the player's arm walked off onto a reddish piece of the
-                    # forearm 67 mm away, and was given the strike; a yellow under the arm took
-                    # a piece of it 25 mm off, then, no longer still, walked on along it). One
-                    # that did get further (hit while
-                    # the cue ball's slow start was not seen as a strike) is followed as any
-                    # other, within that gate of its place once it rests.
-                    home = s.start_place or (s.x, s.y)
-                    if math.dist((s.x, s.y), home) <= self.params.unhit_gate_diameters * self.d:
-                        px, py = home
-                        gate = self.params.unhit_gate_diameters * self.d
-                    elif s.status == "table" and self._still(s):
-                        gate = self.params.unhit_gate_diameters * self.d
+                place = looked_for(view, s, hitter, s.ball in unhit)
                 for j, det in enumerate(dets):
-                    if before_strike and self._beside_the_cue_ball_unseen(s, det):
-                        continue
-                    dist = math.hypot(det.x_mm - px, det.y_mm - py)
-                    for p in after.get(s.ball, ()):  # or where a collision sends it
-                        d_after = math.hypot(det.x_mm - p.x, det.y_mm - p.y)
-                        if d_after <= p.gate and (d_after < dist or dist > gate):
-                            dist, prior[i, j] = d_after, p
-                    if (dist > gate and (i, j) not in prior) or self._against_hit(
-                            s, hitter, det) or ((s.visible or self._far_from_last(s, det))
-                                                and self._was_something_else(s, det)
-                                                ) or self._ruled_out(s, det, dets, frame, dist) or (
-                            hitter is None and (i, j) not in prior
-                            and self._behind_it(s, det, frame)):
-                        # (of a ball unseen, its own detection may have been left, but not far
-                        # from where it was seen last: a white rolling 470 mm a frame, unseen a
-                        # frame, took the bridge hand 18 diameters away)
-                        continue
-                    # the less ball-like (a piece, a pocket's glint, the cue's tip), the dearer:
-                    # a ball's diameter for a sighting not at all like one (half of that let
-                    # a struck white take the cue's tip, 0.33 and 13 px from where it lay, over
-                    # itself rolling off, 0.52 and 17 px)
-                    c = dist + self.params.score_cost_diameters * self.d * (
-                        1.0 - min(det.score, 1.0))
-                    if det.colour != CLASS_OF[s.ball]:
-                        # (nor does a ball at rest, or hidden under the cue, leave its place
-                        # for a piece of the cue: see _faint_other)
-                        if not self._may_be_of_another_colour(s, det, any_other=True) or (
-                                hitter is None and (self._resting(s) or s.status == "hidden")
-                                and self._faint_other(s, det)
-                                and dist >= REST_JITTER_DIAMETERS * self.d):
-                            continue
-                        # (a streak, a ball under the cue)
-                        c += self.params.doubtful_colour_diameters * self.d
-                    cost[i, j] = c
+                    cost[i, j], p = sighting_cost(view, s, det, dets, place, hitter,
+                                                  after.get(s.ball, ()))
+                    if p is not None:
+                        prior[i, j] = p
             rows, cols = linear_sum_assignment(cost)
             taken = {int(i): int(j) for i, j in zip(rows, cols, strict=True)
-                     if cost[i, j] < _FAR}
-            self._clean_over_faint(active, dets, taken)
+                     if cost[i, j] < FAR}
+            clean_over_faint(self.setting, active, dets, taken, list(self.states.values()))
             for i, j in taken.items():
                 s = active[i]
-                pulled = self._toward(s, hitters[s.ball], dets[j])
-                self._observe(s, dets[j], frame, doubtful=j in merged or pulled,
-                              prior=prior.get((i, j)))
+                pulled = toward(s, hitters[s.ball], dets[j])
+                observe(self.setting, s, dets[j], frame, self.states.values(),
+                        doubtful=j in merged or pulled, prior=prior.get((i, j)))
                 used.add(j)
             for s in active:  # hit at rest but unseen (merged with its hitter, blurred)
                 if s.last_seen != frame and s.ball in after and (
-                        s.status == "hidden" or self._resting(s)) and s.sent is None:
+                        s.status == "hidden" or is_resting(self.setting, s)) and s.sent is None:
                     fast = max(after[s.ball], key=lambda p: math.hypot(p.vx, p.vy))
                     s.sent = (frame, fast.vx, fast.vy)
             # second chance: a ball struck from rest (or leaving the hand) jumps further than
@@ -679,105 +388,41 @@ class Tracker:
             # (before the cue ball is struck, seen at rest in its place now, no other ball has
             # been hit: none jumps, hidden or not; a yellow hidden under the player took his
             # head 92 mm away, and followed it)
-            unstruck = self._cue_ball_unstruck(frame)
+            unstruck = self.shot.cue_ball_unstruck(self.setting, self.states, frame)
             left = [s for s in active if s.last_seen != frame
-                    and not (unstruck and not self._may_strike(s.ball))]
+                    and not (unstruck and not self.shot.may_strike(s.ball))]
             free = [j for j in range(len(dets)) if j not in used]
             free_dets = [dets[j] for j in free]
             if left and free:
-                reach = 5.0 * self.d * self._frames_on  # 170 mm a frame at 30 fps: a hard shot
-                cost2 = np.full((len(left), len(free)), _FAR)
+                cost2 = np.full((len(left), len(free)), FAR)
                 for i, s in enumerate(left):
                     for k, j in enumerate(free):
-                        det = dets[j]
-                        if det.colour != CLASS_OF[s.ball] and not self._may_be_of_another_colour(
-                                s, det, any_other=False):
-                            continue
-                        if self._against_hit(s, hitters[s.ball], det) or (
-                                before_strike and self._beside_the_cue_ball_unseen(s, det)):
-                            continue
-                        dist = math.hypot(det.x_mm - s.x, det.y_mm - s.y)
-                        # beyond two diameters only a blurred (fast) ball can be the struck one,
-                        # or one that has just started to move that way (its speed not yet known);
-                        # not a thing that lay there already (near an unseen ball, that thing
-                        # may have been the ball itself)
-                        near = self._stop_reach(s)
-                        if (self._was_something_else(s, det) and (s.visible or dist > near)) or (
-                                self._ruled_out(s, det, free_dets, frame)) or (
-                                hitters[s.ball] is None and s.ball not in after
-                                and self._behind_it(s, det, frame)):
-                            continue
-                        # a faint thing of another colour (a piece of the cue over a ball
-                        # hidden under it) is the ball only if it lies the way it was sent
-                        if (dist <= near and not self._faint_other(s, det)
-                                and not self._sharp_leap(s, det, frame, dist)) or (
-                                dist <= reach and (
-                                self._ball_streak(s, det, frame) or self._ahead(s, det)
-                                or self._away_from_the_cue(s, det)
-                                or self._led_by_its_front(s, det)
-                                or self._left_along_its_streak(s, det)
-                                or self._in_a_row_from(s, det, free_dets)
-                                )) or self._sent_toward(
-                                s, det, frame):
+                        dist = second_chance(view, s, dets[j], free_dets, hitters[s.ball],
+                                             s.ball in after)
+                        if dist is not None:
                             cost2[i, k] = dist
                 rows, cols = linear_sum_assignment(cost2)
                 for i, k in zip(rows, cols, strict=True):
-                    if cost2[i, k] < _FAR:
-                        self._observe(left[i], dets[free[k]], frame, jump=True)
+                    if cost2[i, k] < FAR:
+                        observe(self.setting, left[i], dets[free[k]], frame,
+                                self.states.values(), jump=True)
                         used.add(free[k])
-            self._struck_away(active, dets, used, frame)
+            cue_balls = frozenset(b for b in BALLS
+                                  if self.shot.may_be_the_cue_ball(b, self.unresolved))
+            struck_away(self.setting, active, dets, used, frame, cue_balls, self.states.values())
         for s in active:
-            if s.last_seen == frame and self._walked_off_faint(s):
-                s.status, s.visible, s.faint_looks = "lost", False, 0
-                continue
-            if s.last_seen == frame or s.status == "pocketed":
-                continue
-            s.visible = False
-            missing = frame - s.last_seen
-            cue = self._cue_behind(s)
-            if cue is not None and s.sent is None:  # struck too hard to be seen: away from it
-                s.sent = (frame, s.x - cue[0], s.y - cue[1])
-            if s.status == "table":
-                if self._near_pocket(s.x + s.vx, s.y + s.vy):
-                    s.status = "pocketed"
-                    continue
-                if missing <= self.params.coast_frames and not self._resting(s):
-                    continue  # unseen a moment while rolling (a merge, a blur): looked for ahead
-                s.hidden_rolling = not self._resting(s)
-                if s.hidden_rolling and s.sent is None:
-                    # lost from view while rolling: looked for the way it went, as a ball sent
-                    # while unseen is (a white at 1 m/s, unseen for five frames, was then seen
-                    # rolling on its line for eleven more with no id)
-                    s.sent = (frame, s.vx, s.vy)
-                s.status = "hidden"
-                s.vx = s.vy = 0.0
-            if missing > self.hide_frames:
-                s.status = "lost"
+            after_the_frame(self.setting, s, frame, self.leftovers.unclaimed)
         free_now = [d for j, d in enumerate(dets) if j not in used]
-        free_now = self._back_to_rest(frame, active, free_now)
+        free_now = back_to_rest(self.setting, frame, active, free_now)
         free_now = self._pick_up_moving(frame, free_now)
         self._pick_up(frame, free_now)
-        # what no ball took (and of that, all but the pieces, which may be a ball's other half)
-        self._left_over = [d for j, d in enumerate(dets) if j not in used]
-        self._unclaimed = [d for d in self._left_over if not d.piece]
-        for s in active:
-            if s.last_seen == frame:
-                s.beside = tuple(u for u in self._left_over if math.hypot(
-                    u.x_mm - s.x, u.y_mm - s.y) < self.params.alone_diameters * self.d)
-        for u in self._left_over:
-            if u.score < self.params.init_score_share:
-                cell = self._cell(u)
-                seen = self._fixtures.get(cell)
-                if seen is None or frame - seen[1] > self.hide_frames:
-                    self._fixtures[cell] = [1, frame]
-                elif seen[1] != frame:
-                    seen[0], seen[1] = seen[0] + 1, frame
+        self.leftovers.note(frame, dets, used, active)
         self._watch_whites()
         self._check_whites()
         if self.unresolved:
             self._strike_resolves(frame)
-        if not self._shot_over:
-            self._watch_shot(frame)
+        if not self.shot.over:
+            self.shot.watch(self.setting, self.states, frame)
         balls = dict(sorted(self._on_table().items()))
         self._history.append((frame, dict(balls)))
         return FrameTracks(frame, frame / self.fps, balls, tuple(dets))
@@ -787,1063 +432,31 @@ class Tracker:
         return {b: (s.x, s.y, s.visible) for b, s in self.states.items()
                 if s.status in ("table", "hidden")}
 
-    def _collisions(self, active: list[BallState], frame: int) -> dict[str, list[Prediction]]:
-        """Where the collisions of this frame send the balls, as other predictions than going
-        straight on. Two balls whose straight paths meet (from a frame before the last sighting
-        up to this frame) swap their velocities' parts along the line of centres at the touch,
-        as equal balls do: a ball hit full stops and the one it hits leaves along its line.
-        Without this, a streak leaving a stopped ball reads as the hitter rolling on."""
-        out: dict[str, list[Prediction]] = {}
-        balls = [s for s in active if s.status in ("table", "hidden")]
-        for k, a in enumerate(balls):
-            for b in balls[k + 1:]:
-                va = (a.vx, a.vy) if a.status == "table" else (0.0, 0.0)
-                vb = (b.vx, b.vy) if b.status == "table" else (0.0, 0.0)
-                wx, wy = va[0] - vb[0], va[1] - vb[1]  # a's velocity relative to b's
-                w2 = wx * wx + wy * wy
-                if w2 < (0.2 * self.d) ** 2:
-                    continue  # a slow ball's prediction is near enough; a ball at rest jitters
-                # from a frame before the last sighting of a moving ball (one at rest or hidden
-                # is where it is at any time; a moving one's path is not run back to before it
-                # was last seen: it may have been struck there, long after the other was seen)
-                t0 = min(s.last_seen for s, v in ((a, va), (b, vb)) if v != (0.0, 0.0)) - 1.0
-                # b minus a at t0 (each from its own last sighting)
-                ax, ay = a.x + va[0] * (t0 - a.last_seen), a.y + va[1] * (t0 - a.last_seen)
-                bx, by = b.x + vb[0] * (t0 - b.last_seen), b.y + vb[1] * (t0 - b.last_seen)
-                rx, ry = bx - ax, by - ay
-                closing = rx * wx + ry * wy
-                if closing <= 0:
-                    continue  # moving apart
-                # first time the centres are one diameter apart: |r - w t| = d
-                c = rx * rx + ry * ry - self.d * self.d
-                disc = closing * closing - w2 * c
-                if c <= 0 or disc < 0:
-                    continue  # touching already (at rest, or met before), or passing by
-                t = (closing - math.sqrt(disc)) / w2
-                if t0 + t > frame:
-                    continue  # not yet
-                nx, ny = rx - wx * t, ry - wy * t
-                norm = math.hypot(nx, ny)
-                if norm < 1e-6:
-                    continue
-                nx, ny = nx / norm, ny / norm
-                j = wx * nx + wy * ny  # the part of the closing speed along the line of centres
-                if j <= 0:
-                    continue
-                left = frame - (t0 + t)  # frames from the touch to this frame
-                gate = 1.5 * self.d + math.sqrt(w2) * left
-                for s, (vx, vy), (x, y), sign in ((a, va, (ax, ay), -1.0),
-                                                  (b, vb, (bx, by), 1.0)):
-                    ux, uy = vx + sign * j * nx, vy + sign * j * ny
-                    px, py = x + vx * t + ux * left, y + vy * t + uy * left
-                    out.setdefault(s.ball, []).append(Prediction(px, py, ux, uy, gate))
-        return out
-
-    def _ball_streak(self, s: BallState, det: Detection, frame: int) -> bool:
-        """This ball's motion-blur streak: longer than half a ball and somewhat ball-like (a
-        fast ball's streak scores 0.5-0.8; a piece of an arm or a sleeve smeared as it moves, a
-        tenth or two), and, for a ball that lay still (at rest, or hidden there), smeared along
-        a line through its place, within a diameter (a ball struck from its place goes along
-        it; an arm smeared across the ball's place goes anywhere). For a rolling ball, a line
-        through its way since it was last seen (hit somewhere on it, it went straight on from
-        there: a white, merged a moment with the red it had hit, gave its id to a smear of the
-        cue 600 mm off whose line missed its way)."""
-        if not self._ball_like_streak(det):
-            return False
-        ux, uy = det.streak_dir
-        if not (ux or uy):
-            return True
-        off = _along_across(det, s.x, s.y)[1]
-        if s.status == "hidden" or self._resting(s):
-            return abs(off) <= self.d
-        # rolling: the streak's line is off the way's start by ``off`` and its end by
-        # ``off_there`` (signed): near either, or between them
-        gap = max(1, frame - s.last_seen)
-        off_there = off - (s.vx * gap) * uy + (s.vy * gap) * ux
-        return min(abs(off), abs(off_there)) <= self.d or (off > 0) != (off_there > 0)
-
-    def _left_along_its_streak(self, s: BallState, det: Detection) -> bool:
-        """The ball was held in its place in its last frame on a ball-like streak of its own
-        colour (read as a part of it seen, see :meth:`_observe`): that was its smear as it was
-        struck, and a sighting further on along the streak's line (within a diameter of it, on
-        the streak's side of the place) is the ball gone on (with the detector's halo-aware
-        split, a red struck by the yellow, smeared from its place with the smear's middle 12 mm
-        off it, was held there, and lost for three frames as it ran into a corner pocket)."""
-        took = s.took
-        if (s.held is None or took is None or s.held[0] != s.last_seen
-                or took.colour != CLASS_OF[s.ball] or not self._ball_like_streak(took)):
-            return False
-        ux, uy = took.streak_dir
-        if not (ux or uy):
-            return False
-        to_det = (det.x_mm - s.x, det.y_mm - s.y)
-        to_smear = (took.x_mm - s.x, took.y_mm - s.y)
-        across = _along_across(took, det.x_mm, det.y_mm)[1]
-        return (abs(across) <= self.d and to_det[0] * to_smear[0] + to_det[1] * to_smear[1] > 0
-                and math.hypot(*to_det) > math.hypot(*to_smear))
-
-    def _ball_like_streak(self, det: Detection) -> bool:
-        """A streak longer than half a ball and as ball-like as a fast ball's may be (see
-        :meth:`_ball_streak`)."""
-        return det.streak_mm > 0.5 * self.d and det.score >= self.params.streak_score_share
-
-    def _still(self, s: BallState) -> bool:
-        return math.hypot(s.vx, s.vy) < self.params.rest_speed_diameters_per_frame * self.d
-
-    def _resting(self, s: BallState) -> bool:
-        return s.status == "table" and self._still(s)
-
-    def _ahead(self, s: BallState, det: Detection) -> bool:
-        """The detection lies on the way of a ball that has just left its rest (its speed not yet
-        known): the direction to it is within 30 degrees of the ball's velocity."""
-        if s.status != "table" or self._resting(s) or s.last_seen - s.left_rest > 2:
-            return False
-        return _within_30((det.x_mm - s.x, det.y_mm - s.y), (s.vx, s.vy))
-
-    def _stop_reach(self, s: BallState) -> float:
-        """How far from where it was last seen a ball may be found at rest after a moment
-        unseen (merged with another, blurred, under a hand) without being seen on its way."""
-        return (2.0 if s.status == "table" else 1.5) * self.d
-
-    def _far_from_last(self, s: BallState, det: Detection) -> bool:
-        """The detection lies beyond :meth:`_stop_reach` of where the ball was last seen."""
-        return math.hypot(det.x_mm - s.x, det.y_mm - s.y) > self._stop_reach(s)
-
-    def _was_something_else(self, s: BallState, det: Detection) -> bool:
-        """The detection, well away from where the ball was last seen, is where something that
-        was no ball lay in the last frame (the cue's tip, a hand): that thing, not the ball.
-        A piece left there counts too: a ball's own piece moves on with it, a thing that stays
-        put is no ball that has left its place (the bridge hand, a red piece 240 mm behind a
-        struck white, was taken for it).
-
-        Not a whole ball of its colour while the ball's own last sighting was faint: its place
-        is in doubt, and the thing left may have been the ball's own piece (a projected ring
-        split a white's picture, its id took a piece of the ring, and then the ring for
-        fourteen frames while the whole white, where its own piece had been left, was
-        barred)."""
-        if math.hypot(det.x_mm - s.x, det.y_mm - s.y) <= self.d:
-            return False
-        if (s.faint_looks and det.score >= self.params.clean_score_share
-                and det.colour == CLASS_OF[s.ball]):
-            return False
-        return any(math.hypot(det.x_mm - u.x_mm, det.y_mm - u.y_mm) < 0.5 * self.d
-                   and not self._its_front(s, u, det) for u in self._left_over)
-
-    def _its_front(self, s: BallState, u: Detection, det: Detection) -> bool:
-        """``u``, left unclaimed when the ball was last seen, lay just ahead of it on its way
-        (within a frame's roll, the way it rolled within 30 degrees) and was of its colour,
-        ball-like: the front of its own streak; ``det`` lies where it lay (within a quarter
-        ball): the ball, stopped there on a ball it hit (a struck white's id took its streak's
-        tail by the red it hit, and the white, come to rest where the streak's front had been,
-        was barred for three frames as a thing left there). (Not one rolling
-        on, whose tail now lies by where its front was: its front lies further on.)"""
-        if (self._still(s) or u.colour != CLASS_OF[s.ball] or u.score < self.params.init_score_share
-                or math.hypot(det.x_mm - u.x_mm, det.y_mm - u.y_mm) > 0.25 * self.d):
-            return False
-        dx, dy = u.x_mm - s.x, u.y_mm - s.y
-        return (math.hypot(dx, dy) <= math.hypot(s.vx, s.vy) * self._frames_on + self.d
-                and _within_30((dx, dy), (s.vx, s.vy)))
-
-    def _ruled_out(self, s: BallState, det: Detection, dets: list[Detection], frame: int,
-                   off: float | None = None) -> bool:
-        """Not this ball, whatever the cost: a faint thing known not to be a ball, off where the
-        ball is expected (``off`` mm from there, see :meth:`_a_known_thing`); for a ball struck
-        while unseen, a thing on the cue's side of its place, or a faint one while a ball-like
-        one of its colour lies the way it went (``dets``: the detections it may take)."""
-        return (self._a_known_thing(s, det, frame, off) or self._against_sent(s, det, frame)
-                or self._sent_past(s, det, dets, frame))
-
-    def _behind_it(self, s: BallState, det: Detection, frame: int) -> bool:
-        """A faint sighting (less ball-like than init_score_share, no streak) behind a rolling
-        ball's last place, against the way it rolled: not the ball, which slows but does not come
-        back unless something hits it (the caller asks that) or a cushion sends it back (so not
-        within the reach of a cushion's nose at twice its speed). Behind by over its jitter
-        (REST_JITTER_DIAMETERS) for a ball rolling at least slowest_roll_diameters_per_frame a
-        frame;
-        for a slower one (creeping under a hand, its sightings wandering) only over half a ball
-        behind and a diameter away. A white rolling on unseen over a projected ring took a
-        faint piece of a projected line 1.8 diameters beside its way and half a ball behind its
-        last place, and followed the lines for twenty frames; a struck white rolling at 0.2
-        diameters a frame took the cue following through 0.4-0.65 diameters behind it, and then
-        the cue's pieces for fifteen to thirty frames."""
-        if (s.status != "table" or det.score >= self.params.init_score_share or det.streak_mm
-                or self._resting(s)):
-            return False
-        speed = math.hypot(s.vx, s.vy)
-        if speed <= 0.0:
-            return False
-        to_nose = nearest_cushion(self.table, (s.x, s.y))[1]
-        if to_nose <= 2.0 * speed * max(1, frame - s.last_seen) + self.d:
-            return False
-        dx, dy = det.x_mm - s.x, det.y_mm - s.y
-        behind = -(dx * s.vx + dy * s.vy) / speed
-        if speed >= self.params.slowest_roll_diameters_per_frame * self.d:
-            return behind > REST_JITTER_DIAMETERS * self.d
-        return behind > 0.5 * self.d and math.hypot(dx, dy) > self.d
-
-    def _a_known_thing(self, s: BallState, det: Detection, frame: int,
-                       off: float | None = None) -> bool:
-        """A faint sighting off where the ball is expected (``off`` mm from there; by default
-        from its place, or where its motion takes it) that is a thing known not to be a ball:
-        one seen beside it (:meth:`_was_beside_it`) or a fixture (see fixture_looks). Expected
-        at rest: within piece_off_diameters (its own pieces); rolling, within a diameter (a
-        ball rolling over a mark on the cloth is seen as faint as the mark)."""
-        if det.score >= self.params.init_score_share:
-            return False
-        lying = self._resting(s) or (s.status == "hidden" and not s.hidden_rolling)
-        if off is None:
-            px, py = (self._predicted(s, max(1, frame - s.last_seen))[:2]
-                      if s.status == "table" else (s.x, s.y))
-            off = math.hypot(det.x_mm - px, det.y_mm - py)
-        if off <= (self.params.piece_off_diameters if lying else 1.0) * self.d:
-            return False
-        return (lying and self._was_beside_it(s, det)) or self._at_a_fixture(det, frame)
-
-    def _cell(self, det: Detection) -> tuple[int, int]:
-        size = self.params.fixture_cell_diameters * self.d
-        return round(det.x_mm / size), round(det.y_mm / size)
-
-    def _at_a_fixture(self, det: Detection, frame: int) -> bool:
-        """Faint things were left unclaimed in this cell and those around it in fixture_looks
-        frames, each within hide_s of the one before and the last within hide_s of ``frame``
-        (see fixture_looks)."""
-        cx, cy = self._cell(det)
-        looks = 0
-        for key in ((cx + i, cy + j) for i in (-1, 0, 1) for j in (-1, 0, 1)):
-            seen = self._fixtures.get(key)
-            if seen is not None and frame - seen[1] <= self.hide_frames:
-                looks += seen[0]
-        return looks >= self.params.fixture_looks
-
-    def _was_beside_it(self, s: BallState, det: Detection) -> bool:
-        """The detection lies where something lay beside the ball when it was last seen: for
-        a faint sighting of a ball that lay still, off its place (see :meth:`_a_known_thing`),
-        that thing, the cue's tip at address, not the ball (a cue ball struck and blurred out
-        of sight gave its id to the tip a diameter behind it, which then went away with the
-        cue). Unlike :meth:`_was_something_else` this holds however
-        near: the thing was seen beside the ball, not in its place."""
-        return any(math.hypot(det.x_mm - u.x_mm, det.y_mm - u.y_mm) < 0.5 * self.d
-                   for u in s.beside)
-
-    def _cue_behind(self, s: BallState) -> tuple[float, float] | None:
-        """For a ball at rest: something no ball (the cue, its tip) within cue_diameters of it
-        in the last frame, if any; of several, one on the side most of them lie."""
-        if not self._resting(s):
-            return None
-        near = [v for u in self._unclaimed if not self._front_piece(s, u)
-                for v in [self._nearest_end(s, u)]
-                if 0 < math.hypot(*v) < self.params.cue_diameters * self.d]
-        if not near:
-            return None
-        # the cue is long: of things on several sides (a piece of the ball's own streak, a
-        # hand), the one with the most others the same way (within 30 degrees)
-        best = max(near, key=lambda a: sum(_within_30(a, b) for b in near))
-        return s.x + best[0], s.y + best[1]
-
-    def _nearest_end(self, s: BallState, u: Detection) -> tuple[float, float]:
-        """Where ``u`` lies from the ball: its middle; for a long thing aimed at the ball (its
-        axis within 30 degrees of the line to the ball: the cue, or the bridge hand and forearm
-        along it), its end nearer the ball, but no nearer than half a ball on its own side (a
-        thing that reaches over the ball still lies on the side its middle does)."""
-        dx, dy = u.x_mm - s.x, u.y_mm - s.y
-        ux, uy = u.streak_dir
-        if u.streak_mm and (_within_30((dx, dy), (ux, uy))
-                            or _within_30((dx, dy), (-ux, -uy))):
-            along = dx * ux + dy * uy
-            shift = max(0.0, min(0.5 * u.streak_mm, abs(along) - 0.5 * self.d))
-            step = -shift if along > 0 else shift
-            return dx + step * ux, dy + step * uy
-        return dx, dy
-
-    def _front_piece(self, s: BallState, u: Detection) -> bool:
-        """``u``, left unclaimed in the last frame, is the front of this resting ball's own
-        streak as it is struck (the ball smeared over the frame in two pieces): of its colour,
-        ball-like, and touching it (the cue's tip is thin, the cue a long pale thing, neither
-        a disc)."""
-        return (self._resting(s) and u.colour == CLASS_OF[s.ball]
-                and u.score >= self.params.pick_up_score_share
-                and math.hypot(u.x_mm - s.x, u.y_mm - s.y)
-                < self.params.front_piece_diameters * self.d)
-
-    def _led_by_its_front(self, s: BallState, det: Detection) -> bool:
-        """The detection lies the way this resting ball's own streak pointed in the last frame
-        (see :meth:`_front_piece`): the ball, struck that way."""
-        return any(self._front_piece(s, u) and _within_30(
-            (det.x_mm - s.x, det.y_mm - s.y), (u.x_mm - s.x, u.y_mm - s.y))
-            for u in self._unclaimed)
-
-    def _away_from_the_cue(self, s: BallState, det: Detection) -> bool:
-        """A ball at rest with the cue's tip behind it (see :meth:`_cue_behind`), and the
-        detection the other way from the ball (within 30 degrees): the ball, struck away. Not
-        a faint sharp thing (no streak, no piece of one): a ball struck hard enough to be found
-        that far is smeared or whole, and a faint spot the way the cue points is a mark on that
-        line (the rings of an aiming line projected on the cloth, beyond the ball)."""
-        if det.score < self.params.init_score_share and not (det.streak_mm or det.piece):
-            return False
-        cue = self._cue_behind(s)
-        return cue is not None and _within_30(
-            (det.x_mm - s.x, det.y_mm - s.y), (s.x - cue[0], s.y - cue[1]))
-
-    def _sharp_leap(self, s: BallState, det: Detection, frame: int, dist: float) -> bool:
-        """A ball seen whole at rest in the last picture is not a sharp, faint detection over a
-        diameter away now: to get there it rolled faster than a ball shows sharp (it would be
-        a streak), and a ball only seen in part is where it lay. It is the cue or the bridge
-        hand over its place (a struck white took the hand 1.9 diameters off, and was held
-        there while the ball itself crossed the table)."""
-        took = s.took
-        return (self._resting(s) and s.visible and s.last_seen == frame - self._frames_on
-                and took is not None and took.score >= self.params.clean_score_share
-                and not (det.streak_mm or det.piece) and det.score < self.params.init_score_share
-                and dist > self.d)
-
-    def _faint_other(self, s: BallState, det: Detection) -> bool:
-        """A sharp, not ball-like detection of another colour than this ball's: a piece of the
-        cue or a hand (a ball struck from its place is a streak, or a piece of one)."""
-        return det.colour != CLASS_OF[s.ball] and not (
-            det.streak_mm or det.piece or det.score >= self.params.init_score_share)
-
-    def _in_a_row_from(self, s: BallState, det: Detection, free: list[Detection]) -> bool:
-        """``det`` and another free detection of its colour a step apart (the pieces of a
-        streak, see streak_step_diameters) lie in a row that points back at where the ball was
-        last seen, ``det`` the nearer: the ball, struck too fast to be seen whole (at rest, or
-        just set moving by the cue's touch). Not toward the cue behind a resting ball (a pale
-        cue's pieces lie in a row pointing at it)."""
-        if det.colour not in (CLASS_OF[s.ball], "other"):
-            # another ball's colour (mixed with the cloth or not): this ball's streak is its
-            # own colour mixed with the cloth (the pale cue's pieces read as white)
-            return False
-        cue = self._cue_behind(s)
-        bx, by = s.x - det.x_mm, s.y - det.y_mm  # the ball's place, seen from det
-        if cue is not None and bx * (cue[0] - s.x) + by * (cue[1] - s.y) < 0:
-            return False  # det lies on the cue's side
-        for o in free:
-            if o is det or o.colour != det.colour:
-                continue
-            ux, uy = o.x_mm - det.x_mm, o.y_mm - det.y_mm
-            step = math.hypot(ux, uy)
-            if not 0 < step <= self.params.streak_step_diameters * self.d:
-                continue
-            ux, uy = ux / step, uy / step
-            if bx * ux + by * uy < 0 and abs(by * ux - bx * uy) < 0.5 * self.d:
-                return True
-        return False
-
-    def _sent_toward(self, s: BallState, det: Detection, frame: int) -> bool:
-        """The detection lies the way this ball was sent from its rest while unseen (by a
-        collision, or by the cue too fast to be seen) within the last sent_frames, no further
-        than the hardest shot goes in that time."""
-        if s.sent is None or frame - s.sent[0] > self.params.sent_frames:
-            return False
-        dx, dy = det.x_mm - s.x, det.y_mm - s.y
-        return math.hypot(dx, dy) <= self.params.hardest_shot_diameters_per_frame * self.d * (
-            frame - s.last_seen) and _within_30((dx, dy), s.sent[1:])
-
-    def _against_sent(self, s: BallState, det: Detection, frame: int) -> bool:
-        """The detection lies off the ball's place (beyond its own pieces) on the side opposite
-        to where it was sent from its rest while unseen (see :meth:`_sent_toward`): the cue
-        that struck it, not the ball (a struck cue ball, blurred out of sight, gave its id to
-        the cue's tip over its place, then walked off on faint things). Only for a ball last
-        seen looking like one: of one last seen as a faint thing (a phantom on a player's
-        shoulder), where it was sent is no knowledge. Nor for one lost from view while rolling
-        (sent the way it went): off a cushion it comes back past where it was last seen."""
-        if (s.sent is None or s.faint_looks or s.hidden_rolling
-                or frame - s.sent[0] > self.params.sent_frames):
-            return False
-        dx, dy = det.x_mm - s.x, det.y_mm - s.y
-        return (math.hypot(dx, dy) > self.params.piece_off_diameters * self.d
-                and dx * s.sent[1] + dy * s.sent[2] < 0)
-
-    def _sent_past(self, s: BallState, det: Detection, dets: list[Detection],
-                   frame: int) -> bool:
-        """A faint detection, while one that looks like a ball (at least init_score_share) of this
-        ball's colour lies the way it was sent (see :meth:`_sent_toward`): the ball is that one,
-        struck past the faint thing, a piece of the cue following through (a struck cue ball
-        blurred out of sight, see :meth:`_against_sent`)."""
-        return (det.score < self.params.init_score_share and s.sent is not None and any(
-            o.colour == CLASS_OF[s.ball] and o.score >= self.params.init_score_share
-            and self._sent_toward(s, o, frame) for o in dets))
-
-    def _walked_off_faint(self, s: BallState) -> bool:
-        """Seen for faint_s only in sightings less ball-like than init_score_share, and now more
-        than a diameter from where it last looked like a ball (or was named): see faint_s."""
-        place = s.clean_place or s.start_place
-        return s.faint_looks >= self.faint_frames and (
-            place is None or math.hypot(s.x - place[0], s.y - place[1]) > self.d)
-
-    def _alone(self, s: BallState) -> bool:
-        """No other ball on the table (seen or hidden) within alone_diameters of ``s``."""
-        return all(o is s or o.status not in ("table", "hidden")
-                   or math.hypot(o.x - s.x, o.y - s.y) >= self.params.alone_diameters * self.d
-                   for o in self.states.values())
-
-    def _hitter(self, s: BallState, active: list[BallState], frame: int) -> BallState | None:
-        """For a ball at rest: the moving ball arriving at it now (within reach of a contact
-        in this frame, with the same allowance for a speed not yet known as its gate: a ball
-        just hit is faster than its first two sightings say: a red sent by a white at 115 mm a
-        frame, read as 77, merged with the other red at rest, which took the blob, and then
-        the first red's place), if any."""
-        if not self._resting(s) or frame - s.rolled <= self.params.kiss_stop_frames:
-            return None
-        best, best_d = None, math.inf
-        for m in active:
-            speed = math.hypot(m.vx, m.vy)
-            if m is s or m.status != "table" or speed < 0.1 * self.d:
-                continue
-            if (s.x - m.x) * m.vx + (s.y - m.y) * m.vy <= 0:
-                continue  # leaving it, not arriving (a red just hit by the white, taken for
-                # the white's hitter, kept it from its own sightings)
-            gap = max(1, frame - m.last_seen)
-            d = math.hypot(m.x - s.x, m.y - s.y)
-            if d < self._reach(speed, gap) and d < best_d:
-                best, best_d = m, d
-        return best
-
-    def _reach(self, speed: float, gap: int) -> float:
-        """How far (mm) from where it is predicted a ball at ``speed`` (mm a frame) may be seen
-        ``gap`` frames on: a ball and a half, and twice its travel (its speed is not yet known
-        well: a ball just hit leaves faster than its first sightings say)."""
-        return 1.5 * self.d + 2.0 * speed * gap
-
-    def _toward(self, s: BallState, hitter: BallState | None, det: Detection) -> bool:
-        """A resting ball seen a little off its place toward a ball rolling up to it: its
-        picture merges with the other's (a hit ball leaves away from the hitter), so the
-        detection is doubtful."""
-        if hitter is None:
-            return False
-        dx, dy = det.x_mm - s.x, det.y_mm - s.y
-        return dx * (hitter.x - s.x) + dy * (hitter.y - s.y) > 0
-
-    def _against_hit(self, s: BallState, hitter: BallState | None, det: Detection) -> bool:
-        """A ball at rest that is hit leaves along the line of centres, away from the hitter:
-        a detection well off its place towards the hitter is the hitter itself (which stopped
-        or slowed at the contact), not this ball."""
-        far = math.hypot(det.x_mm - s.x, det.y_mm - s.y) >= REST_JITTER_DIAMETERS * self.d
-        return far and self._toward(s, hitter, det)
-
-    def _split_touching(self, dets: list[Detection]) -> list[Detection]:
-        """A streak lying where two balls of its colour rest touching (its middle within a
-        quarter ball of theirs, along their line within 30 degrees, no longer than three
-        balls) is those two seen as one blob (with their shadows, two touching balls can be
-        as wide all along as a streak): a detection of each, in its place (pixels: the
-        blob's). A ball leaving the other moves the blob's middle off theirs."""
-        if not any(d.streak_mm for d in dets):
-            return dets
-        resting = [s for s in self.states.values() if self._resting(s) or (
-            s.status == "hidden" and self._still(s))]
-        out: list[Detection] = []
-        for d in dets:
-            pair = None
-            if d.streak_mm and d.streak_mm <= 3.0 * self.d:
-                pair = next(((a, b) for a, b in itertools.combinations(resting, 2)
-                             if CLASS_OF[a.ball] == CLASS_OF[b.ball] == d.colour
-                             and math.hypot(a.x - b.x, a.y - b.y) <= TOUCHING_DIAMETERS * self.d
-                             and math.hypot(d.x_mm - (a.x + b.x) / 2,
-                                            d.y_mm - (a.y + b.y) / 2) <= 0.25 * self.d
-                             and (_within_30((b.x - a.x, b.y - a.y), d.streak_dir)
-                                  or _within_30((a.x - b.x, a.y - b.y), d.streak_dir))),
-                            None)
-            if pair is None:
-                out.append(d)
-                continue
-            out += [replace(d, x_mm=s.x, y_mm=s.y, streak_mm=0.0, streak_dir=(0.0, 0.0))
-                    for s in pair]
-        return out
-
-    def _between_two(self, frame: int, dets: list[Detection]) -> list[Detection]:
-        """Without the detections that lie between two balls rolling close together (their
-        places, as predicted, within near_pair_diameters, one of them moving): a picture at
-        their middle (within between_diameters), off each ball's place by more than that, is
-        both balls seen as one blob (with their shadows, or read as a streak), and tells
-        neither's place (a cue ball touching the yellow, read at their middle, made a false
-        second contact; two whites 82 mm apart were read as one). Neither is seen."""
-        places = [(s, *self._predicted(s, max(1, frame - s.last_seen))[:2])
-                  for s in self.states.values() if s.status == "table"]
-        near = self.params.near_pair_diameters * self.d
-        pairs = [(a, b) for a, b in itertools.combinations(places, 2)
-                 if math.hypot(a[1] - b[1], a[2] - b[2]) <= near
-                 and not (self._resting(a[0]) and self._resting(b[0]))]
-        if not pairs:
-            return dets
-        between = self.params.between_diameters * self.d
-        return [d for d in dets if not any(
-            math.hypot(d.x_mm - (a[1] + b[1]) / 2, d.y_mm - (a[2] + b[2]) / 2) <= between
-            and min(math.hypot(d.x_mm - a[1], d.y_mm - a[2]),
-                    math.hypot(d.x_mm - b[1], d.y_mm - b[2])) > between
-            for a, b in pairs)]
-
-    def _merge_pieces(self, dets: list[Detection], frame: int | None = None
-                      ) -> tuple[list[Detection], set[int]]:
-        """Two detections closer than two balls can be are pieces of one ball (a blurred streak
-        cut in two, a ball cut by the cue or its shadow): one detection at their middle, marked
-        (by its index in the list returned) as doubtful. The pieces of a faint streak in a row
-        are joined first (see :meth:`_join_streak_pieces`; ``frame``, when given, is the frame
-        the balls' places are predicted for)."""
-        joined, merged = self._join_streak_pieces(dets, frame)
-        out: list[Detection | None] = list(joined)  # (None: a piece merged into another)
-        for i in range(len(out)):
-            for j in range(i + 1, len(out)):
-                a, b = out[i], out[j]
-                if a is None or b is None:
-                    continue
-                if math.hypot(a.x_mm - b.x_mm, a.y_mm - b.y_mm) >= (
-                        self.params.pieces_diameters * self.d) or self._two_resting(a, b):
-                    continue
-                # of two colours (a blurred ball's highlight read as white) the more ball-like
-                # piece names it, as a doubtful colour
-                best, faint = (a, b) if a.score >= b.score else (b, a)
-                if _a_ball_and_a_glint(best, faint, self.params):
-                    out[i], out[j] = best, None
-                    continue
-                out[i] = replace(best, x_mm=(a.x_mm + b.x_mm) / 2, y_mm=(a.y_mm + b.y_mm) / 2,
-                                 x_px=(a.x_px + b.x_px) / 2, y_px=(a.y_px + b.y_px) / 2,
-                                 score=max(a.score, b.score),
-                                 streak_mm=max(a.streak_mm, b.streak_mm),
-                                 colour_sure=a.colour == b.colour and (a.colour_sure
-                                                                       or b.colour_sure))
-                out[j] = None
-                merged.add(i)
-        kept = [k for k, d in enumerate(out) if d is not None]
-        return [d for d in out if d is not None], {n for n, k in enumerate(kept) if k in merged}
-
-    def _two_resting(self, a: Detection, b: Detection) -> bool:
-        """``a`` and ``b`` are two balls of their colour resting touching, each seen at its
-        place (within the jitter of a rest), not two pieces of one: a blob of two touching balls
-        splits with each centre pulled toward the other (the shaded side of each is cut off
-        as cloth, the neck between them too: a white touching the other read 9 mm toward it).
-        In the first frames, the places are the game state's start positions."""
-        if a.colour != b.colour:
-            return False
-        near = REST_JITTER_DIAMETERS * self.d
-        places = [(s.x, s.y) for s in self.states.values() if CLASS_OF[s.ball] == a.colour and (
-            self._resting(s) or (s.status == "hidden" and self._still(s)))]
-        if not self.started and self.start_positions is not None:  # (the first frames)
-            places = [xy for ball, xy in self.start_positions.items()
-                      if CLASS_OF[ball] == a.colour]
-        # (no piece of one ball lies so near another ball's place: it would be off its own)
-        return _each_at_one_of(a, b, places, near)
-
-    def _two_rolling(self, a: Detection, b: Detection, frame: int | None) -> bool:
-        """``a`` and ``b`` are two balls of their colour, one of them rolling, each seen where
-        it is expected (within between_diameters of its predicted place), not two pieces of a
-        streak: two whites meeting split into two faint pieces, each pulled toward the other
-        (a white rolling into the other at rest, read as one streak at their middle, so that
-        neither was seen at the contact)."""
-        if a.colour != b.colour or frame is None:
-            return False
-        balls = [s for s in self.states.values()
-                 if CLASS_OF[s.ball] == a.colour and s.status == "table"]
-        if len(balls) < 2 or all(self._resting(s) for s in balls):
-            return False
-        places = [self._predicted(s, max(1, frame - s.last_seen))[:2] for s in balls]
-        return _each_at_one_of(a, b, places, self.params.between_diameters * self.d)
-
-    def _join_streak_pieces(self, dets: list[Detection], frame: int | None = None
-                            ) -> tuple[list[Detection], set[int]]:
-        """Pieces of a faint streak (a very fast ball, partly see-through: its colour a
-        mixture with the cloth's) in a row, each within streak_step_diameters of the next: one
-        streak detection at their middle, as long as they reach, marked doubtful. Two balls
-        touching are sure of their colour, and stay two; so do two pieces that are two balls
-        where they are expected in ``frame`` (see :meth:`_two_rolling`)."""
-        faint = [k for k, d in enumerate(dets) if d.piece and not d.colour_sure]
-        groups: list[list[int]] = []
-        for k in faint:
-            near = [g for g in groups if dets[g[0]].colour == dets[k].colour and any(
-                math.hypot(dets[k].x_mm - dets[j].x_mm, dets[k].y_mm - dets[j].y_mm)
-                <= self.params.streak_step_diameters * self.d for j in g)]
-            joined = [k] + [j for g in near for j in g]
-            groups = [g for g in groups if g not in near] + [joined]
-        out = list(dets)
-        merged: set[int] = set()
-        gone: set[int] = set()
-        for g in groups:
-            if len(g) < 2 or (len(g) == 2 and self._two_rolling(dets[g[0]], dets[g[1]], frame)):
-                continue
-            pts = np.array([[dets[j].x_mm, dets[j].y_mm] for j in g])
-            c = pts.mean(0)
-            axis = np.linalg.svd(pts - c)[2][0]
-            along = (pts - c) @ axis
-            if float(np.abs((pts - c) @ np.array([-axis[1], axis[0]])).max()) > 0.5 * self.d:
-                continue  # not in a row: not one streak
-            px = np.array([[dets[j].x_px, dets[j].y_px] for j in g]).mean(0)
-            best = max(g, key=lambda j: dets[j].score)
-            out[g[0]] = replace(dets[best], x_mm=float(c[0]), y_mm=float(c[1]),
-                                x_px=float(px[0]), y_px=float(px[1]), piece=False,
-                                streak_mm=float(along.max() - along.min()) + self.d,
-                                streak_dir=(float(axis[0]), float(axis[1])))
-            merged.add(g[0])
-            gone.update(g[1:])
-        kept = [k for k in range(len(out)) if k not in gone]
-        return [out[k] for k in kept], {n for n, k in enumerate(kept) if k in merged}
-
-    def _observe(self, s: BallState, det: Detection, frame: int, jump: bool = False,
-                 doubtful: bool = False, prior: Prediction | None = None) -> None:
-        """Move ``s`` to ``det``. ``prior``: the collision that the detection follows, whose
-        outgoing velocity replaces the ball's own before the correction."""
-        gap = max(1, frame - s.last_seen)
-        resting = self._resting(s)
-        off = math.hypot(det.x_mm - s.x, det.y_mm - s.y)
-        if det.score < self.params.init_score_share:
-            s.faint_looks += 1
-        else:
-            s.faint_looks, s.clean_place, s.clean_seen = 0, (det.x_mm, det.y_mm), frame
-        if prior is None and not jump and ((resting and (
-                ((doubtful or det.score < self.params.clean_score_share)
-                 and off < REST_JITTER_DIAMETERS * self.d)
-                or (det.piece and off < self.params.piece_off_diameters * self.d
-                    and self._alone(s))))
-                or self._inside_the_streak(s, det)) and not self._creeping(s, det, frame):
-            # A ball at rest seen only in part (under the cue, the cue's shadow across it) is
-            # where it was: following the part would make it jitter, and a jitter looks like a
-            # strike. A ball that really starts to move soon shows clean or goes further. A
-            # piece of a blob split in two (a ball by a cushion's shadow, now joined to it,
-            # now not) may lie further off its centre, clean as it looks; unless another ball
-            # is near, whose picture joined to this one's is the other piece (a touching ball
-            # that rolls off, a hitter: held to its place there, a ball lost its contact).
-            s.visible = True
-            s.last_seen = frame
-            s.held = (frame, det.x_mm, det.y_mm)
-            s.took = det
-            return
-        s.held = None
-        # (a ball hidden where it lay, under a hand or the cue, was at rest there too)
-        if (resting or s.status == "hidden") and off >= REST_JITTER_DIAMETERS * self.d:
-            s.left_rest = frame
-            s.rest_place = (s.x, s.y)
-        if prior is not None:  # the velocity out of the collision, corrected toward the sighting
-            s.vx = prior.vx + self.params.velocity_gain_share * (det.x_mm - prior.x) / gap
-            s.vy = prior.vy + self.params.velocity_gain_share * (det.y_mm - prior.y) / gap
-        elif jump or (s.status == "hidden" and off >= REST_JITTER_DIAMETERS * self.d
-                      and self._sent_toward(s, det, frame)):
-            # (a hidden ball sent from its place while unseen, seen off it the way it was
-            # sent: it rolls that way, as fast as it went; not at rest where it is seen)
-            s.vx, s.vy = (det.x_mm - s.x) / gap, (det.y_mm - s.y) / gap
-        elif s.status == "table":
-            px, py, vx, vy = self._predicted(s, gap)
-            s.vx = vx + self.params.velocity_gain_share * (det.x_mm - px) / gap
-            s.vy = vy + self.params.velocity_gain_share * (det.y_mm - py) / gap
-        else:
-            s.vx = s.vy = 0.0
-        s.x, s.y = det.x_mm, det.y_mm
-        if not self._still(s):
-            s.rolled = frame
-        s.visible = True
-        s.status = "table"
-        s.last_seen = frame
-        s.sent = None
-        s.took = det
-        # dots are trusted only on a clean ball at rest (a rolling or blurred ball, or one
-        # touched by the cue's shadow, shows false dark blobs)
-        # One look is one piece of evidence: a ball at rest in an unchanged picture is the same
-        # detection frame after frame, and a misread repeated for a hundred frames is still one.
-        if (det.streak_mm == 0.0 and det.score > self.params.clean_score_share and self._resting(s)
-                and det is not s.looked):
-            s.pair += self._is_pair(det)
-            s.single += self._is_single(det)
-            s.looked = det
-
-    def _inside_the_streak(self, s: BallState, det: Detection) -> bool:
-        """The place of a ball at rest or nearly (slower than a struck ball) lies well inside
-        the streak ``det`` (on its line within half a ball, a diameter or more from both its
-        ends): the ball and a line on the cloth through it, read as one streak
-        (a resting white and a line projected through it, a 410 mm "streak" whose middle lay
-        16-40 px off the ball: the white, nudged by a sighting 9 px off, then took it). A ball
-        struck from its place smears from there: its
-        place is at the streak's end."""
-        ux, uy = det.streak_dir
-        if (not det.streak_mm or not (ux or uy) or s.status != "table"
-                or math.hypot(s.vx, s.vy) >= self.params.struck_diameters_per_frame * self.d):
-            return False
-        along, across = _along_across(det, s.x, s.y)
-        return abs(across) <= 0.5 * self.d and abs(along) <= 0.5 * det.streak_mm - self.d
-
-    def _predicted(self, s: BallState, gap: int) -> tuple[float, float, float, float]:
-        """Where ``s`` will be ``gap`` frames on at its velocity, and its velocity then: a ball
-        that reaches a cushion's nose comes back off it (mirrored), unless it reaches the nose
-        by a pocket (within one and a half balls of a jaw: it may go in). Straight on, a ball
-        that bounced was predicted beyond the cushion, and half of that surprise went into its
-        velocity (a red off a cushion at 6.5 m/s kept 0.6 m/s along the cushion, and a white
-        took its next sighting)."""
-        x, y, vx, vy = s.x + s.vx * gap, s.y + s.vy * gap, s.vx, s.vy
-        t = self.table
-        r = t.ball_radius_mm
-        for axis, high in ((0, t.length_mm - r), (1, t.width_mm - r)):
-            p, v = (x, vx) if axis == 0 else (y, vy)
-            bound = r if p < r else high if p > high else None
-            if bound is None or v == 0.0:
-                continue
-            back = (p - bound) / v  # how long ago it reached the nose (frames)
-            at = (x - vx * back, y - vy * back)
-            nose = (bound, at[1]) if axis == 0 else (at[0], bound)
-            if any(math.dist(nose, t.pocket_xy(q)) < t.jaw_offset_mm(q) + r + self.d
-                   for q in Pocket):
-                continue
-            if axis == 0:
-                x, vx = 2 * bound - x, -vx
-            else:
-                y, vy = 2 * bound - y, -vy
-        return x, y, vx, vy
-
-    def _creeping(self, s: BallState, det: Detection, frame: int) -> bool:
-        """A resting ball's doubtful sighting that is no jitter: a clean one, the last frame's
-        was kept as jitter (see :meth:`_observe`), and this one is further off its place, the same
-        way (within 30 degrees), by a steady step: the ball rolls off slowly (kissed, or
-        pushed by a ball beside it), and held in place it would be lost a few frames on."""
-        if s.held is None or s.held[0] != frame - 1 or det.score < self.params.clean_score_share:
-            return False  # (a part of a ball, under the cue, drifts as the cue comes)
-        before = (s.held[1] - s.x, s.held[2] - s.y)
-        now = (det.x_mm - s.x, det.y_mm - s.y)
-        return (math.hypot(*now) - math.hypot(*before) >= self.params.creep_step_mm
-                and _within_30(now, before))
-
-    def _is_pair(self, det: Detection) -> bool:
-        """W2's two dots (seen apart, or merged into one long blob)."""
-        return det.dots >= 2 or det.dot_spread_mm > 0.2 * self.table.ball_radius_mm
-
-    def _is_single(self, det: Detection) -> bool:
-        return det.dots == 1 and det.dot_spread_mm < 0.15 * self.table.ball_radius_mm
-
-    def _may_be_of_another_colour(self, s: BallState, det: Detection, *,
-                                  any_other: bool) -> bool:
-        """A detection not of this ball's colour may still be it when its colour is doubtful: a
-        streak, a piece, a colour not sure (and, with ``any_other``, one of no ball's colour).
-        A ball dropping in a pocket's mouth takes only a streak (see :meth:`_in_a_mouth`)."""
-        if self._in_a_mouth(s) and not det.streak_mm:
-            return False
-        return bool(det.streak_mm or det.piece or not det.colour_sure
-                    or (any_other and det.colour == "other"))
-
-    def _in_a_mouth(self, s: BallState) -> bool:
-        """The ball was last seen in a pocket's mouth, dropping: its centre more than half a
-        radius past a cushion's nose line, or within a radius of a pocket's point (where the
-        nose lines meet, at a corner: the jaws keep a ball on the cloth twice as far). What it
-        takes next is of its own colour, or a blurred streak (a ball rattled back out by the
-        jaws); a thing of another colour nearby (a projected mark, a glint on the rim) is not
-        it."""
-        r = self.table.ball_radius_mm
-        return (not self.table.contains((s.x, s.y), tolerance_mm=self.params.mouth_depth_radii * r)
-                or self._pocket_gap(s.x, s.y) < r)
-
-    def _near_pocket(self, x: float, y: float) -> bool:
-        return self._pocket_gap(x, y) < 1.5 * self.d
-
-    def _pocket_gap(self, x: float, y: float) -> float:
-        """How far (mm) the point is from the nearest pocket's point."""
-        return float(np.hypot(self._pockets[:, 0] - x, self._pockets[:, 1] - y).min())
-
     def _pick_up_moving(self, frame: int, free: list[Detection]) -> list[Detection]:
-        """A ball lost from view (hidden, or lost after that) is the one rolling where nothing
-        is tracked: an unclaimed detection of its colour that ends a row of moving_chain_frames
-        sightings in as many frames, each a step on from the last at a steady speed (no resting
-        thing, no hand: a hand does not roll straight), ball-like on the whole. A ball struck
-        too hard to be followed across its first frames (12 m/s, gone from its place into a
-        blur and a collision) is found again this way. Returns the detections left free."""
+        """A ball lost from view found rolling where nothing is tracked (see
+        :func:`pick_up_moving`). Returns the detections left free."""
         steps = list(self._free_history)
         self._free_history.append((frame, free))
-        # frames in a row (every other one when a repeated picture was left out between them)
-        on = self._frames_on
-        if len(steps) < self.params.moving_chain_frames - 1 or any(
-                f != frame - (len(steps) - k) * on for k, (f, _) in enumerate(steps)):
+        if not rows_due(self.setting, frame, steps, self._frames_on):
             return free
-        left = list(free)
-        unstruck = self._cue_ball_unstruck(frame)  # (then no other ball rolls: nothing hit it)
-        for det in free:
-            cls = det.colour
-            ids = [b for b in BALLS if CLASS_OF[b] == cls and b in self.states
-                   and self.states[b].status in ("hidden", "lost")
-                   and b not in self._whites_in_hand
-                   and not (unstruck and not self._may_strike(b))]
-            if not ids and not self._state_known:
-                # never seen yet (no game state says where it is): a ball the first frames
-                # missed under the cue's tip or a hand, found once it rolls
-                ids = [b for b in BALLS if CLASS_OF[b] == cls and b not in self.states]
-                never = True
-            else:
-                never = False
-            if not ids or det.piece:
-                continue
-            row = self._rolling_row(det, [ds for _, ds in reversed(steps)])
-            if row is None or (never and not all(o.colour_sure for o in row)):
-                # (a ball never seen is named only from sightings sure of their colour: a
-                # white's warm blur reads as a red mixed with the cloth)
-                continue
-            ids = [b for b in ids if never
-                   or not self._following_through(self.states[b], row, frame)]
-            if not ids:
-                continue
-            start = row[-1]
-            if never:
-                s = self.states[ids[0]] = BallState(ids[0], det.x_mm, det.y_mm, last_seen=frame)
-            else:
-                s = min((self.states[b] for b in ids),
-                        key=lambda q: math.hypot(q.x - start.x_mm, q.y - start.y_mm))
-            s.x, s.y = det.x_mm, det.y_mm
-            s.vx, s.vy = (det.x_mm - row[1].x_mm) / on, (det.y_mm - row[1].y_mm) / on
-            s.status, s.visible, s.last_seen, s.sent = "table", True, frame, None
-            s.faint_looks, s.clean_place = 0, (det.x_mm, det.y_mm)  # (found here: faint_s)
-            s.clean_seen = frame
-            left.remove(det)
-        return left
-
-    def _struck_away(self, active: list[BallState], dets: list[Detection], used: set[int],
-                     frame: int) -> None:
-        """A ball seen since its last clean look only faintly or not at all, and held about
-        that place (the cue and the bridge hand over it: their pieces lie where it lay, and
-        may hold its id, moving it a little) is the one whose streak now leaves the place: an
-        unclaimed streak of its colour, ball-like as a streak (see :meth:`_ball_streak`),
-        smeared along a line through the place (within a diameter), all of it further from
-        the place than the ball may be found unseen on its way (:meth:`_stop_reach`: not a
-        piece of a projected line by it, nor a smear of the cue across it), and within the
-        hardest shot's reach since that look. The ball moves there; what it held is left
-        (a struck white rolled the table's length as a faint streak, filmed at 15 fps, while
-        its id stayed on the bridge hand). Only the cue ball: an object ball is struck by a
-        ball, which is seen (a yellow under the player's arm took a yellow smear 12 diameters
-        off)."""
-        for s in active:
-            if (s.clean_place is None or s.hidden_rolling or not self._may_be_the_cue_ball(s)
-                    or s.status not in ("table", "hidden")
-                    or (s.status == "table" and not s.faint_looks)):
-                continue
-            px, py = s.clean_place
-            reach = self.params.hardest_shot_diameters_per_frame * self.d * (frame - s.clean_seen)
-            near = self._stop_reach(s)
-            if math.hypot(s.x - px, s.y - py) > near:
-                continue  # its faint sightings led it away: not held about its place
-            best, best_dist = None, math.inf
-            for j, det in enumerate(dets):
-                if (j in used or det.piece or det.colour != CLASS_OF[s.ball]
-                        or not self._ball_like_streak(det)):
-                    continue
-                along, across = _along_across(det, px, py)
-                dist = math.hypot(det.x_mm - px, det.y_mm - py)
-                if (abs(across) <= self.d and abs(along) - 0.5 * det.streak_mm > near
-                        and dist <= reach and dist < best_dist):
-                    best, best_dist = j, dist
-            if best is None:
-                continue
-            if s.last_seen == frame:  # what it held this frame is free again
-                used.difference_update(j for j, d in enumerate(dets) if d is s.took)
-            # (seen from its place, when it was last seen clean: the jump's velocity is the way
-            # from there)
-            s.x, s.y, s.vx, s.vy = px, py, 0.0, 0.0
-            s.status, s.last_seen = "table", s.clean_seen
-            self._observe(s, dets[best], frame, jump=True)
-            used.add(best)
-
-    def _may_be_the_cue_ball(self, s: BallState) -> bool:
-        """The shooter's cue ball, the only one the cue strikes (see :meth:`_may_strike`), any
-        white while the whites' names are undecided, any ball with no game state."""
-        return (self.cue_ball is None or self._may_strike(s.ball)
-                or (self.unresolved and CLASS_OF[s.ball] == "white"))
-
-    def _may_strike(self, ball: str) -> bool:
-        """``ball`` is one the cue may strike in the game state's shot: the shooter's white the
-        state names; in a later shot than the video's first (told by :meth:`begin_shot`),
-        either white. That state is the referee's own reading of the video so far: after a
-        verdict gone wrong (two shots read as one) it names the wrong shooter, and a white
-        struck by the wrong player is a foul to be seen, not a ball to hold to its place (held
-        there, a white struck as the state named the other was lost for three seconds, and a
-        contact of its shot with it)."""
-        return ball == self.cue_ball or (self._later_shot and CLASS_OF[ball] == "white")
-
-    def _following_through(self, s: BallState, row: list[Detection], frame: int) -> bool:
-        """``row`` (a rolling row, the newest first) comes from behind the place this ball was
-        struck from, the way opposite to where it was sent (see :meth:`_sent_toward`), and
-        heads for that place (within 30 degrees): the cue following through, not the ball
-        (a ball that comes back off a cushion comes from the way it was sent)."""
-        if s.sent is None or frame - s.sent[0] > self.params.sent_frames:
-            return False
-        start, end = row[-1], row[0]
-        behind = (start.x_mm - s.x) * s.sent[1] + (start.y_mm - s.y) * s.sent[2] < 0
-        return behind and _within_30((end.x_mm - start.x_mm, end.y_mm - start.y_mm),
-                                             (s.x - start.x_mm, s.y - start.y_mm))
-
-    def _rolling_row(self, det: Detection, before: list[list[Detection]]
-                     ) -> list[Detection] | None:
-        """``det`` and one detection of its colour from each earlier frame (``before``, the
-        last frame first) in a row of steady steps of a rolling ball, or None."""
-        row = [det]
-        likeness: list[float] = []
-        for dets in before:
-            last = row[-1]
-            best = None
-            for o in dets:
-                if o.colour != det.colour or o.piece:
-                    continue
-                way = (last.x_mm - o.x_mm, last.y_mm - o.y_mm)
-                step = math.hypot(*way)
-                if not self.params.slowest_roll_diameters_per_frame * self.d <= step <= (
-                        self.params.hardest_shot_diameters_per_frame * self.d * self._frames_on):
-                    continue
-                # (the newest one judged by its step back to this one, as this one is)
-                if _likeness(o, way, step, self.params) < self.params.init_score_share or (
-                        len(row) == 1
-                        and _likeness(last, way, step, self.params) < self.params.init_score_share):
-                    continue
-                if len(row) >= 2:  # the same step again, within half a ball (half a step slow)
-                    sx, sy = row[-2].x_mm - last.x_mm, row[-2].y_mm - last.y_mm
-                    if math.hypot(last.x_mm - o.x_mm - sx, last.y_mm - o.y_mm - sy) > min(
-                            0.5 * self.d, max(0.5 * math.hypot(sx, sy), self.params.creep_step_mm)):
-                        continue
-                best = o
-                if len(row) == 1:
-                    likeness.append(_likeness(last, way, step, self.params))
-                likeness.append(_likeness(o, way, step, self.params))
-                break
-            if best is None:
-                return None
-            row.append(best)
-        if float(np.median(likeness)) < self.params.pick_up_score_share:
-            return None
-        return row
+        # (then no other ball rolls: nothing hit it)
+        unstruck = self.shot.cue_ball_unstruck(self.setting, self.states, frame)
+        off_limits = self.shot.whites_in_hand | {b for b in BALLS
+                                                  if unstruck and not self.shot.may_strike(b)}
+        return pick_up_moving(self.setting, frame, free, steps, self._frames_on, self.states,
+                              off_limits, self.shot.state_known)
 
     def _pick_up(self, frame: int, free: list[Detection]) -> None:
-        """A clean ball of a class with a free identity, seen in place in pick_up_frames of the
-        last pick_up_window_ratio times as many frames, takes it. With every identity of its class
-        taken, one of them hidden, it is that hidden ball, which went there unseen (a pot missed
-        under the arm, then respotted): taken after three times as long, since a hand may hide a
-        ball and look like another."""
+        """A ball put on the table takes a free identity (see :func:`pick_up`)."""
         # while a shot of the game state runs (the cue ball struck, not every ball at rest
         # again) no ball is put on the table: respotting waits for the shot's end (RULES.md 6).
         # Only a ball seen this shot and lost from view comes back (a red thing by the
         # player's hand, 0.61, took a red's id for 56 frames of the shot)
-        rolling = self._state_known and self._cue_ball_struck and not self._shot_over
-        for det in free:
-            if (det.colour not in ("white", "red", "yellow")
-                    or det.score < self.params.pick_up_score_share or det.piece or det.streak_mm):
-                continue
-            ids = [b for b in BALLS if CLASS_OF[b] == det.colour
-                   and (b not in self.states or self.states[b].status in ("pocketed", "lost"))
-                   and b not in self._in_hand_this_shot
-                   and not (rolling and (b not in self.states
-                                         or self.states[b].status != "lost"))
-                   and (self.table.in_house((det.x_mm, det.y_mm)) or not self._in_hand(b))]
-            frames_needed = self.params.pick_up_frames
-            if not ids:
-                ids = [b for b in BALLS if CLASS_OF[b] == det.colour
-                       and b in self.states and self.states[b].status == "hidden"]
-                frames_needed = 3 * self.params.pick_up_frames
-            if not ids:
-                continue
-            if any(math.hypot(det.x_mm - s.x, det.y_mm - s.y) < self.d
-                   for s in self.states.values() if s.status in ("table", "hidden")):
-                continue
-            # seen in place in most frames of a while (a ball by the cue's tip flickers in and
-            # out); the sightings of other places of its class are kept apart
-            recent = [c for c in self._candidates.get(det.colour, [])
-                      if frame - c[0] < self.params.pick_up_window_ratio * frames_needed]
-            recent.append((frame, det.x_mm, det.y_mm))
-            # only since the ball left the table or view, and a pocketed one could be back (a
-            # thing seen there before, a hand resting on the cloth, is not the ball put back)
-            since = min(self._back_from(b) for b in ids)
-            here = [c for c in recent if c[0] > since
-                    and math.hypot(c[1] - det.x_mm, c[2] - det.y_mm) < 0.5 * self.d]
-            if len({c[0] for c in here}) < frames_needed:
-                self._candidates[det.colour] = recent
-                continue
-            self._candidates[det.colour] = [c for c in recent if c not in here]
-            ball = ids[0]
-            if det.colour == "white" and len(ids) == 2:
-                ball = "W2" if self._is_pair(det) else "W1"
-                self.whites_known = False  # both whites were off the table: the dots name it
-            self.states[ball] = BallState(ball, det.x_mm, det.y_mm, last_seen=frame,
-                                          clean_place=(det.x_mm, det.y_mm), clean_seen=frame)
-            self._whites_in_hand.discard(ball)  # (placed from hand)
-
-    def _beside_the_cue_ball_unseen(self, s: BallState, det: Detection) -> bool:
-        """``s`` is the cue ball, not yet seen in the video (named from the game state and the
-        first frames' picture of its place), and ``det`` a faint thing (no streak, less
-        ball-like than clean_score_share) beyond jitter from that place: before the strike, the
-        cue's tip or ferrule beside it, not the ball (a white unseen for its first 4 frames, its
-        outline joined to the cue's tip: the ferrule, 0.44 ball-like and 0.9 diameters off,
-        took its id, which went off with the cue, and the ball seen again in its place was
-        then picked up for the white in hand). A cue ball seen before keeps the usual rules: a
-        struck white leaving its place is often faint."""
-        return (self._may_strike(s.ball) and s.took is None and s.start_place is not None
-                and det.score < self.params.clean_score_share and not det.streak_mm
-                and math.dist((det.x_mm, det.y_mm), s.start_place)
-                > REST_JITTER_DIAMETERS * self.d)
-
-    def _in_hand(self, ball: str) -> bool:
-        """``ball`` is a white in its owner's hand: pocketed, or off the table in the game
-        state. He places it in the house (RULES.md 6.4), so it is picked up only there
-        (a white thing by the player, past mid-table, stayed put for 5 frames after the shot
-        and took W2, which the state had in hand)."""
-        if CLASS_OF[ball] != "white":
-            return False
-        s = self.states.get(ball)
-        return ball in self._whites_in_hand or (s is not None and s.status == "pocketed")
-
-    def _back_from(self, ball: str) -> int:
-        """The last frame before which ``ball`` cannot be seen put back on the table: when it
-        was last seen, and for a pocketed ball back_from_pocket_s more (taken out of the
-        pocket and put down by hand); -1 for a ball never seen (in hand)."""
-        s = self.states.get(ball)
-        if s is None:
-            return -1
-        return s.last_seen + (round(self.params.back_from_pocket_s * self.fps)
-                              if s.status == "pocketed" else 0)
-
-    def _clean_over_faint(self, active: list[BallState], dets: list[Detection],
-                          taken: dict[int, int]) -> None:
-        """Change ``taken`` (ball index -> detection index): a ball on the table whose last
-        sighting was faint (less ball-like than init_score_share) and that takes a faint thing again
-        takes instead a clean sighting of its colour (clean_score_share, whole: no streak, no piece)
-        that no ball takes, within its stop reach, if no other ball of its colour (on the table
-        or hidden) is as near to it: its picture was merged with something, or it went under a
-        hand, and its id was left on what it merged with. A white rolling slowly past the ghost
-        of its own shadow in the first frame (the cloth model learned it there; a faint white
-        thing once the ball left) was read as one streak with it for four frames and then took
-        the ghost, 0.3-0.5 ball-like, for eighty frames while the ball itself, 0.73-0.90 and
-        80 mm away, had no id."""
-        def gap(d: Detection, b: BallState) -> float:
-            return math.hypot(d.x_mm - b.x, d.y_mm - b.y)
-
-        used = set(taken.values())
-        for i, j in list(taken.items()):
-            s, det = active[i], dets[j]
-            if (s.status != "table" or not s.faint_looks
-                    or det.score >= self.params.init_score_share):
-                continue
-            colour = CLASS_OF[s.ball]
-            clean = [k for k, d in enumerate(dets) if k not in used and d.colour == colour
-                     and not d.streak_mm and not d.piece
-                     and d.score >= self.params.clean_score_share
-                     and gap(d, s) <= self._stop_reach(s)
-                     and not any(o is not s and CLASS_OF[o.ball] == colour
-                                 and o.status in ("table", "hidden") and gap(d, o) <= gap(d, s)
-                                 for o in self.states.values())]
-            if clean:
-                k = min(clean, key=lambda k: gap(dets[k], s))
-                taken[i] = k
-                used.discard(j)
-                used.add(k)
-
-    def _back_to_rest(self, frame: int, active: list[BallState], free: list[Detection]
-                      ) -> list[Detection]:
-        """A ball that left its place of rest a moment ago following faint things (the pieces
-        of an arm or of the cue that came down over it and hid it), now not seen clean anywhere
-        else, while a clean ball of its colour lies on that place that no ball took: that is
-        the ball, which never left. Returns the detections still free."""
-        for s in active:
-            place = s.rest_place
-            if (place is None or frame - s.left_rest > self.params.return_s * self.fps
-                    or s.status not in ("table", "hidden")):
-                continue
-            if (s.last_seen == frame and s.took is not None
-                    and s.took.score >= self.params.clean_score_share):
-                continue  # seen clean where it went
-            back = [d for d in free if d.colour == CLASS_OF[s.ball] and not d.streak_mm
-                    and not d.piece and d.score >= self.params.clean_score_share and math.hypot(
-                        d.x_mm - place[0], d.y_mm - place[1])
-                    < REST_JITTER_DIAMETERS * self.d]
-            if not back:
-                continue
-            det = min(back, key=lambda d: math.hypot(d.x_mm - place[0], d.y_mm - place[1]))
-            s.x, s.y, s.vx, s.vy = det.x_mm, det.y_mm, 0.0, 0.0
-            s.status, s.visible, s.last_seen, s.took = "table", True, frame, det
-            s.rest_place, s.left_rest, s.sent, s.held = None, -1_000_000, None, None
-            free = [d for d in free if d is not det]
-        return free
+        rolling = self.shot.state_known and self.shot.cue_ball_struck and not self.shot.over
+        if pick_up(self.setting, frame, free, self.states, self._candidates,
+                   closed=self.shot.in_hand_this_shot, whites_in_hand=self.shot.whites_in_hand,
+                   rolling=rolling):
+            self.whites_known = False  # both whites were off the table: the dots name it
 
     def _watch_whites(self) -> None:
         """While the whites are known by continuity, see whether they came near each other this
@@ -1855,9 +468,7 @@ class Tracker:
         before, self._whites_before = self._whites_before, now
         if not self.whites_known or len(now) < 2:
             return
-        nearest = _nearest_on_the_way(before.get("W1", now["W1"]), now["W1"],
-                                      before.get("W2", now["W2"]), now["W2"])
-        if nearest < self.params.whites_apart_diameters * self.d:
+        if came_near(self.setting, before, now):
             self.whites_known = False
             for s in on.values():
                 s.pair = s.single = 0
@@ -1867,11 +478,12 @@ class Tracker:
         w1, w2 = self.states.get("W1"), self.states.get("W2")
         if w1 is None or w2 is None or self.whites_known:
             return
-        if w1.pair >= w2.pair + 10 and w1.pair > 3 * w2.pair and w2.single > w1.single:
+        said = dots_say(w1, w2)
+        if said == "swap":
             self._swap_whites()
             self._relabel_buffer()
             self.unresolved = False
-        elif w2.pair >= w1.pair + 5:
+        elif said == "decided":
             self.unresolved = False
 
     def _swap_whites(self) -> None:
@@ -1879,123 +491,30 @@ class Tracker:
         w1.ball, w2.ball = "W2", "W1"
         self.states["W1"], self.states["W2"] = w2, w1
         swap = {"W1": "W2", "W2": "W1"}  # (the history is of the tracks: it follows them)
-        self._history = deque(((f, dict(sorted((swap.get(b, b), v) for b, v in balls.items())))
-                               for f, balls in self._history), maxlen=self._history.maxlen)
-
-    def _watch_shot(self, frame: int) -> None:
-        """After the shooter's cue ball was struck, every ball at rest: his shot is over, the
-        other white may be placed from hand, and balls respotted (see :meth:`_pick_up`). A
-        ball lost from view while rolling is not known to rest until it is seen again or given
-        up as lost (a white lost on a pale cloth just before it hit the yellow was counted as
-        at rest, so the shot was over before the yellow moved, and the white seen again was
-        named as the other white)."""
-        if self._in_hand_this_shot and not self._cue_ball_struck:
-            # (only while a white waits in hand: otherwise the strike is seen by
-            # _cue_ball_unstruck)
-            self._cue_ball_struck = any(self._struck(b, frame) for b in BALLS
-                                        if self._may_strike(b))
-        elif self._cue_ball_struck and all(
-                self._still(s) and not (s.status == "hidden" and s.hidden_rolling)
-                for s in self.states.values() if s.status in ("table", "hidden")):
-            self._in_hand_this_shot = set()
-            self._shot_over = True
-
-    def _cue_ball_unstruck(self, frame: int) -> bool:
-        """The shooter's cue ball (known; after a shot start told, either white: see
-        :meth:`_may_strike`) was never seen struck, and is seen at rest now (a strike seen this
-        frame is recorded: from then on, False). Seen a diameter away from
-        where it lay, it was struck however slowly it rolls (filmed by a camera padded to 30
-        frames a second, a white rolling off at 18 mm a frame, under struck_diameters_per_frame,
-        was never counted as struck, and every ball of the later shots was held to its first
-        place)."""
-        if self.cue_ball is None or self._cue_ball_struck:
-            return False
-        cue = [s for b, s in self.states.items() if self._may_strike(b)]  # (see _may_strike)
-        self._cue_ball_struck = any(self._struck(s.ball, frame) or (
-            s.last_seen == frame and s.start_place is not None
-            and math.dist((s.x, s.y), s.start_place) > self.d) for s in cue)
-        return (not self._cue_ball_struck and bool(cue)
-                and all(s.last_seen == frame and self._resting(s) for s in cue))
-
-    def _struck(self, ball: str | None, frame: int) -> bool:
-        """``ball`` is seen this frame moving clearly faster than any creep or jitter."""
-        s = self.states.get(ball) if ball else None
-        return (s is not None and s.last_seen == frame
-                and math.hypot(s.vx, s.vy) > self.params.struck_diameters_per_frame * self.d)
+        self._history = deque(((f, renamed(balls, swap)) for f, balls in self._history),
+                              maxlen=self._history.maxlen)
 
     def _strike_resolves(self, frame: int) -> None:
         """Undecided whites: the first to be struck (moving while the other rests) is the
         shooter's cue ball."""
         w1, w2 = self.states.get("W1"), self.states.get("W2")
-        if self.cue_ball is None or w1 is None or w2 is None:
+        if self.shot.cue_ball is None or w1 is None or w2 is None:
             return
-        m1, m2 = self._struck("W1", frame), self._struck("W2", frame)
+        m1 = struck(self.setting, self.states.get("W1"), frame)
+        m2 = struck(self.setting, self.states.get("W2"), frame)
         if m1 == m2:
             return
-        struck = "W1" if m1 else "W2"
-        if struck != self.cue_ball:
+        first = "W1" if m1 else "W2"
+        if first != self.shot.cue_ball:
             self._swap_whites()
         self.unresolved = False
-        if struck != self.cue_ball:
+        if first != self.shot.cue_ball:
             self._relabel_buffer()
 
     def _relabel_buffer(self) -> None:
         swap = {"W1": "W2", "W2": "W1"}
-        self._buffer = [FrameTracks(r.frame, r.t, dict(sorted(
-            (swap.get(b, b), v) for b, v in r.balls.items())), r.detections)
-            for r in self._buffer]
-
-
-def _nearest_on_the_way(a0: Sequence[float], a1: Sequence[float], b0: Sequence[float],
-                        b1: Sequence[float]) -> float:
-    """How near two balls came going straight from ``a0`` to ``a1`` and ``b0`` to ``b1`` in
-    the same time (mm, looked at in quarters of the way)."""
-    return min(math.dist((a0[0] + u * (a1[0] - a0[0]), a0[1] + u * (a1[1] - a0[1])),
-                         (b0[0] + u * (b1[0] - b0[0]), b0[1] + u * (b1[1] - b0[1])))
-               for u in (0.0, 0.25, 0.5, 0.75, 1.0))
-
-
-def _likeness(det: Detection, way: tuple[float, float], step: float,
-              params: TrackingParams) -> float:
-    """How ball-like ``det`` is as a sighting of a ball rolling ``way`` (a step of ``step`` mm a
-    frame): its score, or pick_up_score_share at least when it is a streak drawn out along that way
-    for half the step or more: the blur of that very motion (scored as a disc, a streak is
-    poor: a white struck at 7 m/s, seen as streaks of score 0.47-0.52, was lost for 35
-    frames)."""
-    drawn_along = det.streak_mm >= 0.5 * step and (
-        _within_30(det.streak_dir, way)
-        or _within_30((-det.streak_dir[0], -det.streak_dir[1]), way))
-    return max(det.score, params.pick_up_score_share) if drawn_along else det.score
-
-
-def _a_ball_and_a_glint(best: Detection, faint: Detection, params: TrackingParams) -> bool:
-    """``best`` looks like a whole ball by itself and ``faint`` beside it not at all: a glint
-    or a piece of the pocket's rim by the ball, not the ball's other half (a red on a pocket's
-    lip, 0.64, beside a red glint in the hole, 0.35, nine tenths of a ball away, was put at
-    their middle, 14 px off). Not for blurred streaks, whose pieces
-    each look like part of a ball."""
-    return (not best.streak_mm and not faint.streak_mm and best.score >= params.init_score_share
-            and faint.score < params.glint_share * best.score)
-
-
-def _each_at_one_of(a: Detection, b: Detection, places: Sequence[Sequence[float]],
-                    near: float) -> bool:
-    """``a`` and ``b`` each lie within ``near`` of a different one of ``places`` (table mm)."""
-    return any(math.dist(p, (a.x_mm, a.y_mm)) <= near and math.dist(q, (b.x_mm, b.y_mm)) <= near
-               for p, q in itertools.permutations(places, 2))
-
-
-def _along_across(det: Detection, x: float, y: float) -> tuple[float, float]:
-    """Where the streak ``det`` lies from the point (``x``, ``y``), mm: along its direction
-    and across it (signed)."""
-    ux, uy = det.streak_dir
-    dx, dy = det.x_mm - x, det.y_mm - y
-    return dx * ux + dy * uy, dx * uy - dy * ux
-
-
-def _within_30(a: Sequence[float], b: Sequence[float]) -> bool:
-    """Vectors ``a`` and ``b`` point the same way within 30 degrees."""
-    return within_degrees(a, b, 30.0)
+        self._buffer = [FrameTracks(r.frame, r.t, renamed(r.balls, swap), r.detections)
+                        for r in self._buffer]
 
 
 def _warm_up() -> None:
@@ -2043,7 +562,7 @@ def track_video(video_path: str | Path, calibration: Calibration,
     table = table or calibration.table
     detector = BallDetector(calibration, detection)
     fps = video_fps(p)  # (opening the video costs about as much as decoding ten frames)
-    tracker = _RepeatsFilled(Tracker(table, fps, cue_ball=cue_ball,
+    tracker = RepeatsFilled(Tracker(table, fps, cue_ball=cue_ball,
                                      start_positions=start_positions, params=tracking))
 
     def update(index: int, dets: list[Detection], change: float) -> Iterator[FrameTracks]:
@@ -2092,140 +611,3 @@ def track_video(video_path: str | Path, calibration: Calibration,
         for i, _, ds, c in held:
             yield from update(i, detector.classify(ds), c)
     yield from tracker.flush()
-
-
-class _RepeatsFilled:
-    """A :class:`Tracker` fed only the frames that are no repeat of the one before: a
-    recorder that pads a slower camera's frames (15 a second) to the file's rate shows each
-    picture twice, and shown the repeats the tracker would see every rolling ball stop for a
-    frame and jump twice as far in the next (strikes, contacts and rests where there are none:
-    the committed clips with every other frame repeated, 4 verdicts of 37 right before this).
-    A repeated frame's answer is made when the next frame's is known: a ball seen in both where
-    it would be in between (it rolled on while the recorder showed the old picture); one seen
-    before and gone in the next not seen (it had left its place, to where is not known); any
-    other as in the frame before (its picture).
-
-    A frame repeats the last one when its picture changed from the last one's
-    ``repeat_change_ratio`` times less than the last new picture before it and the next one
-    after it did (see :attr:`BallDetector.picture_change`: a new picture differs by what moved
-    in it and the camera's noise, a repeat by the codec's noise only), so did a frame two or
-    three back or on (the recorder's beat: a player pausing in his stroke leaves a still frame
-    now and then, and a ball coming to rest leaves the frames after it as still as each
-    other), and not both frames before it were repeats (15 or 10 frames a second padded to
-    30 are told). So a frame is decided five frames late."""
-
-    LOOKAHEAD = 5
-
-    def __init__(self, tracker: Tracker) -> None:
-        self.tracker = tracker
-        # the last frames: five decided, then those waiting for the look ahead
-        self._frames: deque[tuple[int, list[Detection], float]] = deque()
-        self._flags: deque[bool] = deque()  # ... whether each decided one is a repeat
-        self._repeats: deque[tuple[int, list[Detection]]] = deque()
-        self._last: FrameTracks | None = None
-        self._last_but_one: FrameTracks | None = None  # (the answer before ``_last``)
-
-    def update(self, frame: int, detections: list[Detection],
-               change: float = math.inf) -> Iterator[FrameTracks]:
-        self._frames.append((frame, detections, change))
-        while len(self._frames) - len(self._flags) > self.LOOKAHEAD:
-            yield from self._decide_next()
-
-    def flush(self) -> Iterator[FrameTracks]:
-        while len(self._frames) > len(self._flags):
-            yield from self._decide_next()
-        yield from self._filled(self.tracker.flush())
-        while self._repeats:  # (the video ended on a repeat)
-            yield self._between(*self._repeats.popleft(), None)
-
-    def _decide_next(self) -> Iterator[FrameTracks]:
-        k = len(self._flags)
-        frame, dets, _ = self._frames[k]
-        # (at most two in a row: a camera of 10 frames a second padded to 30)
-        repeat = not (k >= 2 and self._flags[k - 1] and self._flags[k - 2]) and self._still(
-            k) and any(self._still(k + d) for d in (-3, -2, 2, 3))
-        self._flags.append(repeat)
-        if len(self._flags) > 5:
-            self._frames.popleft()
-            self._flags.popleft()
-        if repeat:
-            self._repeats.append((frame, dets))
-        else:
-            yield from self._filled(self.tracker.update(frame, dets))
-
-    def _still(self, k: int) -> bool:
-        """The picture of the frame at ``k`` in the window changed ``repeat_change_ratio``
-        times less than the last new picture before it and the next after it did (the more
-        changed of the two frames on each side: one of them may be a repeat too)."""
-        frames = self._frames
-        if k < 1 or k + 1 >= len(frames):
-            return False
-        before = max(frames[i][2] for i in range(max(0, k - 2), k))
-        after = max(frames[i][2] for i in range(k + 1, min(k + 3, len(frames))))
-        ratio = self.tracker.params.repeat_change_ratio
-        return math.isfinite(before) and ratio * frames[k][2] <= min(before, after)
-
-    def _filled(self, results: list[FrameTracks]) -> Iterator[FrameTracks]:
-        for r in results:
-            while self._repeats and self._repeats[0][0] < r.frame:
-                yield self._between(*self._repeats.popleft(), r)
-            self._last_but_one, self._last = self._last, r
-            yield r
-
-    def _between(self, frame: int, detections: list[Detection],
-                 after: FrameTracks | None) -> FrameTracks:
-        before = self._last
-        fps = self.tracker.fps
-        balls: dict[str, tuple[float, float, bool]] = {}
-        if before is not None:
-            for ball, (x, y, seen) in before.balls.items():
-                nxt = after.balls.get(ball) if after is not None and seen else None
-                if after is not None and nxt is not None and nxt[2] and math.dist(
-                        (x, y), nxt[:2]) <= (
-                            self.tracker.params.hardest_shot_diameters_per_frame * self.tracker.d
-                            * (after.frame - before.frame)):  # (not a ball put back by hand)
-                    w = (frame - before.frame) / (after.frame - before.frame)
-                    x, y = x + w * (nxt[0] - x), y + w * (nxt[1] - y)
-                elif after is not None and seen and not self._shown_at_rest(
-                        ball, x, y, before, detections):
-                    # gone by the next picture (into a pocket, off the table, under an arm):
-                    # where it was meanwhile is not known, only that it had left this place
-                    seen = False
-                balls[ball] = (x, y, seen)
-        return FrameTracks(frame, frame / fps, balls, tuple(detections))
-
-    def _shown_at_rest(self, ball: str, x: float, y: float, before: FrameTracks,
-                       detections: list[Detection]) -> bool:
-        """A ball gone by the next picture that lay at rest in the last two (seen in both,
-        hardly moved) is seen in the repeated picture where it lay: a clean detection of its
-        colour there shows it, still in its place when that picture was taken
-        (the cue ball at rest just before it was struck). One that was
-        rolling may have left the place in between."""
-        prior = self._last_but_one
-        earlier = prior.balls.get(ball) if prior is not None else None
-        d = self.tracker.d
-        if prior is None or earlier is None or not earlier[2] or math.dist(earlier[:2], (x, y)) > (
-                self.tracker.params.rest_speed_diameters_per_frame * d
-                * max(1, before.frame - prior.frame)):
-            return False
-        return any(q.colour == CLASS_OF[ball] and q.score >= self.tracker.params.clean_score_share
-                   and math.hypot(q.x_mm - x, q.y_mm - y) <= REST_JITTER_DIAMETERS * d
-                   for q in detections)
-
-
-def write_tracks_csv(path: str | Path, results: Iterable[FrameTracks]) -> int:
-    """Write ``frame,ball,x_mm,y_mm,visible`` rows (the labels' format); returns the frames."""
-    n = 0
-    p = Path(path)
-    tmp = p.with_name(p.name + ".part")
-    with tmp.open("w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(["frame", "ball", "x_mm", "y_mm", "visible"])
-        for r in results:
-            for ball in BALLS:
-                if ball in r.balls:
-                    x, y, vis = r.balls[ball]
-                    w.writerow([r.frame, ball, f"{x:.2f}", f"{y:.2f}", int(vis)])
-            n += 1
-    tmp.replace(p)
-    return n
