@@ -34,7 +34,7 @@ from calibration import Calibration
 from referee.describe import describe
 from referee.errors import InputError
 from rules import Ball, KaisaError, Verdict
-from video import VideoError, VideoWriter, as_bgr, probe, read_ahead_frames
+from video import BackgroundWriter, VideoError, VideoWriter, as_bgr, probe, read_ahead_frames
 
 Row = tuple[int, str, float, float, bool]
 Image = npt.NDArray[np.uint8]
@@ -504,7 +504,7 @@ class DrawnAsRead:
         self.plan = plan
         self._hold = max(1, round(hold_s * plan.fps))
         self._held: deque[tuple[int, Any]] = deque()
-        self._sink: VideoWriter | None = None
+        self._sink: BackgroundWriter | None = None
         self._size: tuple[int, int] | None = None
         self.drawn_early = 0
         self._seconds = 0.0
@@ -527,7 +527,10 @@ class DrawnAsRead:
         clock = time.perf_counter()
         if self._sink is None:
             raise InputError("no frame was read to draw", str(self.path))
-        self._sink.close(keep=True)
+        try:
+            self._sink.close(keep=True)
+        except VideoError as err:
+            raise InputError(str(err), str(self.path)) from None
         self._seconds += time.perf_counter() - clock
         return Annotated(self.path, self._sink.encoder, self._sink.frames, 0, self._seconds,
                          self.drawn_early)
@@ -540,18 +543,24 @@ class DrawnAsRead:
 
     def _draw(self, index: int, frame: Any, early: bool) -> None:
         clock = time.perf_counter()
-        image = np.ascontiguousarray(as_bgr(frame), dtype=np.uint8)
+        # (a BGR frame is the reader's own, perhaps kept for a still too: drawn on a copy)
+        image = (frame.copy() if isinstance(frame, np.ndarray) else
+                 np.ascontiguousarray(as_bgr(frame), dtype=np.uint8))
         size = (image.shape[1], image.shape[0])
         if self._sink is None:
             try:
-                self._sink = VideoWriter(self.path, size, self.plan.fps)
+                # (encoded on a thread of its own while the tracking goes on)
+                self._sink = BackgroundWriter(VideoWriter(self.path, size, self.plan.fps))
             except VideoError as err:
                 raise InputError(str(err), str(self.path)) from None
             self._size = size
         elif size != self._size:  # a stream that changes size midway
             image = np.asarray(cv2.resize(image, self._size), dtype=np.uint8)
         draw_overlay(image, self.plan, index)
-        self._sink.write(image)
+        try:
+            self._sink.write(image)
+        except VideoError as err:
+            raise InputError(str(err), str(self.path)) from None
         self.drawn_early += early
         self._seconds += time.perf_counter() - clock
 

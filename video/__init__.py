@@ -22,10 +22,11 @@ from video.sources import (
     probe,
     read_frame,
 )
-from video.writer import Encoding, VideoWriter, repeat_video
+from video.writer import BackgroundWriter, Encoding, VideoWriter, repeat_video
 
 __all__ = [
     "AnyFrame",
+    "BackgroundWriter",
     "Encoding",
     "FileSource",
     "Frame",

@@ -4,6 +4,8 @@ video behind. Every video the project writes is written here."""
 
 from __future__ import annotations
 
+import queue
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -147,6 +149,60 @@ class VideoWriter:
 
     def __exit__(self, kind: object, *rest: object) -> None:
         self.close(keep=kind is None)
+
+
+class BackgroundWriter:
+    """A :class:`VideoWriter` whose encoding runs on a thread of its own (the encoder and
+    OpenCV's conversion let go of the interpreter while they work), so frames are encoded while
+    the caller goes on: ``write`` hands the image over (at most ``queue_size`` wait; the image
+    must not change afterwards). An error of the encoder is raised by the next ``write`` or by
+    ``close`` (which removes the file); ``close(keep=False)`` drops what waits and removes the
+    file without a word."""
+
+    def __init__(self, writer: VideoWriter, queue_size: int = 8) -> None:
+        self.writer = writer
+        self._queue: queue.Queue[Frame | None] = queue.Queue(maxsize=queue_size)
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="video-writer", daemon=True)
+        self._thread.start()
+
+    @property
+    def encoder(self) -> str:
+        return self.writer.encoder
+
+    @property
+    def frames(self) -> int:
+        return self.writer.frames
+
+    def _run(self) -> None:
+        while (image := self._queue.get()) is not None:
+            if self._error is None:
+                try:
+                    self.writer.write(image)
+                except BaseException as err:  # (raised again in the caller's thread)
+                    self._error = err
+
+    def write(self, image: Frame) -> None:
+        if self._error is not None:
+            raise self._error
+        self._queue.put(image)
+
+    def close(self, keep: bool = True) -> None:
+        """As :meth:`VideoWriter.close`, once the frames handed over are encoded; closing twice
+        does nothing more."""
+        if not self._thread.is_alive():
+            return
+        if not keep:
+            while not self._queue.empty():
+                self._queue.get_nowait()
+        self._queue.put(None)
+        self._thread.join()
+        if self._error is not None:
+            self.writer.close(keep=False)
+            if keep:  # (dropping the video after the error was seen: nothing more to say)
+                raise self._error
+            return
+        self.writer.close(keep=keep)
 
 
 def _pyav() -> Any:

@@ -10,7 +10,15 @@ import pytest
 
 import video.writer
 from tests.video.conftest import FRAMES, SIZE, picture
-from video import Encoding, FileSource, VideoError, VideoWriter, as_bgr, repeat_video
+from video import (
+    BackgroundWriter,
+    Encoding,
+    FileSource,
+    VideoError,
+    VideoWriter,
+    as_bgr,
+    repeat_video,
+)
 from video.writer import part_path
 
 
@@ -113,3 +121,37 @@ def test_a_video_repeated_by_its_packets(clip: Path, tmp_path: Path) -> None:
     back, once = frames_of(out), frames_of(clip)
     assert len(back) == 2 * FRAMES
     assert all(np.array_equal(b, once[k % FRAMES]) for k, b in enumerate(back))
+
+
+def test_a_background_writer_writes_the_same_frames_in_order(tmp_path: Path) -> None:
+    out = tmp_path / "bg.mp4"
+    writer = BackgroundWriter(VideoWriter(out, SIZE, 30), queue_size=2)
+    for k in range(FRAMES):
+        writer.write(picture(k))
+    writer.close()
+    assert writer.frames == FRAMES and out.is_file() and not part_path(out).exists()
+    back = frames_of(out)
+    assert len(back) == FRAMES
+    assert all(close_to(image, picture(k)) for k, image in enumerate(back))
+
+
+def test_a_background_writer_s_encoding_error_is_raised_and_leaves_no_video(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    out = tmp_path / "bg.mp4"
+    inner = VideoWriter(out, SIZE, 30)
+    written = []
+
+    def failing(image: np.ndarray) -> None:
+        if len(written) == 3:
+            raise VideoError("no room left on the disk")
+        written.append(image)
+
+    monkeypatch.setattr(inner, "write", failing)
+    writer = BackgroundWriter(inner, queue_size=1)
+    with pytest.raises(VideoError, match="no room"):
+        for k in range(FRAMES):  # (raised by a later write, or by close)
+            writer.write(picture(k))
+        writer.close()
+    writer.close(keep=False)
+    assert len(written) == 3
+    assert not out.exists() and not part_path(out).exists()
