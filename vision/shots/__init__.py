@@ -17,6 +17,7 @@ One module a job:
 - ``contacts``: ball-ball contacts, hitters of balls struck from rest, grazes, nudges;
 - ``cushions``: cushion noses and jaws, bounces, one bounce per cushion visit;
 - ``pockets``: pots (mouth, lip, hole) and balls off the table;
+- ``motion``: one shot's balls as seen (samples, pieces, rests, finals, position at a time);
 - ``events``: one shot's events, each kind asked of the modules above;
 - ``facts``: shot facts in the rules' form, for one shot or a whole match;
 - ``stream``: shots given out as the video is read;

@@ -28,9 +28,9 @@ ALL_BALLS = tuple(b.value for b in Ball)
 
 
 def contact_partner(ball: str, xy: Point, t: float, position: Callable[[str, float], Point | None],
-             diameter: float, params: ShotFactsParams, candidates: Sequence[str] = ALL_BALLS,
-             leaving: Vector | None = None, after_s: float = 0.0
-             ) -> tuple[str | None, float]:
+                    diameter: float, params: ShotFactsParams, candidates: Sequence[str] = ALL_BALLS,
+                    leaving: Vector | None = None, after_s: float = 0.0
+                    ) -> tuple[str | None, float]:
     """The other ball (of ``candidates``) closest to one diameter from ``xy`` at ``t``, and
     |distance - D|; None when no ball is within the contact tolerance. ``after_s``: look up
     to this long after ``t`` too (a ball hit from rest is timed a frame or two early when its
@@ -59,9 +59,9 @@ def contact_partner(ball: str, xy: Point, t: float, position: Callable[[str, flo
 
 
 def passing_hitter(ball: str, rest: Point, leaving: Vector, t: float,
-                    samples: Mapping[str, list[Sample]], diameter: float, fps: float,
-                    params: ShotFactsParams, tolerance: float | None = None
-                    ) -> tuple[str | None, float]:
+                   samples: Mapping[str, list[Sample]], diameter: float, fps: float,
+                   params: ShotFactsParams, tolerance: float | None = None
+                   ) -> tuple[str | None, float]:
     """The ball whose path, sample to sample around ``t``, passed where the hitter of ``ball``
     must have been: a ball at rest leaves along the line of centres, so at the contact the
     hitter's centre lay one diameter behind ``rest`` against ``leaving`` (its velocity). The
@@ -107,7 +107,7 @@ def unseen_at(samples: Sequence[Sample], t: float) -> bool:
 
 
 def pushed_by(rest: Point, other: Point, first_piece: Piece, max_angle_deg: float = 12.0
-               ) -> bool:
+              ) -> bool:
     """A ball at ``rest`` whose first motion goes straight away from a ball at ``other`` (within
     ``max_angle_deg`` of their line of centres) was set moving by it."""
     return within_degrees(first_piece.velocity(first_piece.start.t), np.subtract(rest, other),
@@ -127,8 +127,8 @@ def pushed_away(change: Vector, xy: Point, other: Point | None, max_angle_deg: f
 
 
 def grazes(pieces: Mapping[str, list[Piece]], position: Callable[[str, float], Point | None],
-            events: list[FoundEvent], diameter: float, fps: float, params: ShotFactsParams
-            ) -> list[FoundEvent]:
+           events: list[FoundEvent], diameter: float, fps: float, params: ShotFactsParams
+           ) -> list[FoundEvent]:
     """Contacts between two moving balls that came within ``graze_mm`` of touching, where each
     ball's velocity over the ``graze_frames`` after that moment differs from the one before by at
     least ``graze_kink_mm_s``, pushing it away from the other along their line of centres (within
@@ -191,8 +191,8 @@ def _pushed_at(ball: str, other: str, t: float,
 
 
 def nudges(pieces: Mapping[str, list[Piece]], rests: Mapping[str, Point],
-            finals: Mapping[str, Point], events: Sequence[FoundEvent],
-            diameter: float, params: ShotFactsParams) -> list[FoundEvent]:
+           finals: Mapping[str, Point], events: Sequence[FoundEvent],
+           diameter: float, params: ShotFactsParams) -> list[FoundEvent]:
     """Contacts with a ball that stayed at rest through the shot, yet lay ``nudged_mm`` or more
     off its place after it, away from a ball that had rolled to within ``graze_mm`` of touching it
     (within ``nudge_angle_deg`` of their line of centres): crept into, it moved a few mm, too
@@ -222,7 +222,7 @@ def nudges(pieces: Mapping[str, list[Piece]], rests: Mapping[str, Point],
 
 
 def handed_on(ball: str, events: Sequence[FoundEvent], pieces: Mapping[str, list[Piece]],
-               seen: Point, rests: Mapping[str, Point]) -> Vector | None:
+              seen: Point, rests: Mapping[str, Point]) -> Vector | None:
     """The velocity (mm/s) a ball hit from rest took from its hitter: what the hitter's
     velocity lost at the contact (balls of equal mass: the velocity along the line of centres
     passes over whole), when that points the way the ball was seen to go (within 30 degrees).

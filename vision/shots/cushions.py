@@ -72,8 +72,8 @@ def bounced_off_point(point: Point, xy: Point, v_in: Vector, v_out: Vector) -> b
 
 
 def slow_bounces(table: TableSpec, paths: Mapping[str, Sequence[Sample]],
-                  events: Sequence[FoundEvent], fps: float, params: ShotFactsParams
-                  ) -> list[FoundEvent]:
+                 events: Sequence[FoundEvent], fps: float, params: ShotFactsParams
+                 ) -> list[FoundEvent]:
     """Cushion contacts of balls that came within ``bounce_touch_mm`` of touching a cushion's
     nose (between its jaws) and went back off it, their speed toward the nose over the
     ``graze_frames`` before and away from it over those after differing by at least

@@ -177,7 +177,7 @@ def kinked(v_in: Vector, v_out: Vector, params: ShotFactsParams) -> bool:
 
 
 def start_time(rest: Point, piece: Piece, fps: float, last_rest: Sample | None = None,
-                diameter: float = math.inf) -> float:
+               diameter: float = math.inf) -> float:
     """When a ball that was at ``rest`` left it: its first motion, extrapolated back. When that
     motion does not lead back to the rest (within a diameter: the ball was unseen across a
     turn, struck too fast to be followed), half a frame after it was last seen there
@@ -195,7 +195,7 @@ def start_time(rest: Point, piece: Piece, fps: float, last_rest: Sample | None =
 
 
 def left_rest(samples: list[Sample], rest: Point, diameter: float, params: ShotFactsParams,
-               vanished: bool = True, table: TableSpec | None = None) -> list[Sample]:
+              vanished: bool = True, table: TableSpec | None = None) -> list[Sample]:
     """The samples from the one where the ball leaves its resting place: off it, and the next
     two samples further off (or none: gone at once, if the ball ``vanished`` after them rather
     than the video ending), never to be seen back at the place; or seen again more than a
@@ -236,9 +236,9 @@ def left_rest(samples: list[Sample], rest: Point, diameter: float, params: ShotF
 def _back_at_rest(later: Sequence[Sample], rest: Point, off: float, params: ShotFactsParams
                   ) -> bool:
     """The ball, seen ``off`` mm from its resting place ``rest``, is seen back at rest on it
-    later (see :func:`resettled`): it never left (its detection wandered while the cue or a
-    hand lay over part of it). A ball that leaves its place is not seen resting on it again;
-    one barely nudged (a few mm) is seen further off each time, never coming back; one sent
-    into a cushion near by may roll back across it (a ball resting 47 mm from a cushion, sent
-    into it, came back through its place 9 frames later at 0.13 m/s)."""
+    later (see :func:`vision.shots.segmentation.resettled`): it never left (its detection
+    wandered while the cue or a hand lay over part of it). A ball that leaves its place is not
+    seen resting on it again; one barely nudged (a few mm) is seen further off each time, never
+    coming back; one sent into a cushion near by may roll back across it (a ball resting 47 mm
+    from a cushion, sent into it, came back through its place 9 frames later at 0.13 m/s)."""
     return resettled(later, rest, off, params, last_stays=True) is not None

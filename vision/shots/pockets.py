@@ -44,7 +44,7 @@ def nearest_pocket(table: TableSpec, xy: Point) -> tuple[Pocket, float]:
 
 
 def until_dropped(table: TableSpec, samples: list[Sample], params: ShotFactsParams
-                   ) -> list[Sample]:
+                  ) -> list[Sample]:
     """The samples before the ball's centre crossed a pocket's mouth (a tracker may go on
     reporting a ball it sees in the pocket's shadow), unless it crossed by less than a quarter
     of a radius and did not drop there: its picture in the jaws reads deeper than it was. It
@@ -69,7 +69,7 @@ def until_dropped(table: TableSpec, samples: list[Sample], params: ShotFactsPara
 
 
 def into_the_hole_at(table: TableSpec, samples: Sequence[Sample], params: ShotFactsParams
-                   ) -> int | None:
+                     ) -> int | None:
     """The index of the sample after which the ball was in a pocket's hole: it came within
     ``in_the_hole_radii`` of the mouth line and was then unseen for more than
     ``in_the_hole_gap_frames`` (there it is seen only now and then, reading short of the line);
@@ -82,8 +82,8 @@ def into_the_hole_at(table: TableSpec, samples: Sequence[Sample], params: ShotFa
 
 
 def dropped_from_the_lip(table: TableSpec, samples: Sequence[Sample], last: Sample,
-                          window: ShotWindow, clip_end: int, params: ShotFactsParams
-                          ) -> Sample | None:
+                         window: ShotWindow, clip_end: int, params: ShotFactsParams
+                         ) -> Sample | None:
     """The ball's last sample on a pocket's lip, when it came to rest there (``last``, within
     half a radius of the mouth line, as :func:`into_the_hole_at` has it: a ball in the hole reads
     short of the line, one in a middle pocket's hole seen resting 6 mm short of it until it
@@ -108,7 +108,7 @@ def dropped_from_the_lip(table: TableSpec, samples: Sequence[Sample], last: Samp
 
 
 def heading_into(table: TableSpec, pocket: Pocket, xy: Point, velocity: Vector | None,
-                  fps: float, params: ShotFactsParams, rolls_on: bool = False) -> bool:
+                 fps: float, params: ShotFactsParams, rolls_on: bool = False) -> bool:
     """A fast ball last seen further from ``pocket`` than ``pocket_reach_diameters``, rolling
     straight at its mouth (its line passes within half the mouth of the pocket's point), near
     enough to get there in the two frames it went unseen (three at the speed it is known by:
@@ -139,7 +139,7 @@ def rolling_time(travel: float, speed: float, params: ShotFactsParams) -> float:
 
 
 def could_leave(table: TableSpec, xy: Point, velocity: Vector | None, fps: float,
-                 params: ShotFactsParams) -> bool:
+                params: ShotFactsParams) -> bool:
     """A ball last seen at ``xy`` with ``velocity`` (mm/s, None: unknown) may have jumped off the
     table: it was rolling toward a cushion it could reach within a diameter and three frames of
     its travel. A ball that vanishes at rest, or in the open cloth, was lost by the tracker, not
@@ -158,7 +158,7 @@ def could_leave(table: TableSpec, xy: Point, velocity: Vector | None, fps: float
 
 
 def jaw_of_its_pot(table: TableSpec, event: FoundEvent, events: list[FoundEvent],
-                    params: ShotFactsParams) -> bool:
+                   params: ShotFactsParams) -> bool:
     """A cushion event at the jaws of the pocket the ball then drops into: the ball rattled in
     (a jaw contact, not a bank)."""
     if event.type != "cushion" or event.cushion is None:

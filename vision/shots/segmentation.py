@@ -53,7 +53,7 @@ def split_shots(tracks: Mapping[str, Sequence[Sample]], fps: float = 30.0,
 def _struck_from_rest(tracks: Mapping[str, Sequence[Sample]], frame: int,
                       params: ShotFactsParams) -> bool:
     """Some ball, at rest for ``still_frames`` before ``frame``, leaves its place then and rolls
-    (see :func:`rolling_from`), its first step no longer than ``struck_first_step_ratio``
+    (see :func:`_rolling_from`), its first step no longer than ``struck_first_step_ratio``
     times the next: the next shot's strike, however soon after the last one's balls stopped.
     A ball creeping on that the tracker held in place is seen again no faster than it crept,
     and a ball's id jumping onto something else (a hand over the ball) starts with a step
@@ -71,7 +71,7 @@ def _struck_from_rest(tracks: Mapping[str, Sequence[Sample]], frame: int,
         if len(before) >= 2 and all(at_rest_between(a, b, params)
                                     for a, b in itertools.pairwise(before)) and (
                 first_step <= params.struck_first_step_ratio * next_step
-                + params.rolling_mm_per_frame) and rolling_from(samples, k, params):
+                + params.rolling_mm_per_frame) and _rolling_from(samples, k, params):
             return True
     return False
 
@@ -93,7 +93,7 @@ def _reseated(samples: Sequence[Sample], k: int, params: ShotFactsParams) -> boo
 def steady_tracks(tracks: Mapping[str, Sequence[Sample]],
                   params: ShotFactsParams = DEFAULT_SHOT_FACTS) -> dict[str, list[Sample]]:
     """The tracks with each resting ball's flicker undone (see :func:`_without_rest_flicker`):
-    what :func:`split_shots` and :func:`shot_facts` read."""
+    what :func:`split_shots` and :func:`vision.shots.facts.shot_facts` read."""
     return {ball: _without_rest_flicker(samples, params) for ball, samples in tracks.items()}
 
 
@@ -135,13 +135,13 @@ def _back_on(samples: Sequence[Sample], k: int, anchor: Sample, params: ShotFact
                                       for s in samples[end:end + 2]):
             return end
     j = resettled(samples[k + 1:], anchor.xy, math.dist(samples[k].xy, anchor.xy), params,
-                   since=anchor.t, within=params.wander_s)
+                  since=anchor.t, within=params.wander_s)
     return None if j is None else k + 1 + j
 
 
 def resettled(later: Sequence[Sample], place: Point, off: float, params: ShotFactsParams,
-               since: float = -math.inf, within: float = math.inf, last_stays: bool = False
-               ) -> int | None:
+              since: float = -math.inf, within: float = math.inf, last_stays: bool = False
+              ) -> int | None:
     """The index of the first of ``later`` that shows the ball back at rest on ``place``
     (within ``flicker_return_mm``, and still to the next sample; the last sample counts as still
     with ``last_stays``), coming from at least twice as far (``off``: how far off it was seen
@@ -191,12 +191,12 @@ def _placed(samples: Sequence[Sample], k: int, params: ShotFactsParams) -> bool:
         # it rolls on from there as fast: no hand moves a ball so and puts it down rolling)
         if distance / gap >= params.hardest_mm_per_frame:
             return gap > 1 or not _rolls_on_as_fast(samples, k, distance)
-        return gap > 1 and not rolling_from(samples, k, params)
+        return gap > 1 and not _rolling_from(samples, k, params)
     if gap <= params.max_gap_frames or distance <= params.still_mm_per_frame * gap:
         return False
     if b.t - a.t <= params.hand_s and distance <= params.nudge_mm:
         return False  # no hand picks a ball up and puts it down so soon, so near
-    return not (k >= 2 and _rolled_on(samples[k - 2], a, b, params)) and not rolling_from(
+    return not (k >= 2 and _rolled_on(samples[k - 2], a, b, params)) and not _rolling_from(
         samples, k, params)
 
 
@@ -210,7 +210,7 @@ def _rolls_on_as_fast(samples: Sequence[Sample], k: int, jump: float) -> bool:
     return len(steps) == 2 and steps[0] >= 0.5 * jump and sum(steps) >= jump
 
 
-def rolling_from(samples: Sequence[Sample], k: int, params: ShotFactsParams) -> bool:
+def _rolling_from(samples: Sequence[Sample], k: int, params: ShotFactsParams) -> bool:
     """The ball is seen rolling from sample ``k`` on: ``rolling_samples`` samples in consecutive
     frames at a steady step of at least ``rolling_mm_per_frame``, starting within as many more
     samples (it may be seen first at a cushion, turning), or at ``fast_mm_per_frame`` or more each,
