@@ -25,14 +25,14 @@ class ShotMotion:
     fps: float
     params: ShotFactsParams
     rests: dict[str, Point]  # where the balls lay just before the strike
-    pieces: dict[str, list[Piece]] = field(default_factory=dict)  # of the balls that moved
+    pieces: dict[str, list[Piece]] = field(default_factory=dict)  # of the balls that left rest
     finals: dict[str, Point] = field(default_factory=dict)  # of the balls left on the table
     last_seen: dict[str, Sample] = field(default_factory=dict)
     seen_in_shot: dict[str, list[Sample]] = field(default_factory=dict)
-    last_rest: dict[str, Sample] = field(default_factory=dict)  # of a ball that moved: its last
-    # sample before it left
-    never_again: set[str] = field(default_factory=set)  # balls not seen again after their
-    # samples in the shot
+    # of a ball that moved: its last sample before it left
+    last_rest: dict[str, Sample] = field(default_factory=dict)
+    # balls not seen again after their samples in the shot
+    never_again: set[str] = field(default_factory=set)
 
     @property
     def diameter(self) -> float:

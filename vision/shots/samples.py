@@ -22,16 +22,12 @@ from rules.table import Cushion, Pocket
 from vision.shots.params import DEFAULT_SHOT_FACTS, ShotFactsParams
 
 Point = tuple[float, float]
-
-
 Vector = NDArray[np.float64]  # a place, velocity or offset (mm, mm/s): x and y
 
 
 # (the defaults' values under the names the tracker reads them by: a doubtful sighting of a resting
 # ball this near its place keeps it in place; balls this near touch)
 REST_JITTER_DIAMETERS = DEFAULT_SHOT_FACTS.rest_jitter_diameters
-
-
 TOUCHING_DIAMETERS = DEFAULT_SHOT_FACTS.touching_diameters
 
 
@@ -142,4 +138,6 @@ def within_degrees(a: Sequence[float] | Vector, b: Sequence[float] | Vector, deg
 
 
 def gap_confidence(gap: float, tolerance: float) -> float:
+    """How sure an event's geometry is (0-1) when it is ``gap`` mm off: 1 when exact, 0 at
+    twice the ``tolerance``."""
     return max(0.0, 1.0 - gap / (2 * tolerance))
