@@ -368,7 +368,7 @@ def run_clip(path: Path, frames_dir: Path | None, every: int, at: set[int],
     from calibration.video import sample_frames
     from video import grey_shift, video_fps
     from vision.detection import calibrate_for_the_balls
-    from vision.shots.facts import shots_from_tracks, tracks_from_rows
+    from vision.shots import shots_from_tracks, tracks_from_rows
     from vision.tracking import track_video
 
     t0 = time.perf_counter()

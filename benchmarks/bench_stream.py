@@ -26,8 +26,13 @@ sys.path.insert(0, str(ROOT))
 
 from referee.evaluate import tracker_rows, true_track_rows  # noqa: E402
 from referee.labels import load_labels  # noqa: E402
-from vision.shots.facts import shots_from_tracks, tracks_from_rows  # noqa: E402
-from vision.shots.stream import ShotStream, ShotStreamParams, StreamedShot  # noqa: E402
+from vision.shots import (  # noqa: E402
+    ShotStream,
+    ShotStreamParams,
+    StreamedShot,
+    shots_from_tracks,
+    tracks_from_rows,
+)
 
 
 def labels_files(inputs: list[Path]) -> list[Path]:

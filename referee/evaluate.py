@@ -288,7 +288,7 @@ class ClipsScore:
 def score_clips(cases: Sequence[tuple[str, Any, list[Any]]]) -> ClipsScore:
     """Shot facts found in each case's track rows (name, Labels, rows), judged and compared with
     the labels."""
-    from vision.shots.stream import shots_from_rows
+    from vision.shots import shots_from_rows
 
     total = ClipsScore()
     for name, labels, rows in cases:

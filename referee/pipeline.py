@@ -41,8 +41,14 @@ from vision.detection import (
     calibrate_for_the_balls,
     table_for_the_balls,
 )
-from vision.shots.params import DEFAULT_SHOT_FACTS, ShotFactsParams
-from vision.shots.stream import ShotStream, ShotStreamParams, StreamedShot, check_stream_params
+from vision.shots import (
+    DEFAULT_SHOT_FACTS,
+    ShotFactsParams,
+    ShotStream,
+    ShotStreamParams,
+    StreamedShot,
+    check_stream_params,
+)
 from vision.tracking import DEFAULT_TRACKING, FrameTracks, ShotStart, TrackingParams, track_video
 
 DRIFT_CHECK_S = 5.0  # seconds of video between two checks that the camera has not moved

@@ -29,8 +29,7 @@ def test_a_short_clip_is_refereed_from_the_video(tmp_path: Path, monkeypatch, ca
     assert doc["calibration"]["format"] == "kaisa-calibration/1"
     assert {"calibration_s", "tracking_s", "shot_facts_s"} <= set(doc["timings"])
     # (the parameters used, so that the verdict can be reproduced)
-    from vision.shots.params import ShotFactsParams
-    from vision.shots.stream import ShotStreamParams
+    from vision.shots import ShotFactsParams, ShotStreamParams
 
     assert ShotFactsParams(**doc["shot_facts_params"]) == ShotFactsParams()
     assert ShotStreamParams(**doc["shot_stream"]) == ShotStreamParams()

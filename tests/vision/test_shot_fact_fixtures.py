@@ -49,7 +49,7 @@ from typing import Any
 import pytest
 
 from rules import EventType, TableSpec
-from vision.shots.facts import shots_from_tracks, tracks_from_rows
+from vision.shots import shots_from_tracks, tracks_from_rows
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "shot_facts"
 

@@ -259,7 +259,7 @@ def test_a_match_fed_its_game_state_after_each_shot_gives_its_labels_verdicts():
     from referee.evaluate import score_clips
     from referee.labels import load_labels
     from rules import cue_ball_of
-    from vision.shots.stream import ShotStream
+    from vision.shots import ShotStream
     from vision.tracking import track_video
 
     labels = load_labels(path)

@@ -12,22 +12,24 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import vision.shots
 from referee.evaluate import judge_found_shots, read_tracks, score_shots
 from referee.labels import load_labels
 from rules import EventType, Pocket, TableSpec
-from vision.shots import facts
-from vision.shots.facts import (
+from vision.shots import (
+    DEFAULT_SHOT_FACTS,
     FoundEvent,
     Sample,
-    _kinked,
-    _once_per_cushion_visit,
-    _until_placed,
+    ShotFactsParams,
+    ShotFactsParamsError,
     cut_into_pieces,
+    shots_from_rows,
     shots_from_tracks,
     tracks_from_rows,
 )
-from vision.shots.params import DEFAULT_SHOT_FACTS, ShotFactsParams, ShotFactsParamsError
-from vision.shots.stream import shots_from_rows
+from vision.shots.cushions import once_per_cushion_visit
+from vision.shots.pieces import kinked
+from vision.shots.segmentation import until_placed
 
 FPS = 30.0
 TABLE = TableSpec()
@@ -59,14 +61,14 @@ def test_a_ball_comes_off_a_cushion_once_until_something_turns_it_back():
         return FoundEvent(t, "cushion", ("W1",), (3400.0, 1730.0), cushion=which)
 
     wobble = [cushion(1.0, "left"), cushion(1.1, "left"), cushion(1.2, "foot")]
-    assert [(e.t, e.cushion) for e in _once_per_cushion_visit(wobble)] == [(1.0, "left"),
+    assert [(e.t, e.cushion) for e in once_per_cushion_visit(wobble)] == [(1.0, "left"),
                                                                          (1.2, "foot")]
     back = [cushion(1.0, "left"), FoundEvent(1.5, "contact", ("R1", "W1"), (3000.0, 900.0)),
             cushion(2.0, "left"), cushion(2.5, "right"), cushion(3.0, "left")]
-    assert _once_per_cushion_visit(back) == back
+    assert once_per_cushion_visit(back) == back
     other = [cushion(1.0, "left"), FoundEvent(1.1, "cushion", ("W2",), (3400.0, 1730.0),
                                               cushion="left")]
-    assert _once_per_cushion_visit(other) == other
+    assert once_per_cushion_visit(other) == other
 
 
 def test_a_sample_far_off_a_straight_motion_that_goes_on_is_left_out():
@@ -100,10 +102,10 @@ def test_a_slow_ball_turned_by_a_kiss_is_cut_where_it_turned():
 def test_a_slow_ball_kissed_turns_by_less_than_the_noise_of_a_fast_one_and_still_turned():
     # a slow ball at 90 mm/s kisses another and goes on at 23 mm/s the other way; the change
     # (112 mm/s) is under what a fast ball's track wobbles by, but half the ball's speed.
-    assert _kinked(np.array([77.0, -46.0]), np.array([-16.0, 17.0]), DEFAULT_SHOT_FACTS)
+    assert kinked(np.array([77.0, -46.0]), np.array([-16.0, 17.0]), DEFAULT_SHOT_FACTS)
     # a fast ball whose fit wobbles by 100 mm/s has not turned; nor a slow one by 40 mm/s
-    assert not _kinked(np.array([1500.0, 0.0]), np.array([1480.0, 98.0]), DEFAULT_SHOT_FACTS)
-    assert not _kinked(np.array([60.0, 0.0]), np.array([50.0, 39.0]), DEFAULT_SHOT_FACTS)
+    assert not kinked(np.array([1500.0, 0.0]), np.array([1480.0, 98.0]), DEFAULT_SHOT_FACTS)
+    assert not kinked(np.array([60.0, 0.0]), np.array([50.0, 39.0]), DEFAULT_SHOT_FACTS)
 
 
 def clips() -> list[Path]:
@@ -139,7 +141,7 @@ def test_true_tracks_of_the_labelled_clips_give_the_labelled_facts_and_verdicts(
 def test_a_resting_ball_whose_detection_flickers_between_two_places_did_not_move():
     """W1 rests at one place, seen for a few frames 30 mm off (a touching ball's split
     changing) and back: no real ball jumps from rest to rest, so nothing happened."""
-    from vision.shots.facts import Sample, _without_rest_flicker
+    from vision.shots.segmentation import _without_rest_flicker
     place, other = (1000.0, 500.0), (1000.0, 530.0)
     xys = [place] * 5 + [other] * 3 + [place] * 4 + [other] * 2 + [place] * 3
     samples = [Sample(k, k / 30, xy) for k, xy in enumerate(xys)]
@@ -155,7 +157,7 @@ def test_a_ball_struck_back_through_the_place_it_rolled_off_did_not_flicker_ther
     """A ball slowing to rest stepped 1.8 mm off one sample and stayed; 800 frames later it
     was struck back across that sample's place. Passing through a place is not being
     back at rest on it: the samples between are real and stay as they were."""
-    from vision.shots.facts import Sample, _without_rest_flicker
+    from vision.shots.segmentation import _without_rest_flicker
     xs = [0.0, 0.0, 0.0, 1.8, 1.8, 1.8, 1.8, 1.8, 1.8, -1.0, -9.0, -17.0, -25.0]
     samples = [Sample(k, k / 30, (1000.0 + x, 500.0)) for k, x in enumerate(xs)]
     assert _without_rest_flicker(samples, DEFAULT_SHOT_FACTS) == samples
@@ -172,14 +174,14 @@ def test_a_rolling_ball_unseen_a_few_frames_rolled_on_a_ball_unseen_and_elsewher
     xs = [1000.0 + 30.0 * k for k in range(6)] + [1000.0 + 30.0 * k for k in range(10, 14)]
     frames = [*range(6), *range(10, 14)]
     rolling = [Sample(f, f / 30, (x, 500.0)) for f, x in zip(frames, xs, strict=True)]
-    assert _until_placed(rolling, DEFAULT_SHOT_FACTS) == rolling
+    assert until_placed(rolling, DEFAULT_SHOT_FACTS) == rolling
     # at rest, unseen four frames (a hand over it), then 120 mm away, staying: put there by hand
     rest = [Sample(f, f / 30, (1000.0, 500.0)) for f in range(6)]
     moved = [*rest, *(Sample(f, f / 30, (1120.0, 500.0)) for f in range(10, 14))]
-    assert _until_placed(moved, DEFAULT_SHOT_FACTS) == rest
+    assert until_placed(moved, DEFAULT_SHOT_FACTS) == rest
     # rolling, unseen, then seen off its way (sideways), staying: put there by hand
     aside = [*rolling[:6], *(Sample(f, f / 30, (1150.0, 620.0)) for f in range(10, 14))]
-    assert _until_placed(aside, DEFAULT_SHOT_FACTS) == rolling[:6]
+    assert until_placed(aside, DEFAULT_SHOT_FACTS) == rolling[:6]
 
 
 def test_a_ball_at_rest_and_back_elsewhere_at_rest_or_creeping_was_placed():
@@ -188,7 +190,7 @@ def test_a_ball_at_rest_and_back_elsewhere_at_rest_or_creeping_was_placed():
     line that does not lead back to it, it was struck: a fixture.)"""
     rest = [Sample(f, f / FPS, (1950.0, 305.0)) for f in range(20, 31)]
     put = [Sample(f, f / FPS, (2400.0 + 5.0 * (f - 35), 700.0)) for f in range(35, 45)]
-    assert _until_placed(rest + put, DEFAULT_SHOT_FACTS) == rest
+    assert until_placed(rest + put, DEFAULT_SHOT_FACTS) == rest
 
 
 def test_a_ball_at_rest_seen_next_further_away_than_the_hardest_shot_goes_was_placed():
@@ -197,11 +199,11 @@ def test_a_ball_at_rest_seen_next_further_away_than_the_hardest_shot_goes_was_pl
     two frames on, as fast as the hardest shot, it was struck: a fixture.)"""
     rest = [Sample(f, f / FPS, (854.0, 494.0)) for f in range(10, 31)]
     far = [Sample(f, f / FPS, (2400.0 + 150.0 * (f - 32), 1500.0)) for f in range(32, 40)]
-    assert _until_placed(rest + far, DEFAULT_SHOT_FACTS) == rest
+    assert until_placed(rest + far, DEFAULT_SHOT_FACTS) == rest
 
 
 def test_the_jaws_are_the_ends_of_the_cushion_noses_at_the_pockets():
-    from vision.shots.facts import nearest_jaw
+    from vision.shots import nearest_jaw
     L, W, a = TABLE.length_mm, TABLE.width_mm, TABLE.jaw_offset_mm(Pocket.HR)
     m = TABLE.jaw_offset_mm(Pocket.ML)
     cases = {(40.0, 100.0): ("head", (0.0, a)), (100.0, 40.0): ("right", (a, 0.0)),
@@ -221,11 +223,11 @@ def test_a_ball_seen_in_two_frames_running_faster_than_a_hand_but_not_the_hardes
     blurred = [Sample(31, 31 / FPS, (1588.0, 671.0)), Sample(32, 32 / FPS, (1295.0, 960.0))]
     on = [Sample(f, f / FPS, (911.0 - 230.0 * (f - 34), 1221.0 + 150.0 * (f - 34)))
           for f in range(34, 37)]
-    assert _until_placed(rest + blurred + on, DEFAULT_SHOT_FACTS) == rest + blurred + on
+    assert until_placed(rest + blurred + on, DEFAULT_SHOT_FACTS) == rest + blurred + on
     # unseen between the two (two frames apart), as far: put there by hand
     jumped = [*rest, Sample(32, 32 / FPS, (1723.0 - 800.0, 465.0)),
               Sample(40, 40 / FPS, (1723.0 - 800.0, 465.0))]
-    assert _until_placed(jumped, DEFAULT_SHOT_FACTS) == rest
+    assert until_placed(jumped, DEFAULT_SHOT_FACTS) == rest
 
 
 def test_a_ball_seen_rolling_on_from_a_jump_faster_than_the_hardest_shot_rolled():
@@ -238,9 +240,9 @@ def test_a_ball_seen_rolling_on_from_a_jump_faster_than_the_hardest_shot_rolled(
     blurred = [Sample(31, 31 / FPS, (2202.0, 587.0))]
     on = [Sample(f, f / FPS, (2591.0 + 320.0 * (f - 32), 909.0 + 206.0 * (f - 32)))
           for f in range(32, 35)]
-    assert _until_placed(rest + blurred + on, DEFAULT_SHOT_FACTS) == rest + blurred + on
+    assert until_placed(rest + blurred + on, DEFAULT_SHOT_FACTS) == rest + blurred + on
     still = [Sample(f, f / FPS, (2591.0, 909.0)) for f in range(32, 40)]
-    assert _until_placed(rest + blurred + still, DEFAULT_SHOT_FACTS) == rest + blurred
+    assert until_placed(rest + blurred + still, DEFAULT_SHOT_FACTS) == rest + blurred
     # a phantom ball seen in real footage: a jump of 519 mm, then steps of 207 and 244 mm and
     # a slow roll: a thing wandering (no ball slows so), not rolling
     wander = [Sample(17, 17 / FPS, (573.0, 932.0)), Sample(18, 18 / FPS, (384.0, 847.0)),
@@ -248,7 +250,7 @@ def test_a_ball_seen_rolling_on_from_a_jump_faster_than_the_hardest_shot_rolled(
     wander += [Sample(f, f / FPS, (162.0 - 20.0 * (f - 19), 748.0 - 13.0 * (f - 19)))
                for f in range(20, 24)]
     jumped = [Sample(f, f / FPS, (1050.0, 1135.0)) for f in range(10, 17)]
-    assert _until_placed(jumped + wander, DEFAULT_SHOT_FACTS) == jumped
+    assert until_placed(jumped + wander, DEFAULT_SHOT_FACTS) == jumped
 
 
 def test_a_contact_pushes_a_ball_away_from_the_other_along_the_line_of_centres():
@@ -257,16 +259,16 @@ def test_a_contact_pushes_a_ball_away_from_the_other_along_the_line_of_centres()
     least kink) as R1 passes within the contact tolerance. A contact pushes each ball away from
     the other along their line of centres (within 60 degrees: a cut's throw, the track's
     noise); Y's turn went sideways to that line: no contact."""
-    from vision.shots.facts import _pushed_away
+    from vision.shots.contacts import pushed_away
     y, r1 = (3254.0, 361.0), (3206.0, 303.0)
     within = DEFAULT_SHOT_FACTS.push_angle_deg
     away = np.subtract(y, r1) / math.dist(y, r1)
     across = np.array([-away[1], away[0]])
-    assert _pushed_away(300.0 * away, y, r1, within)  # straight away from R1
-    assert _pushed_away(300.0 * (away + 0.5 * across), y, r1, within)  # a cut, thrown a little
-    assert not _pushed_away(200.0 * across, y, r1, within)  # sideways: the track's wobble
-    assert not _pushed_away(-300.0 * away, y, r1, within)  # toward R1: no push pulls
-    assert _pushed_away(np.zeros(2), y, None, within)  # no other ball's place to judge by
+    assert pushed_away(300.0 * away, y, r1, within)  # straight away from R1
+    assert pushed_away(300.0 * (away + 0.5 * across), y, r1, within)  # a cut, thrown a little
+    assert not pushed_away(200.0 * across, y, r1, within)  # sideways: the track's wobble
+    assert not pushed_away(-300.0 * away, y, r1, within)  # toward R1: no push pulls
+    assert pushed_away(np.zeros(2), y, None, within)  # no other ball's place to judge by
 
 
 # --- the thresholds as a parameter object ------------------------------------------------------
@@ -302,7 +304,7 @@ def test_the_default_thresholds_are_the_previous_constants():
     assert DEFAULT_SHOT_FACTS.reseated_mm == 4.5
     assert ShotFactsParams(still_mm_per_frame=2.0).reseated_mm == 6.0
     # the names the tracker reads them by
-    assert (facts.REST_JITTER_DIAMETERS, facts.TOUCHING_DIAMETERS) == (0.3, 1.15)
+    assert (vision.shots.REST_JITTER_DIAMETERS, vision.shots.TOUCHING_DIAMETERS) == (0.3, 1.15)
     assert ShotFactsParams() == DEFAULT_SHOT_FACTS
 
 

@@ -14,13 +14,14 @@ from referee.evaluate import true_track_rows
 from referee.labels import load_labels
 from rules.events import EventType
 from rules.table import TableSpec
-from vision.shots.facts import shots_from_tracks, tracks_from_rows
-from vision.shots.params import ShotFactsParams
-from vision.shots.stream import (
+from vision.shots import (
+    ShotFactsParams,
     ShotStream,
     ShotStreamParams,
     StreamError,
     shots_from_rows,
+    shots_from_tracks,
+    tracks_from_rows,
 )
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_videos"

@@ -1,4 +1,4 @@
-"""The thresholds by which shot facts are found from ball tracks (:mod:`vision.shots.facts`), as
+"""The thresholds by which shot facts are found from ball tracks (:mod:`vision.shots`), as
 one frozen, checked parameter object that a caller can set, see and record.
 
 Each field's unit ends its name: ``_mm``, ``_mm_per_frame``, ``_mm_s`` (mm/s), ``_mm_s2``
@@ -24,7 +24,7 @@ class ShotFactsParamsError(ParamsError):
 
 @dataclass(frozen=True)
 class ShotFactsParams:
-    """Every threshold of :mod:`vision.shots.facts`; the defaults are the tuned values."""
+    """Every threshold of :mod:`vision.shots`; the defaults are the tuned values."""
 
     # --- at rest, and cutting a match into shots
     still_mm_per_frame: float = 1.5  # a ball moving less than this per frame is at rest

@@ -2,13 +2,14 @@
 rest a moment (``settle_s``), not after the whole match has been tracked.
 
 The tracker's frames are fed in order. Every ``check_every_s`` the shots are cut from the frames
-kept so far, by the same rules as a finished match's (:func:`vision.shots.facts.split_shots`): a
-shot whose last motion lies ``settle_s`` back is over (motion again sooner would have been the
-same shot's: ``settle_s`` is longer than that gap), and its facts are found from the frames up
-to now (:func:`vision.shots.facts.shot_facts`), both by the thresholds of ``facts`` (a
-:class:`vision.shots.params.ShotFactsParams`). Frames older than ``history_s`` before the shot
-still open, or before now, are dropped, so memory does not grow with the video's length; a ball
-not seen for longer keeps its last few sightings (where it was when it went out of view).
+kept so far, by the same rules as a finished match's
+(:func:`vision.shots.segmentation.split_shots`): a shot whose last motion lies ``settle_s`` back is
+over (motion again sooner would have been the same shot's: ``settle_s`` is longer than that gap),
+and its facts are found from the frames up to now (:func:`vision.shots.facts.shot_facts`), both by
+the thresholds of ``facts`` (a :class:`vision.shots.params.ShotFactsParams`). Frames older than
+``history_s`` before the shot still open, or before now, are dropped, so memory does not grow with
+the video's length; a ball not seen for longer keeps its last few sightings (where it was when it
+went out of view).
 
 The facts are those a finished match's tracks give when nothing the shot's facts look at lies
 more than ``settle_s`` after its balls came to rest (a ball hanging on a pocket's lip that drops
@@ -23,8 +24,10 @@ from dataclasses import dataclass, field
 
 from rules.events import ShotFacts
 from rules.table import TableSpec
-from vision.shots.facts import Sample, at_rest_between, shot_facts, split_shots, steady_tracks
+from vision.shots.facts import shot_facts
 from vision.shots.params import DEFAULT_SHOT_FACTS, ShotFactsParams
+from vision.shots.samples import Sample, at_rest_between
+from vision.shots.segmentation import split_shots, steady_tracks
 
 KEPT_SIGHTINGS = 3  # of a ball out of view longer than the history: its last sightings are kept
 

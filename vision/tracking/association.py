@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from vision.detection import Detection
-from vision.shots.facts import REST_JITTER_DIAMETERS
+from vision.shots import REST_JITTER_DIAMETERS
 from vision.tracking.departure import (
     ahead,
     away_from_the_cue,

@@ -8,7 +8,7 @@ import math
 from collections.abc import Sequence
 
 from vision.detection import Detection
-from vision.shots.facts import within_degrees
+from vision.shots import within_degrees
 from vision.tracking.params import TrackingParams
 
 

@@ -8,7 +8,7 @@ import math
 from collections.abc import Iterable
 
 from vision.detection import Detection
-from vision.shots.facts import REST_JITTER_DIAMETERS
+from vision.shots import REST_JITTER_DIAMETERS
 from vision.tracking.departure import sent_toward
 from vision.tracking.geometry import along_across, within_30
 from vision.tracking.motion import is_resting, predicted, still

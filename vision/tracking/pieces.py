@@ -13,7 +13,7 @@ from dataclasses import replace
 import numpy as np
 
 from vision.detection import Detection
-from vision.shots.facts import REST_JITTER_DIAMETERS, TOUCHING_DIAMETERS
+from vision.shots import REST_JITTER_DIAMETERS, TOUCHING_DIAMETERS
 from vision.tracking.geometry import a_ball_and_a_glint, each_at_one_of, within_30
 from vision.tracking.motion import is_resting, predicted, still
 from vision.tracking.state import CLASS_OF, BallState, Setting

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from vision.detection import Detection
-from vision.shots.facts import REST_JITTER_DIAMETERS
+from vision.shots import REST_JITTER_DIAMETERS
 from vision.tracking.departure import ball_like_streak
 from vision.tracking.geometry import along_across, likeness_along, within_30
 from vision.tracking.motion import stop_reach

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from vision.detection import Detection
-from vision.shots.facts import REST_JITTER_DIAMETERS
+from vision.shots import REST_JITTER_DIAMETERS
 from vision.tracking.state import CLASS_OF, FrameTracks
 
 if TYPE_CHECKING:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 
 from vision.detection import Detection
-from vision.shots.facts import REST_JITTER_DIAMETERS, nearest_cushion
+from vision.shots import REST_JITTER_DIAMETERS, nearest_cushion
 from vision.tracking.departure import sent_toward
 from vision.tracking.geometry import within_30
 from vision.tracking.leftovers import Leftovers

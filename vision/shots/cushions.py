@@ -1,0 +1,127 @@
+"""Cushions and their jaws: the nearest cushion nose or jaw to a ball, whether a motion went into
+one and back off it, bounces too slow to cut a track, and one bounce per visit to a cushion."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from rules.events import EventType
+from rules.table import Cushion, Pocket, TableSpec
+from vision.shots.params import ShotFactsParams
+from vision.shots.samples import FoundEvent, Point, Sample, Vector, gap_confidence
+
+INWARD = {Cushion.HEAD: (1.0, 0.0), Cushion.FOOT: (-1.0, 0.0), Cushion.RIGHT: (0.0, 1.0),
+           Cushion.LEFT: (0.0, -1.0)}
+
+
+def nearest_cushion(table: TableSpec, xy: Point) -> tuple[Cushion, float]:
+    """The cushion whose nose is nearest to a ball centre, and |distance - R| (mm)."""
+    gaps = cushion_gaps(table, xy)
+    cushion = min(gaps, key=lambda c: gaps[c])
+    return cushion, abs(gaps[cushion] - table.ball_radius_mm)
+
+
+def cushion_gaps(table: TableSpec, xy: Point) -> dict[Cushion, float]:
+    """How far (mm) a ball centre is from each cushion's nose."""
+    return {Cushion.HEAD: xy[0], Cushion.FOOT: table.length_mm - xy[0],
+            Cushion.RIGHT: xy[1], Cushion.LEFT: table.width_mm - xy[1]}
+
+
+def nearest_jaw(table: TableSpec, xy: Point) -> tuple[Cushion, Point, float]:
+    """The jaw (the end of a cushion's nose at a pocket's mouth, a point) nearest to a ball
+    centre: its cushion, where it is, and |distance - R| (mm)."""
+    best: tuple[Cushion, Point, float] = (Cushion.HEAD, (0.0, 0.0), math.inf)
+    for pocket in Pocket:
+        px, py = table.pocket_xy(pocket)
+        a = table.jaw_offset_mm(pocket)
+        for cushion in pocket.cushions:
+            # along the nose from the pocket's point: both ways from a middle pocket, toward
+            # the table from a corner
+            if pocket.is_middle:
+                ends = [(px - a, py), (px + a, py)]
+            elif cushion.is_long:
+                ends = [(px + math.copysign(a, table.length_mm / 2 - px), py)]
+            else:
+                ends = [(px, py + math.copysign(a, table.width_mm / 2 - py))]
+            for end in ends:
+                gap = abs(math.dist(xy, end) - table.ball_radius_mm)
+                if gap < best[2]:
+                    best = (cushion, end, gap)
+    return best
+
+
+def _jaw_near(table: TableSpec, xy: Point) -> bool:
+    """A ball centred at ``xy`` touches or nearly touches a jaw (within a radius)."""
+    return nearest_jaw(table, xy)[2] <= table.ball_radius_mm
+
+
+def bounced_off_cushion(cushion: Cushion, v_in: Vector, v_out: Vector) -> bool:
+    """The motion went into the cushion and came back off it."""
+    n = INWARD[cushion]
+    return float(np.dot(v_in, n)) < 0 < float(np.dot(v_out, n))
+
+
+def bounced_off_point(point: Point, xy: Point, v_in: Vector, v_out: Vector) -> bool:
+    """The motion went into ``point`` (a jaw) and came back off it, seen from the ball's
+    centre ``xy`` at the touch."""
+    n = np.subtract(xy, point)
+    return float(np.dot(v_in, n)) < 0 < float(np.dot(v_out, n))
+
+
+def slow_bounces(table: TableSpec, paths: Mapping[str, Sequence[Sample]],
+                 events: Sequence[FoundEvent], fps: float, params: ShotFactsParams
+                 ) -> list[FoundEvent]:
+    """Cushion contacts of balls that came within ``bounce_touch_mm`` of touching a cushion's
+    nose (between its jaws) and went back off it, their speed toward the nose over the
+    ``graze_frames`` before and away from it over those after differing by at least
+    ``min_kink_mm_s``: a bounce too slow to turn the track by more than its noise, so that no
+    piece ends there (a ball into a cushion at 5 mm a frame, off it at 1 mm)."""
+    found: list[FoundEvent] = []
+    R, k = table.ball_radius_mm, params.graze_frames
+    for ball, seen in paths.items():
+        each = [cushion_gaps(table, s.xy) for s in seen]
+        for cushion in Cushion:
+            gaps = [g[cushion] - R for g in each]
+            for i in range(k, len(seen) - k):
+                g = gaps[i]
+                if not (g <= params.bounce_touch_mm and g <= min(gaps[i - k:i + k + 1])):
+                    continue
+                a, b = seen[i - k], seen[i + k]
+                if b.frame - a.frame != 2 * k:
+                    continue  # (not seen in every frame around it)
+                into = (g - gaps[i - k]) * fps / k
+                off = (gaps[i + k] - g) * fps / k
+                if not (into < 0 < off and off - into >= params.min_kink_mm_s):
+                    continue
+                if _jaw_near(table, seen[i].xy):
+                    continue  # (a jaw's bounce or a pocket's lip: the other checks' business)
+                t = seen[i].t
+                if any(ball in e.balls and e.type in ("cushion", "contact")
+                       and abs(e.t - t) <= k / fps for e in [*events, *found]):
+                    continue
+                found.append(FoundEvent(t, EventType.CUSHION, (ball,), seen[i].xy,
+                                        cushion=cushion,
+                                        confidence=gap_confidence(abs(g), params.bounce_touch_mm)))
+    return found
+
+
+def once_per_cushion_visit(events: list[FoundEvent]) -> list[FoundEvent]:
+    """Events in time order without a second bounce of a ball off the cushion it last came off
+    with nothing of its own in between: off a cushion a ball moves away from it, and only
+    another cushion or a ball can turn it back; a second kink there is the track wobbling as
+    the ball runs along the cushion or out of the corner."""
+    last: dict[str, str | None] = {}  # the ball's last event: its cushion, None for others
+    kept = []
+    for e in events:
+        if e.type == "cushion":
+            if last.get(e.balls[0]) == e.cushion:
+                continue
+            last[e.balls[0]] = e.cushion
+        else:
+            for b in e.balls:
+                last[b] = None
+        kept.append(e)
+    return kept

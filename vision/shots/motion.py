@@ -1,0 +1,134 @@
+"""One shot's balls as seen (:class:`ShotMotion`): each ball's samples in the shot, the
+straight pieces of a ball that left its rest, where each ball rested before and lies after,
+and where any ball was at any moment of the shot (:meth:`ShotMotion.position`)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from rules.table import TableSpec
+from vision.shots.params import ShotFactsParams
+from vision.shots.pieces import cut_into_pieces, left_rest, start_time
+from vision.shots.pockets import dropped_from_the_lip, into_the_hole_at, past_mouth, until_dropped
+from vision.shots.samples import Piece, Point, Sample, ShotWindow
+from vision.shots.segmentation import until_placed
+
+
+@dataclass
+class ShotMotion:
+    """The balls of one shot (``window``) as the tracks show them."""
+
+    table: TableSpec
+    window: ShotWindow
+    fps: float
+    params: ShotFactsParams
+    rests: dict[str, Point]  # where the balls lay just before the strike
+    pieces: dict[str, list[Piece]] = field(default_factory=dict)  # of the balls that left rest
+    finals: dict[str, Point] = field(default_factory=dict)  # of the balls left on the table
+    last_seen: dict[str, Sample] = field(default_factory=dict)
+    seen_in_shot: dict[str, list[Sample]] = field(default_factory=dict)
+    # of a ball that moved: its last sample before it left
+    last_rest: dict[str, Sample] = field(default_factory=dict)
+    # balls not seen again after their samples in the shot
+    never_again: set[str] = field(default_factory=set)
+
+    @property
+    def diameter(self) -> float:
+        return self.table.ball_diameter_mm
+
+    def start_of(self, ball: str) -> float:
+        """When ``ball``, which moved, left its rest."""
+        return start_time(self.rests[ball], self.pieces[ball][0], self.fps,
+                          self.last_rest.get(ball), self.diameter)
+
+    def position(self, ball: str, t: float) -> Point | None:
+        """Where ``ball`` was at ``t``: at rest, or on the piece covering t (extrapolated a
+        little past its ends, which is where events happen)."""
+        if ball not in self.pieces:
+            return self.rests.get(ball) or self.finals.get(ball)
+        ps = self.pieces[ball]
+        start = self.start_of(ball) if ball in self.rests else ps[0].start.t
+        if t <= start:
+            return self.rests.get(ball)
+        for k, p in enumerate(ps):
+            nxt = ps[k + 1].start.t if k + 1 < len(ps) else math.inf
+            if t < nxt:
+                xy = p.at(t)
+                return (float(xy[0]), float(xy[1]))
+        return self.finals.get(ball)
+
+
+def shot_motion(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window: ShotWindow,
+                fps: float, params: ShotFactsParams) -> ShotMotion:
+    """Each ball's samples in the shot, the pieces of those that left their rest, and the final
+    places of those still on the table."""
+    shot = ShotMotion(table, window, fps, params, rests=dict(window.rest_before))
+    D = table.ball_diameter_mm
+    rests = shot.rests
+    clip_end = max((s[-1].frame for s in tracks.values() if s), default=0)
+    for ball, samples in tracks.items():
+        inside, into_the_hole, hung = _in_shot(table, samples, window, clip_end, params)
+        if not inside:
+            continue
+        shot.last_seen[ball] = inside[-1]
+        shot.seen_in_shot[ball] = inside
+        # (the samples end because the ball vanished, not because the video did or the shot)
+        after = next((s for s in samples if s.frame > inside[-1].frame), None)
+        if after is None and inside[-1].frame < clip_end:
+            shot.never_again.add(ball)
+        dropped = hung is not None or into_the_hole is not None
+        vanished = dropped or (inside[-1].frame < clip_end if after is None
+                               else past_mouth(table, after.xy, params.past_mouth_mm) is not None)
+        moving = ([s for s in left_rest(inside, rests[ball], D, params, vanished, table)
+                   if math.dist(s.xy, rests[ball]) > params.still_mm_per_frame]
+                  if ball in rests else inside)
+        if ball in rests and moving:
+            shot.pieces[ball] = cut_into_pieces(moving, params)
+            before = [s for s in samples if s.frame < moving[0].frame]
+            if before:
+                shot.last_rest[ball] = before[-1]
+        # (a ball that rolled and dropped, from the lip or into the hole, or was last seen on a
+        # pocket's mouth line creeping in after the other balls stopped, then gone for good or
+        # next seen past that line: it is no ball at rest)
+        crept_in = ball in shot.pieces and (dropped or (
+            vanished and past_mouth(table, inside[-1].xy, -params.past_mouth_mm) is not None))
+        # (at rest, then read off its place by less than half a ball in the video's last
+        # frame, not dropping: that was jitter, and the video ended, the ball did not vanish;
+        # a flicker of the light in the last frame can read a ball at rest by a cushion 13 mm
+        # nearer it, and that step would make it leave the table. A ball seen rolling in the
+        # last frames of the tracks may be on its way into a pocket: looked at by the events.)
+        jitter_at_end = (inside[-1].frame == clip_end and not dropped and len(inside) >= 3
+                         and math.dist(inside[-3].xy, inside[-2].xy) <= params.still_mm_per_frame
+                         and math.dist(inside[-2].xy, inside[-1].xy) <= params.min_travel_mm)
+        # (at rest on a pocket's lip through the shot, and dropped before the next: potted in
+        # this shot, as one that rolled there and hung; the shot before it left it there)
+        fell = ball not in shot.pieces and into_the_hole is None and dropped_from_the_lip(
+            table, samples, inside[-1], window, clip_end, params) is not None
+        if not fell and ((inside[-1].frame > window.last and not crept_in)
+                         or ball not in shot.pieces or jitter_at_end):
+            shot.finals[ball] = inside[-1].xy
+    return shot
+
+
+def _in_shot(table: TableSpec, samples: Sequence[Sample], window: ShotWindow, clip_end: int,
+             params: ShotFactsParams) -> tuple[list[Sample], int | None, Sample | None]:
+    """A ball's samples in the shot and the still frames after it (where a ball that stayed is
+    seen again), up to where it dropped or was put elsewhere by hand; with the index of the
+    sample after which it was in a pocket's hole, and its last sample on a pocket's lip if it
+    hung there and dropped before the next shot (None: neither)."""
+    inside = until_dropped(table, until_placed(
+        [s for s in samples
+         if window.first - 1 <= s.frame <= window.last + params.still_frames], params), params)
+    if not inside:
+        return inside, None, None
+    into_the_hole = into_the_hole_at(table, inside, params)
+    if into_the_hole is not None:
+        inside = inside[:into_the_hole + 1]
+    # (one in the hole already dropped there: seen in it now and then, it is no hanging)
+    hung = (dropped_from_the_lip(table, samples, inside[-1], window, clip_end, params)
+            if inside[-1].frame > window.last and into_the_hole is None else None)
+    if hung is not None:
+        inside = inside + [s for s in samples if inside[-1].frame < s.frame <= hung.frame]
+    return inside, into_the_hole, hung

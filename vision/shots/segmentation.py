@@ -1,0 +1,256 @@
+"""Cutting a match into shots: windows of motion between stillness (:func:`split_shots`), a
+resting ball's flicker undone first (:func:`steady_tracks`), and neither a ball put somewhere
+by hand nor a resting ball's picture shifting taken for motion."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from vision.shots.params import DEFAULT_SHOT_FACTS, ShotFactsParams
+from vision.shots.samples import Point, Sample, ShotWindow, at_rest_between, within_degrees
+
+
+def split_shots(tracks: Mapping[str, Sequence[Sample]], fps: float = 30.0,
+                params: ShotFactsParams = DEFAULT_SHOT_FACTS) -> list[ShotWindow]:
+    """Windows of motion separated by ``still_frames`` of stillness, and by ``next_strike_s``:
+    motion again sooner is the same shot's (a ball creeping on that the tracker held in place,
+    seen moving again) unless it is a ball struck from rest (:func:`_struck_from_rest`); a jump
+    faster than any shot (a ball put back by hand) is not motion."""
+    moving: set[int] = set()
+    for samples in tracks.values():
+        for k, (a, b) in enumerate(itertools.pairwise(samples), 1):
+            step = math.dist(a.xy, b.xy) / max(b.frame - a.frame, 1)
+            if step > params.still_mm_per_frame and not (
+                    _placed(samples, k, params) or _reseated(samples, k, params)):
+                moving.update(range(a.frame + 1, b.frame + 1))
+    windows: list[ShotWindow] = []
+    same_shot = max(params.still_frames, round(params.next_strike_s * fps))
+    for frame in sorted(moving):
+        gap = frame - windows[-1].last if windows else 0
+        if windows and gap <= same_shot and not (
+                gap > params.still_frames and _struck_from_rest(tracks, frame, params)):
+            windows[-1].last = frame
+        else:
+            windows.append(ShotWindow(frame, frame))
+    # A ball that moves and stops again within a few frames was put there by hand: no rolling
+    # ball stops that fast (it would decelerate at several g).
+    windows = [w for w in windows if w.last - w.first >= params.min_shot_frames
+               and _travel(tracks, w) >= params.min_travel_mm]
+    for w, nxt in itertools.pairwise(windows):
+        w.next_first = nxt.first
+    for w in windows:
+        for ball, samples in tracks.items():
+            before = [s for s in samples if w.first - params.still_frames <= s.frame < w.first]
+            if before:
+                w.rest_before[ball] = before[-1].xy
+    return windows
+
+
+def _struck_from_rest(tracks: Mapping[str, Sequence[Sample]], frame: int,
+                      params: ShotFactsParams) -> bool:
+    """Some ball, at rest for ``still_frames`` before ``frame``, leaves its place then and rolls
+    (see :func:`_rolling_from`), its first step no longer than ``struck_first_step_ratio``
+    times the next: the next shot's strike, however soon after the last one's balls stopped.
+    A ball creeping on that the tracker held in place is seen again no faster than it crept,
+    and a ball's id jumping onto something else (a hand over the ball) starts with a step
+    longer than any that follows; both stay the same shot's."""
+    for samples in tracks.values():
+        k = next((i for i in range(1, len(samples))
+                  if samples[i - 1].frame < frame <= samples[i].frame), None)
+        if k is None or k + 1 >= len(samples) or at_rest_between(samples[k - 1], samples[k],
+                                                                  params):
+            continue
+        before = [s for s in samples[:k] if s.frame >= frame - 1 - params.still_frames]
+        rest, first, second = samples[k - 1], samples[k], samples[k + 1]
+        first_step = math.dist(rest.xy, first.xy) / max(first.frame - rest.frame, 1)
+        next_step = math.dist(first.xy, second.xy) / max(second.frame - first.frame, 1)
+        if len(before) >= 2 and all(at_rest_between(a, b, params)
+                                    for a, b in itertools.pairwise(before)) and (
+                first_step <= params.struck_first_step_ratio * next_step
+                + params.rolling_mm_per_frame) and _rolling_from(samples, k, params):
+            return True
+    return False
+
+
+def _reseated(samples: Sequence[Sample], k: int, params: ShotFactsParams) -> bool:
+    """Between samples ``k - 1`` and ``k`` a resting ball's picture shifted (``reseated_mm`` at
+    most: the cue or a hand beside it), at rest for two steps before and after: it did not roll,
+    for no rolling ball stops dead. (The next shot's cue ball, read 2.9 mm aside as the player
+    addressed it, would otherwise join two shots into one.)"""
+    if k < 3 or k + 2 >= len(samples):
+        return False
+    a, b = samples[k - 1], samples[k]
+    around = itertools.chain(itertools.pairwise(samples[k - 3:k]),
+                             itertools.pairwise(samples[k:k + 3]))
+    return math.dist(a.xy, b.xy) <= params.reseated_mm and all(
+        at_rest_between(p, q, params) for p, q in around)
+
+
+def steady_tracks(tracks: Mapping[str, Sequence[Sample]],
+                  params: ShotFactsParams = DEFAULT_SHOT_FACTS) -> dict[str, list[Sample]]:
+    """The tracks with each resting ball's flicker undone (see :func:`_without_rest_flicker`):
+    what :func:`split_shots` and :func:`vision.shots.facts.shot_facts` read."""
+    return {ball: _without_rest_flicker(samples, params) for ball, samples in tracks.items()}
+
+
+def _without_rest_flicker(samples: Sequence[Sample], params: ShotFactsParams) -> list[Sample]:
+    """The samples with a resting ball's flicker undone: a ball at rest seen off its place
+    and later back on it (see :func:`_back_on`) never moved. No real ball leaves its rest and
+    stops dead a frame later, nor comes back to rest on the very place it left."""
+    out = list(samples)
+    k = 2
+    while k + 1 < len(out):
+        anchor, before, jumped = out[k - 1], out[k - 2], out[k]
+        settled = at_rest_between(before, anchor, params)
+        end = (_back_on(out, k, anchor, params)
+               if settled and not at_rest_between(anchor, jumped, params) else None)
+        if end is None:
+            k += 1
+            continue
+        out[k:end] = [Sample(s.frame, s.t, anchor.xy) for s in out[k:end]]
+        k = end
+    return out
+
+
+def _back_on(samples: Sequence[Sample], k: int, anchor: Sample, params: ShotFactsParams
+             ) -> int | None:
+    """The index of the sample from ``k`` on that shows the ball back on ``anchor``'s place
+    after it was seen off it from sample ``k``, or None: seen at another still place (a
+    detection that splits two touching balls differently from frame to frame) and then back
+    on the first, with no motion between, and still near it in the sample after (not struck
+    back across it: a ball may come to rest 1.8 mm off a place it was seen at as it stopped,
+    and be struck back through that place 800 frames later); or seen off its place for
+    ``wander_s`` at most (its picture drawn onto a hand or the cue beside it), twice as far as back
+    on it at rest there (a white by a cushion, its picture drawn for 20 frames onto the hand of
+    the player respotting another ball, would otherwise join two shots into one)."""
+    if k + 1 < len(samples) and at_rest_between(samples[k], samples[k + 1], params):
+        end = k + 2  # the run of still samples at the other place
+        while end < len(samples) and at_rest_between(samples[end - 1], samples[end], params):
+            end += 1
+        if end < len(samples) and all(math.dist(s.xy, anchor.xy) <= params.flicker_return_mm
+                                      for s in samples[end:end + 2]):
+            return end
+    j = resettled(samples[k + 1:], anchor.xy, math.dist(samples[k].xy, anchor.xy), params,
+                  since=anchor.t, within=params.wander_s)
+    return None if j is None else k + 1 + j
+
+
+def resettled(later: Sequence[Sample], place: Point, off: float, params: ShotFactsParams,
+              since: float = -math.inf, within: float = math.inf, last_stays: bool = False
+              ) -> int | None:
+    """The index of the first of ``later`` that shows the ball back at rest on ``place``
+    (within ``flicker_return_mm``, and still to the next sample; the last sample counts as still
+    with ``last_stays``), coming from at least twice as far (``off``: how far off it was seen
+    before these; a ball nudged a few mm stops a few mm off), looking no further than
+    ``within`` seconds after ``since``; None when it is not."""
+    furthest = off
+    for j, s in enumerate(later):
+        if s.t - since > within:
+            break
+        last = j + 1 == len(later)
+        if last and not last_stays:
+            break
+        d = math.dist(s.xy, place)
+        if d <= params.flicker_return_mm and furthest >= 2 * params.flicker_return_mm and (
+                last or at_rest_between(s, later[j + 1], params)):
+            return j
+        furthest = max(furthest, d)
+    return None
+
+
+def _travel(tracks: Mapping[str, Sequence[Sample]], w: ShotWindow) -> float:
+    """How far (mm) the ball that moved most in window ``w`` got from where it was before."""
+    most = 0.0
+    for samples in tracks.values():
+        before = [s for s in samples if s.frame < w.first]
+        inside = [s for s in samples if w.first <= s.frame <= w.last]
+        if before and inside:
+            most = max(most, max(math.dist(before[-1].xy, s.xy) for s in inside))
+    return most
+
+
+def _placed(samples: Sequence[Sample], k: int, params: ShotFactsParams) -> bool:
+    """Between samples ``k - 1`` and ``k`` the ball was put somewhere by hand: it jumped faster
+    than any shot, or it was away for a while (pocketed, in hand, hidden) and is back elsewhere,
+    but not where its rolling would have taken it (a rolling ball unseen a while in a cluster
+    of balls is seen again further along its way, no faster than it went). Seen there once and
+    gone, it was struck there (a placed ball stays; a ball hit while unseen and gone into a
+    pocket's jaws is seen there once)."""
+    a, b = samples[k - 1], samples[k]
+    gap = max(b.frame - a.frame, 1)
+    distance = math.dist(a.xy, b.xy)
+    if k == len(samples) - 1 and distance / gap < params.placed_mm_per_frame:
+        return False  # seen there once and gone: struck there unseen (into a pocket), not put
+    if distance / gap >= params.placed_mm_per_frame:
+        # (seen in two frames running, it was not moved by hand: a fast ball's blurred centres
+        # lag and lead its true place by up to a ball; faster than the hardest shot, only when
+        # it rolls on from there as fast: no hand moves a ball so and puts it down rolling)
+        if distance / gap >= params.hardest_mm_per_frame:
+            return gap > 1 or not _rolls_on_as_fast(samples, k, distance)
+        return gap > 1 and not _rolling_from(samples, k, params)
+    if gap <= params.max_gap_frames or distance <= params.still_mm_per_frame * gap:
+        return False
+    if b.t - a.t <= params.hand_s and distance <= params.nudge_mm:
+        return False  # no hand picks a ball up and puts it down so soon, so near
+    return not (k >= 2 and _rolled_on(samples[k - 2], a, b, params)) and not _rolling_from(
+        samples, k, params)
+
+
+def _rolls_on_as_fast(samples: Sequence[Sample], k: int, jump: float) -> bool:
+    """From sample ``k`` the ball goes on in the next frame at half the ``jump`` (mm) or more,
+    and in the next two as far as the jump: a ball so fast loses no more in a frame or two (a
+    cushion turns it, and a bounce in a frame shortens that frame's step). A thing wandering
+    after a jump (a hand, the cue taken for a ball) does not."""
+    steps = [math.dist(a.xy, b.xy) for a, b in itertools.pairwise(samples[k:k + 3])
+             if b.frame - a.frame == 1]
+    return len(steps) == 2 and steps[0] >= 0.5 * jump and sum(steps) >= jump
+
+
+def _rolling_from(samples: Sequence[Sample], k: int, params: ShotFactsParams) -> bool:
+    """The ball is seen rolling from sample ``k`` on: ``rolling_samples`` samples in consecutive
+    frames at a steady step of at least ``rolling_mm_per_frame``, starting within as many more
+    samples (it may be seen first at a cushion, turning), or at ``fast_mm_per_frame`` or more each,
+    steady or not (a ball struck at 16 m/s may be seen again 1.2 m away, bouncing between
+    cushions). A hand puts a ball down at rest; a ball back elsewhere, rolling, was
+    struck too fast to be followed (gone into a blur and a collision), not placed."""
+    for first in range(k, k + params.rolling_samples + 1):
+        run = samples[first:first + params.rolling_samples]
+        if len(run) == 2 and first == k and run[1].frame - run[0].frame == 1:
+            # the track's last two samples: rolling fast (no hand moves a ball so) and gone,
+            # into a pocket
+            return math.dist(run[0].xy, run[1].xy) >= params.fast_mm_per_frame
+        if len(run) < params.rolling_samples:
+            return False
+        if any(b.frame - a.frame != 1 for a, b in itertools.pairwise(run)):
+            continue  # (a frame unseen in its first samples: a blur, or by another ball)
+        steps = np.diff(np.array([q.xy for q in run]), axis=0)
+        shortest = float(np.hypot(*steps.T).min())
+        if shortest >= params.fast_mm_per_frame:
+            return True  # (no hand moves a ball so; at this speed, bounces change its steps)
+        if shortest >= params.rolling_mm_per_frame and all(
+                float(np.hypot(*(v - u))) <= params.steady_step_mm
+                for u, v in itertools.pairwise(steps)):
+            return True
+    return False
+
+
+def _rolled_on(before: Sample, a: Sample, b: Sample, params: ShotFactsParams) -> bool:
+    """``b`` lies the way the ball was rolling from ``before`` to ``a`` (within 30 degrees),
+    no faster than it rolled."""
+    v = np.subtract(a.xy, before.xy) / max(a.frame - before.frame, 1)
+    step = np.subtract(b.xy, a.xy) / max(b.frame - a.frame, 1)
+    speed, step_speed = float(np.hypot(*v)), float(np.hypot(*step))
+    return (speed > params.still_mm_per_frame and step_speed <= 1.2 * speed
+            and within_degrees(v, step, 30.0))
+
+
+def until_placed(samples: list[Sample], params: ShotFactsParams) -> list[Sample]:
+    """The samples before the ball was picked up and put back somewhere else by hand."""
+    for k in range(1, len(samples)):
+        if _placed(samples, k, params):
+            return samples[:k]
+    return samples
