@@ -30,9 +30,8 @@ def split_shots(tracks: Mapping[str, Sequence[Sample]], fps: float = 30.0,
     windows: list[ShotWindow] = []
     same_shot = max(params.still_frames, round(params.next_strike_s * fps))
     for frame in sorted(moving):
-        gap = frame - windows[-1].last if windows else 0
-        if windows and gap <= same_shot and not (
-                gap > params.still_frames and _struck_from_rest(tracks, frame, params)):
+        if windows and frame - windows[-1].last <= same_shot and not _struck_from_rest(
+                tracks, frame, params):
             windows[-1].last = frame
         else:
             windows.append(ShotWindow(frame, frame))
@@ -52,28 +51,43 @@ def split_shots(tracks: Mapping[str, Sequence[Sample]], fps: float = 30.0,
 
 def _struck_from_rest(tracks: Mapping[str, Sequence[Sample]], frame: int,
                       params: ShotFactsParams) -> bool:
-    """Some ball, at rest for ``still_frames`` before ``frame``, leaves its place then and rolls
-    (see :func:`_rolling_from`), its first step no longer than ``struck_first_step_ratio``
-    times the next: the next shot's strike, however soon after the last one's balls stopped.
-    A ball creeping on that the tracker held in place is seen again no faster than it crept,
-    and a ball's id jumping onto something else (a hand over the ball) starts with a step
-    longer than any that follows; both stay the same shot's."""
+    """Every ball lay still for ``still_frames`` before ``frame`` (:func:`_quiet_before`), and
+    one leaves its place then and rolls (see :func:`_rolling_from`), its first step no longer
+    than ``struck_first_step_ratio`` times the next: the next shot's strike, however soon after
+    the last one's balls stopped. A ball creeping on that the tracker held in place is seen
+    again no faster than it crept, and a ball's id jumping onto something else (a hand over the
+    ball) starts with a step longer than any that follows; both stay the same shot's."""
+    if not _quiet_before(tracks, frame, params):
+        return False
     for samples in tracks.values():
         k = next((i for i in range(1, len(samples))
                   if samples[i - 1].frame < frame <= samples[i].frame), None)
         if k is None or k + 1 >= len(samples) or at_rest_between(samples[k - 1], samples[k],
                                                                   params):
             continue
-        before = [s for s in samples[:k] if s.frame >= frame - 1 - params.still_frames]
         rest, first, second = samples[k - 1], samples[k], samples[k + 1]
         first_step = math.dist(rest.xy, first.xy) / max(first.frame - rest.frame, 1)
         next_step = math.dist(first.xy, second.xy) / max(second.frame - first.frame, 1)
-        if len(before) >= 2 and all(at_rest_between(a, b, params)
-                                    for a, b in itertools.pairwise(before)) and (
+        if frame - rest.frame <= params.still_frames and (
                 first_step <= params.struck_first_step_ratio * next_step
                 + params.rolling_mm_per_frame) and _rolling_from(samples, k, params):
             return True
     return False
+
+
+def _quiet_before(tracks: Mapping[str, Sequence[Sample]], frame: int,
+                  params: ShotFactsParams) -> bool:
+    """Each ball seen in the ``still_frames`` before ``frame`` was seen within
+    ``flicker_return_mm`` of where it was last seen then: nothing rolled, though a resting
+    ball's reading may flicker between two places a few mm apart (more than a step at rest:
+    a white at rest by a cushion, read 3 mm this way and that, would keep its shot open until
+    the next strike)."""
+    for samples in tracks.values():
+        recent = [s for s in samples if frame - 1 - params.still_frames <= s.frame < frame]
+        if recent and any(math.dist(s.xy, recent[-1].xy) > params.flicker_return_mm
+                          for s in recent):
+            return False
+    return True
 
 
 def _reseated(samples: Sequence[Sample], k: int, params: ShotFactsParams) -> bool:
