@@ -50,6 +50,7 @@ from vision.shots.samples import (
     Vector,
     gap_confidence,
 )
+from vision.shots.segmentation import rolling_from
 
 
 def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window: ShotWindow,
@@ -84,6 +85,11 @@ def _starts(shot: ShotMotion) -> list[tuple[float, str]]:
     balls leaving together, the one no other pushed off, the faster of several)."""
     rests, pieces = shot.rests, shot.pieces
     starts = sorted((shot.start_of(b), b) for b in pieces if b in rests)
+    rolling = [(t, b) for t, b in starts if _leaves_rolling(shot, b)]
+    if rolling and rolling[0] != starts[0] and not _came_near(shot, starts[0], rolling[0]):
+        # the first to leave was seen leaving in no roll (an id taken by a hand, a ball moved
+        # by it), and never came near the ball that rolled off later: that one was struck
+        starts = [rolling[0]] + [x for x in starts if x != rolling[0]]
     if len(starts) > 1 and _together(shot, starts, *starts[1]):
         # Balls leaving together (touching or nearly): one that leaves straight away from another
         # along their line of centres was hit by it; of the others the faster is the struck one.
@@ -94,6 +100,30 @@ def _starts(shot: ShotMotion) -> list[tuple[float, str]]:
             np.hypot(*pieces[b][0].velocity(pieces[b][0].start.t))))
         starts = [(starts[0][0], striker)] + [x for x in starts if x[1] != striker]
     return starts
+
+
+def _leaves_rolling(shot: ShotMotion, ball: str) -> bool:
+    """``ball`` left its rest rolling (see :func:`rolling_from`), or was not seen long enough
+    after it to say (a fast ball gone into a blur): as a struck ball leaves. A thing seen
+    moving about for frames, in no straight roll, was not struck."""
+    seen = shot.seen_in_shot[ball]
+    first = shot.pieces[ball][0].samples[0]
+    k = next((i for i, q in enumerate(seen) if q.frame >= first.frame), None)
+    if k is None:
+        return True
+    enough = shot.params.rolling_samples + 1
+    soon = [q for q in seen[k:] if q.frame - first.frame < 2 * enough]
+    return len(soon) < enough or rolling_from(seen, k, shot.params)
+
+
+def _came_near(shot: ShotMotion, start: tuple[float, str], later: tuple[float, str]) -> bool:
+    """The ball of ``start`` was seen within ``near_diameters`` of where the ball of ``later``
+    lay, from its start to the other's (it may have hit it: a stun shot stops dead)."""
+    (t0, ball), (t1, other) = start, later
+    rest = shot.rests[other]
+    reach = shot.params.near_diameters * shot.diameter
+    return any(math.dist(q.xy, rest) <= reach for q in shot.seen_in_shot[ball]
+               if t0 - 1 / shot.fps <= q.t <= t1 + 1 / shot.fps)
 
 
 def _together(shot: ShotMotion, starts: Sequence[tuple[float, str]], t: float, ball: str

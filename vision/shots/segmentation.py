@@ -52,7 +52,7 @@ def split_shots(tracks: Mapping[str, Sequence[Sample]], fps: float = 30.0,
 def _struck_from_rest(tracks: Mapping[str, Sequence[Sample]], frame: int,
                       params: ShotFactsParams) -> bool:
     """Every ball lay still for ``still_frames`` before ``frame`` (:func:`_quiet_before`), and
-    one leaves its place then and rolls (see :func:`_rolling_from`), its first step no longer
+    one leaves its place then and rolls (see :func:`rolling_from`), its first step no longer
     than ``struck_first_step_ratio`` times the next: the next shot's strike, however soon after
     the last one's balls stopped. A ball creeping on that the tracker held in place is seen
     again no faster than it crept, and a ball's id jumping onto something else (a hand over the
@@ -70,7 +70,7 @@ def _struck_from_rest(tracks: Mapping[str, Sequence[Sample]], frame: int,
         next_step = math.dist(first.xy, second.xy) / max(second.frame - first.frame, 1)
         if frame - rest.frame <= params.still_frames and (
                 first_step <= params.struck_first_step_ratio * next_step
-                + params.rolling_mm_per_frame) and _rolling_from(samples, k, params):
+                + params.rolling_mm_per_frame) and rolling_from(samples, k, params):
             return True
     return False
 
@@ -205,12 +205,12 @@ def _placed(samples: Sequence[Sample], k: int, params: ShotFactsParams) -> bool:
         # it rolls on from there as fast: no hand moves a ball so and puts it down rolling)
         if distance / gap >= params.hardest_mm_per_frame:
             return gap > 1 or not _rolls_on_as_fast(samples, k, distance)
-        return gap > 1 and not _rolling_from(samples, k, params)
+        return gap > 1 and not rolling_from(samples, k, params)
     if gap <= params.max_gap_frames or distance <= params.still_mm_per_frame * gap:
         return False
     if b.t - a.t <= params.hand_s and distance <= params.nudge_mm:
         return False  # no hand picks a ball up and puts it down so soon, so near
-    return not (k >= 2 and _rolled_on(samples[k - 2], a, b, params)) and not _rolling_from(
+    return not (k >= 2 and _rolled_on(samples[k - 2], a, b, params)) and not rolling_from(
         samples, k, params)
 
 
@@ -224,7 +224,7 @@ def _rolls_on_as_fast(samples: Sequence[Sample], k: int, jump: float) -> bool:
     return len(steps) == 2 and steps[0] >= 0.5 * jump and sum(steps) >= jump
 
 
-def _rolling_from(samples: Sequence[Sample], k: int, params: ShotFactsParams) -> bool:
+def rolling_from(samples: Sequence[Sample], k: int, params: ShotFactsParams) -> bool:
     """The ball is seen rolling from sample ``k`` on: ``rolling_samples`` samples in consecutive
     frames at a steady step of at least ``rolling_mm_per_frame``, starting within as many more
     samples (it may be seen first at a cushion, turning), or at ``fast_mm_per_frame`` or more each,
