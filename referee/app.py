@@ -346,7 +346,9 @@ def _finished_match(job: RefereeJob) -> int | None:
         key = source_key(job.source)
     except OSError:
         return None  # not readable: said as the input is loaded
-    with Journal(job.journal) as journal:
+    if not job.journal.is_file():
+        return None
+    with Journal(job.journal, readonly=True) as journal:
         if journal.latest_unfinished(key) is not None:
             return None
         return journal.latest_finished(key)

@@ -22,7 +22,13 @@ from referee.app import (
 )
 from referee.errors import InputError
 from referee.gamefile import load_game, read_rules_file
-from referee.journal import Journal, JournalError, default_journal_path, shot_index
+from referee.journal import (
+    Journal,
+    JournalError,
+    default_journal_path,
+    shot_index,
+    shot_number,
+)
 from rules import KaisaError
 
 # Decoder chatter ("moov atom not found") would break the one-line error promise; errors are
@@ -231,7 +237,9 @@ def _journal_show(journal: Journal, match_id: int) -> None:
     marked, undos and corrections in place with their reasons."""
     record = journal.load(match_id)
     print(f"match {match_id}: {record.source} ({record.status}, started {record.created_at})")
-    for entry in journal.timeline(match_id):
+    timeline = journal.timeline(match_id)
+    withdrawn = {e.undone_by: e for e in timeline if e.undone_by is not None}
+    for entry in timeline:
         if entry.void is not None:
             print(f"           (entry {entry.seq} not counted: {entry.void})")
         elif entry.kind == "verdict" and entry.facts and entry.verdict and entry.shot_key:
@@ -239,11 +247,15 @@ def _journal_show(journal: Journal, match_id: int) -> None:
             line = shot_line(index if index is not None else 0, entry.facts, entry.verdict)
             print(line + ("  [undone]" if entry.undone_by is not None else ""))
         elif entry.kind == "undo":
-            print(f"           undo        the entry before withdrawn  "
-                  f"({entry.note or 'no reason given'})")
+            gone = withdrawn.get(entry.seq)
+            what = ("nothing (there was nothing to undo)" if gone is None else
+                    shot_number(gone.shot_key) if gone.kind == "verdict" else
+                    f"the correction of entry {gone.seq}")
+            print(f"           undo        {what} withdrawn  ({entry.note or 'no reason given'})")
         elif entry.score is not None:
             print(f"           correction  score set to {entry.score[0]}:{entry.score[1]}"
-                  f"  ({entry.note or 'no reason given'})")
+                  f"  ({entry.note or 'no reason given'})"
+                  + ("  [undone]" if entry.undone_by is not None else ""))
     state = record.match.state
     tail = f"player {state.winner} won" if state.winner else f"player {state.shooter} to play"
     print(f"score {state.score[0]}:{state.score[1]}, {tail}")

@@ -8,7 +8,7 @@ verdict is withdrawn (kept, marked) and its shot is judged again on the next res
 The file is a format of its own (``PRAGMA user_version``, see :data:`SCHEMA_VERSION`):
 - version 0: the first journals (no version written): ``matches`` and ``entries``;
 - version 1: a run's lease on its match (``matches.lease_pid/lease_host/lease_at``); on
-  ``entries``, ``undone_by`` (the seq of the undo that withdrew a verdict), ``void`` (why a row is
+  ``entries``, ``undone_by`` (the seq of the undo that withdrew the entry), ``void`` (why a row is
   not part of the match: a second verdict for one shot, written by two runs at once before
   version 1) and ``left_out_json`` (what of a camera's facts was left out); and the unique index
   ``one_verdict_per_shot``: a match holds at most one standing verdict per shot key.
@@ -60,7 +60,7 @@ CREATE TABLE IF NOT EXISTS entries (
     note TEXT,
     created_at TEXT NOT NULL,
     left_out_json TEXT,            -- for verdicts: what of a camera's facts was left out
-    undone_by INTEGER,             -- for verdicts: the seq of the undo that withdrew it
+    undone_by INTEGER,             -- the seq of the undo that withdrew this entry
     void TEXT,                     -- why this row is not part of the match (NULL: it is)
     PRIMARY KEY (match_id, seq)
 );
@@ -427,10 +427,9 @@ class Journal:
             if not standing:
                 raise JournalError(f"match {match_id} has nothing to undo", str(self.path))
             seq = self._append(db, match_id, "undo", note=note)
-            last_seq, kind = standing[-1]
-            if kind == "verdict":
-                db.execute("UPDATE entries SET undone_by = ? WHERE match_id = ? AND seq = ?",
-                           (seq, match_id, last_seq))
+            last_seq, _ = standing[-1]
+            db.execute("UPDATE entries SET undone_by = ? WHERE match_id = ? AND seq = ?",
+                       (seq, match_id, last_seq))
             db.execute("UPDATE matches SET status = 'running' WHERE id = ?", (match_id,))
 
     @_faults
@@ -537,6 +536,8 @@ class Journal:
             try:
                 if entry.kind == "verdict":
                     assert entry.facts is not None and entry.verdict is not None
+                    if match.state.winner is not None:
+                        raise ValueError("a verdict after the match was won")
                     match = match.record(entry.facts, entry.verdict)
                     keys.append(entry.shot_key)
                 elif entry.kind == "undo":
@@ -643,10 +644,9 @@ def _migrate_0_to_1(db: sqlite3.Connection) -> None:
         for seq, kind, key in entries:
             if kind == "undo":
                 if standing:
-                    last_seq, last_kind, _ = standing.pop()
-                    if last_kind == "verdict":
-                        db.execute("UPDATE entries SET undone_by = ? WHERE match_id = ? AND "
-                                   "seq = ?", (seq, match_id, last_seq))
+                    last_seq = standing.pop()[0]
+                    db.execute("UPDATE entries SET undone_by = ? WHERE match_id = ? AND seq = ?",
+                               (seq, match_id, last_seq))
             elif kind == "verdict" and any(k == key for _, kd, k in standing
                                            if kd == "verdict"):
                 first = next(s for s, kd, k in standing if kd == "verdict" and k == key)
