@@ -366,7 +366,8 @@ class Journal:
                     raise MatchHeld(
                         f"match {previous} of this input is being refereed by another run, "
                         f"{lease.describe()}; wait for it to end (or stop that process), then "
-                        "run again with --resume", str(self.path))
+                        "run again with --resume (a process there that is not kaisa: `kaisa "
+                        f"journal release {previous}`)", str(self.path))
                 if lease is not None and resume and lease.pid != os.getpid():
                     notices.append(f"kaisa: match {previous}: the run that held it "
                                    f"({lease.describe()}) is gone; taken over")
@@ -397,7 +398,9 @@ class Journal:
             return None
         row = self.db.execute("SELECT lease_pid, lease_host, lease_at FROM matches WHERE id = ?",
                               (match_id,)).fetchone()
-        return None if row is None else _lease(row)
+        if row is None:
+            raise JournalError(f"no match {match_id} in the journal", str(self.path))
+        return _lease(row)
 
     @_faults
     def record_verdict(self, match_id: int, shot_key: str, facts: ShotFacts,

@@ -118,8 +118,9 @@ def test_two_resumes_started_together_exactly_one_proceeds(journal_path: Path, g
     codes = sorted(p.returncode for p, _, _ in results)
     assert codes == [0, 2], [(p.returncode, err) for p, _, err in results]
     (winner, out, _), = [r for r in results if r[0].returncode == 0]
-    (_, _, refused), = [r for r in results if r[0].returncode == 2]
+    (_, judged_nothing, refused), = [r for r in results if r[0].returncode == 2]
     _one_line(refused, str(journal_path), "match 1", f"pid {winner.pid}", "--resume")
+    assert not SHOT_LINE.search(judged_nothing)
     assert len(SHOT_LINE.findall(out)) == SHOTS
     assert _verdicts(journal_path) == DEMO
     assert _rows(journal_path, "SELECT COUNT(*) FROM matches") == [(1,)]
@@ -462,3 +463,32 @@ def test_a_version_0_journal_is_migrated_and_its_duplicate_shots_voided(
     code, out, _ = _run(capsys, "journal", "show", "--journal", str(old))
     assert code == 0 and out.count("not counted") == 4
     assert len(SHOT_LINE.findall(out)) == SHOTS
+
+
+def test_kills_at_seeded_points_then_resume_give_the_straight_run(journal_path: Path,
+                                                                   game: Path):
+    """SIGKILL after k shot lines (seeded k, and once after the last verdict, in the pace wait),
+    then --resume: the verdicts of an uninterrupted run, one match, never a second one."""
+    import random
+
+    rng = random.Random(50)
+    points = [*sorted(rng.sample(range(1, SHOTS), 3)), SHOTS]
+    for k in points:
+        journal_path.unlink(missing_ok=True)
+        proc = _cli("referee", str(game), "--pace", "0.2", journal=journal_path)
+        assert proc.stdout is not None
+        seen = 0
+        while seen < k:
+            line = proc.stdout.readline()
+            assert line, f"the run ended before {k} shots"
+            seen += bool(SHOT_LINE.match(line))
+        proc.kill()
+        proc.communicate(timeout=10)
+        done = _cli("referee", str(game), "--resume", journal=journal_path)
+        out, err = done.communicate(timeout=60)
+        assert done.returncode == 0, err
+        assert _verdicts(journal_path) == DEMO, k
+        assert _rows(journal_path, "SELECT COUNT(*), MIN(status) FROM matches") == \
+            [(1, "finished")], k
+        if k == SHOTS:
+            assert "is finished" in out and not SHOT_LINE.search(out)
