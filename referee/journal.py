@@ -579,7 +579,8 @@ class Journal:
         where = "its start (rules or start state)" if seq is None else \
             f"{shot_number(shot_key)} (entry {seq})"
         return JournalError(f"match {match_id} is damaged at {where}: {err}; the other matches "
-                            "are not affected (see `kaisa journal list`)", str(self.path))
+                            "are not affected; keep a copy of the file before any repair",
+                            str(self.path))
 
     @_faults
     def timeline(self, match_id: int) -> list[TimelineEntry]:

@@ -492,3 +492,17 @@ def test_kills_at_seeded_points_then_resume_give_the_straight_run(journal_path: 
             [(1, "finished")], k
         if k == SHOTS:
             assert "is finished" in out and not SHOT_LINE.search(out)
+
+
+def test_a_file_that_is_not_a_journal_is_one_line_and_left_as_it_is(journal_path: Path,
+                                                                     game: Path, capsys):
+    rng = __import__("random").Random(7)
+    junk = bytes(rng.randrange(256) for _ in range(3000))
+    journal_path.write_bytes(junk)
+    for argv in (["journal", "list"], ["journal", "show"], ["referee", str(game)],
+                 ["referee", str(game), "--resume"]):
+        code, out, err = _run(capsys, *argv)
+        assert code == 2, argv
+        _one_line(err, str(journal_path), "damaged", "--journal")
+        assert not SHOT_LINE.search(out)
+    assert journal_path.read_bytes() == junk
