@@ -23,7 +23,7 @@ from referee.describe import describe
 from referee.errors import InputError
 from referee.gamefile import Game, load_game, read_json
 from referee.html_report import render_html
-from referee.journal import Journal, source_key
+from referee.journal import Claim, Journal, source_key
 from rules import (
     Ball,
     GameState,
@@ -69,27 +69,38 @@ def referee_game(game: Game, journal: Journal, *, resume: bool = False, pace_s: 
     """Judge every shot of ``game`` not yet in the journal, recording each verdict as it is made.
     Shot lines and notices go to ``out`` (stdout); stderr is kept for the one-line errors."""
     out = out or sys.stdout
+    key = source_key(game.path)
+    claim = journal.claim(str(game.path), key, game.options, game.start, resume=resume)
+    try:
+        return _judge_the_rest(game, journal, claim, pace_s, out)
+    finally:  # a crash that skips this (a kill) leaves a lease whose process is gone: taken over
+        with contextlib.suppress(KaisaError):
+            journal.release(claim.match_id)
 
+
+def _judge_the_rest(game: Game, journal: Journal, claim: Claim, pace_s: float,
+                    out: TextIO) -> RefereeRun:
     def notice(message: str) -> None:
         print(message, file=out)
 
-    key = source_key(game.path)
-    previous = journal.latest_unfinished(key)
-    if resume and previous is not None:
-        record = journal.load(previous)
-        run = RefereeRun(game, previous, record.match, resumed_shots=len(record.shot_keys))
-        done = record.shot_keys
-        notice(f"kaisa: resuming match {previous}: {len(done)} shot(s) already recorded, "
-               f"score {record.match.state.score[0]}:{record.match.state.score[1]}")
+    for line in claim.notices:
+        notice(line)
+    after = game.first_shot - 1  # the shots up to this index are in the journal
+    if claim.resumed:
+        record = journal.load(claim.match_id)
+        run = RefereeRun(game, claim.match_id, record.match, resumed_shots=len(record.shot_keys))
+        if record.last_shot is not None:
+            after = max(after, record.last_shot)
+        score = record.match.state.score
+        notice(f"kaisa: resuming match {claim.match_id}: {len(record.shot_keys)} shot(s) "
+               f"already recorded, score {score[0]}:{score[1]}")
+        if record.match.state.winner is not None:  # a winner but not marked finished (v0)
+            journal.set_status(claim.match_id, "finished")
+            notice(f"kaisa: match {claim.match_id} already has its winner (player "
+                   f"{record.match.state.winner}); marked finished, nothing judged")
+            after = sys.maxsize
     else:
-        if resume:
-            notice("kaisa: nothing to resume for this input; starting a new match")
-        elif previous is not None:
-            notice(f"kaisa: match {previous} of this input was not finished; "
-                   "use --resume to continue it")
-        match_id = journal.start_match(str(game.path), key, game.options, game.start)
-        run = RefereeRun(game, match_id, Match(game.start))
-        done = frozenset()
+        run = RefereeRun(game, claim.match_id, Match(game.start))
 
     start = run.match.state
     print(f"kaisa referee: {game.path.name}" + (f" - {game.description}" if game.description
@@ -98,7 +109,7 @@ def referee_game(game: Game, journal: Journal, *, resume: bool = False, pace_s: 
           f"play, target {game.options.target} ({game.options.finish.value} finish)", file=out)
     for i, raw in enumerate(game.shots, game.first_shot):
         shot_key = f"shot{i}"
-        if shot_key in done:
+        if i <= after:
             continue
         where = f"shots[{i}]"
         try:
@@ -114,7 +125,7 @@ def referee_game(game: Game, journal: Journal, *, resume: bool = False, pace_s: 
         except KaisaError as err:
             located = err if err.where.startswith(where) else err.at(where)
             raise InputError(str(located), str(game.path)) from None
-        journal.record_verdict(run.match_id, shot_key, facts, verdict)
+        journal.record_verdict(run.match_id, shot_key, facts, verdict, left_out)
         run.judged_now.append((i, facts, verdict))
         if game.on_verdict is not None:
             game.on_verdict(facts, verdict, run.match.state)
@@ -274,6 +285,10 @@ def run_job(job: RefereeJob, out: TextIO | None = None) -> tuple[Path, ...]:
     video on request, write the reports. Returns the files written; bad input raises
     InputError. Shot lines go to ``out`` (stdout), notices to stderr."""
     clock = timed()
+    if job.resume:
+        finished = _finished_match(job)
+        if finished is not None:
+            return rewrite_reports(job.journal, finished, job.output, job.html, clock, out)
     game, found = load_source(job)
     try:
         return _referee_and_report(job, game, found, clock, out)
@@ -307,15 +322,79 @@ def _referee_and_report(job: RefereeJob, game: Game, found: VideoFacts | None,
             written.append(result.path)
             print(result.log_line(), file=sys.stderr)
     finally:  # the verdicts are the main job: their reports are written whatever came after
-        if job.output is not None:
-            write_report(job.output, report)
-            written.append(job.output)
-            print(f"report: {job.output}", file=sys.stderr)
-        if job.html is not None:
-            write_text_atomically(job.html, render_html(_links_from(report, job.html)))
-            written.append(job.html)
-            print(f"html report: {job.html}", file=sys.stderr)
+        written += write_reports(report, job.output, job.html)
     return tuple(written)
+
+
+def write_reports(report: dict[str, Any], output: Path | None, html: Path | None) -> list[Path]:
+    """The JSON report (``output``) and the HTML one, each on request; the paths written."""
+    written = []
+    if output is not None:
+        write_report(output, report)
+        written.append(output)
+        print(f"report: {output}", file=sys.stderr)
+    if html is not None:
+        write_text_atomically(html, render_html(_links_from(report, html)))
+        written.append(html)
+        print(f"html report: {html}", file=sys.stderr)
+    return written
+
+
+def _finished_match(job: RefereeJob) -> int | None:
+    """For ``--resume``: the input's last match when it is finished (nothing of it to judge)."""
+    try:
+        key = source_key(job.source)
+    except OSError:
+        return None  # not readable: said as the input is loaded
+    if not job.journal.is_file():
+        return None
+    with Journal(job.journal, readonly=True) as journal:
+        if journal.latest_unfinished(key) is not None:
+            return None
+        return journal.latest_finished(key)
+
+
+def run_from_journal(journal: Journal, match_id: int) -> RefereeRun:
+    """A match as its run had it, rebuilt from the journal alone (nothing judged again): the
+    placement warnings found again from the states, what the camera left out as journalled."""
+    record = journal.load(match_id)
+    start = record.match.start
+    game = Game(Path(record.source), start.options, start, ())
+    run = RefereeRun(game, match_id, record.match, resumed_shots=len(record.shot_keys))
+    played = 0
+    for k, entry in enumerate(record.match.entries):
+        if not isinstance(entry, ShotEntry):
+            continue
+        before = record.match.states[k - 1] if k else start
+        run.placement[played] += placement_warnings(before, entry.facts)
+        if played < len(record.left_out):
+            run.camera_notes[played] += record.left_out[played]
+        played += 1
+    return run
+
+
+def rewrite_reports(journal_path: Path, match_id: int | None, output: Path | None,
+                    html: Path | None, clock: Callable[[], float] | None = None,
+                    out: TextIO | None = None, *, resumed: bool = True) -> tuple[Path, ...]:
+    """A match's reports written again from the journal, without judging anything (``--resume``
+    on a finished match; ``kaisa journal report``). ``match_id`` None: the latest match."""
+    clock = clock or timed()
+    with Journal(journal_path, readonly=True) as journal:
+        if match_id is None:
+            match_id = journal.last_match_id()
+        run = run_from_journal(journal, match_id)
+        status = journal.load(match_id).status
+    state = run.match.state
+    if resumed:
+        won = f"player {state.winner} won" if state.winner else status
+        print(f"kaisa: match {match_id} of this input is finished ({won}, "
+              f"{state.score[0]}:{state.score[1]}); nothing to judge"
+              + ("; its reports are written again from the journal" if output or html else ""),
+              file=out or sys.stdout)
+    report = match_report(run, {"total_s": clock()})
+    if is_video(Path(run.game.path)):
+        report["video"] = str(run.game.path)
+    return tuple(write_reports(report, output, html))
 
 
 def _links_from(report: dict[str, Any], page: Path) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from pathlib import Path
 from referee.app import (
     RefereeJob,
     is_video,
+    rewrite_reports,
     run_job,
     run_job_safely,
     run_jobs,
@@ -21,8 +22,14 @@ from referee.app import (
 )
 from referee.errors import InputError
 from referee.gamefile import load_game, read_rules_file
-from referee.journal import Journal, default_journal_path
-from rules import KaisaError, ShotEntry
+from referee.journal import (
+    Journal,
+    JournalError,
+    default_journal_path,
+    shot_index,
+    shot_number,
+)
+from rules import KaisaError
 
 # Decoder chatter ("moov atom not found") would break the one-line error promise; errors are
 # reported by us instead.
@@ -171,13 +178,20 @@ def _cmd_referee(args: argparse.Namespace) -> int:
 
 
 def _cmd_journal(args: argparse.Namespace) -> int:
-    with Journal(args.journal or default_journal_path()) as journal:
-        if args.action == "list":
-            for match_id, source, status, created in journal.matches():
-                state = journal.load(match_id).match.state
-                print(f"{match_id:4d}  {created}  {status:8s}  {state.score[0]:3d}:"
-                      f"{state.score[1]:<3d}  {source}")
+    path = args.journal or default_journal_path()
+    if args.action == "report":
+        if args.output is None and args.html is None:
+            raise InputError("journal report needs -o FILE and/or --html FILE (where to write "
+                             "the reports)", "journal report")
+        rewrite_reports(path, args.match, args.output, args.html, resumed=False)
+        return 0
+    if args.action == "list":
+        if not path.exists():
+            print(f"no match journalled yet ({path} does not exist)")
             return 0
+        return _journal_list(path)
+    readonly = args.action == "show"
+    with Journal(path, readonly=readonly) as journal:
         match_id = args.match if args.match is not None else journal.last_match_id()
         if args.action == "undo":
             journal.record_undo(match_id, args.reason or "")
@@ -185,20 +199,66 @@ def _cmd_journal(args: argparse.Namespace) -> int:
             if args.score is None:
                 raise InputError("--score A:B is needed to correct a score", "journal correct")
             journal.record_correction(match_id, args.score, args.reason or "")
-        record = journal.load(match_id)
-        print(f"match {match_id}: {record.source} ({record.status}, started {record.created_at})")
-        shot_no = 0
-        for entry in record.match.entries:
-            if isinstance(entry, ShotEntry):
-                print(shot_line(shot_no, entry.facts, entry.verdict))
-                shot_no += 1
-            else:
-                print(f"           correction  score set to {entry.score[0]}:{entry.score[1]}"
-                      f"  ({entry.reason or 'no reason given'})")
-        state = record.match.state
-        tail = f"player {state.winner} won" if state.winner else f"player {state.shooter} to play"
-        print(f"score {state.score[0]}:{state.score[1]}, {tail}")
+        elif args.action == "release":
+            holder = journal.holder(match_id)
+            journal.release(match_id, anyone=True)
+            print(f"match {match_id}: " + (f"released ({holder.describe()} held it)" if holder
+                                           else "no run held it"))
+            return 0
+        _journal_show(journal, match_id)
     return 0
+
+
+def _journal_list(path: Path) -> int:
+    """Every match, one line each; a damaged match is listed as such (the others are not
+    hidden) and named on stderr, exit code 2."""
+    damaged: list[str] = []
+    with Journal(path, readonly=True) as journal:
+        for match_id, source, status, created in journal.matches():
+            holder = journal.holder(match_id)
+            held = f"  [being refereed: {holder.describe()}]" if holder and holder.alive() else ""
+            try:
+                state = journal.load(match_id).match.state
+            except JournalError as err:
+                damaged.append(err.detail)
+                print(f"{match_id:4d}  {created}  {'DAMAGED':8s}  {'?':>3s}:{'?':<3s}  {source}")
+                continue
+            print(f"{match_id:4d}  {created}  {status:8s}  {state.score[0]:3d}:"
+                  f"{state.score[1]:<3d}  {source}{held}")
+    if damaged:
+        more = f" (and {len(damaged) - 1} more damaged match(es))" if len(damaged) > 1 else ""
+        print(f"kaisa: {path}: {damaged[0]}{more}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _journal_show(journal: Journal, match_id: int) -> None:
+    """The match's entries in order: verdicts under their own shot numbers, undone ones
+    marked, undos and corrections in place with their reasons."""
+    record = journal.load(match_id)
+    print(f"match {match_id}: {record.source} ({record.status}, started {record.created_at})")
+    timeline = journal.timeline(match_id)
+    withdrawn = {e.undone_by: e for e in timeline if e.undone_by is not None}
+    for entry in timeline:
+        if entry.void is not None:
+            print(f"           (entry {entry.seq} not counted: {entry.void})")
+        elif entry.kind == "verdict" and entry.facts and entry.verdict and entry.shot_key:
+            index = shot_index(entry.shot_key)
+            line = shot_line(index if index is not None else 0, entry.facts, entry.verdict)
+            print(line + ("  [undone]" if entry.undone_by is not None else ""))
+        elif entry.kind == "undo":
+            gone = withdrawn.get(entry.seq)
+            what = ("nothing (there was nothing to undo)" if gone is None else
+                    shot_number(gone.shot_key) if gone.kind == "verdict" else
+                    f"the correction of entry {gone.seq}")
+            print(f"           undo        {what} withdrawn  ({entry.note or 'no reason given'})")
+        elif entry.score is not None:
+            print(f"           correction  score set to {entry.score[0]}:{entry.score[1]}"
+                  f"  ({entry.note or 'no reason given'})"
+                  + ("  [undone]" if entry.undone_by is not None else ""))
+    state = record.match.state
+    tail = f"player {state.winner} won" if state.winner else f"player {state.shooter} to play"
+    print(f"score {state.score[0]}:{state.score[1]}, {tail}")
 
 
 def _cmd_calibrate(args: argparse.Namespace) -> int:
@@ -504,11 +564,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_vision_commands(sub)
 
-    jr = sub.add_parser("journal", help="show matches; undo the last verdict; correct a score")
-    jr.add_argument("action", choices=["list", "show", "undo", "correct"])
+    jr = sub.add_parser(
+        "journal", help="show matches; undo the last verdict; correct a score; reports",
+        description="The match journal. list, show and report only read it (a read-only file "
+                    "will do); undo withdraws the last entry (its shot is judged again on "
+                    "--resume); correct sets the score; report writes a match's reports from "
+                    "the journal, judging nothing; release frees a match from a run that "
+                    "cannot be asked (on another host) and is known to be gone.")
+    jr.add_argument("action", choices=["list", "show", "undo", "correct", "report", "release"])
     jr.add_argument("match", nargs="?", type=int, help="match id (default: the latest)")
     jr.add_argument("--score", type=_score_arg, help="with correct: the score to set, A:B")
     jr.add_argument("--reason", help="why (kept in the journal)")
+    jr.add_argument("-o", "--output", type=Path, metavar="PATH",
+                    help="with report: the match report JSON")
+    jr.add_argument("--html", type=Path, metavar="PATH", help="with report: the HTML report")
     jr.add_argument("--journal", type=Path, help=journal_help)
     jr.set_defaults(run=_cmd_journal)
     return parser

@@ -96,8 +96,12 @@ def test_undo_and_correct_are_recorded(journal_path: Path, capsys):
     with Journal(journal_path) as j:
         kinds = [row[1] for row in j.history(1)]
     assert kinds == ["verdict"] * SHOTS + ["undo", "correction"]
-    main(["referee", str(demo_game_path()), "--resume"])  # the undone shot is not judged again
-    assert f"{SHOTS} shot(s) already recorded" in capsys.readouterr().out
+    # The undone shot happened: --resume judges it again, from the state before it (here the
+    # corrected score), and only it.
+    main(["referee", str(demo_game_path()), "--resume"])
+    out = capsys.readouterr().out
+    assert f"{SHOTS - 1} shot(s) already recorded" in out
+    assert [int(m) for m in re.findall(r"shot\s+(\d+)\s+P", out)] == [SHOTS]
 
 
 def test_journal_errors_are_one_line(journal_path: Path, capsys):
