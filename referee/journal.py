@@ -24,6 +24,7 @@ import json
 import os
 import socket
 import sqlite3
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -232,9 +233,7 @@ class Journal:
                 self._db = sqlite3.connect(path, isolation_level=None, timeout=10.0)
             self.version = self._check_version()
             if not readonly:
-                self._db.execute("PRAGMA journal_mode=WAL")
-                self._db.execute("PRAGMA synchronous=FULL")  # a verdict survives a pulled cable
-                self._create_or_migrate()
+                self._set_up_for_writing()
         except sqlite3.Error as err:
             self.close()
             raise JournalError(self.explain(err), str(path)) from None
@@ -245,6 +244,22 @@ class Journal:
         except JournalError:
             self.close()
             raise
+
+    def _set_up_for_writing(self, wait_s: float = 10.0) -> None:
+        """WAL, full syncs, the schema made or migrated. Two runs opening a new journal at once
+        may find it locked without SQLite's wait (switching to WAL wants the file alone):
+        tried again for ``wait_s``."""
+        deadline = time.monotonic() + wait_s
+        while True:
+            try:
+                self.db.execute("PRAGMA journal_mode=WAL")
+                self.db.execute("PRAGMA synchronous=FULL")  # a verdict survives a pulled cable
+                self._create_or_migrate()
+                return
+            except sqlite3.OperationalError as err:
+                if "locked" not in str(err).lower() or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
 
     @property
     def db(self) -> sqlite3.Connection:

@@ -506,3 +506,34 @@ def test_a_file_that_is_not_a_journal_is_one_line_and_left_as_it_is(journal_path
         _one_line(err, str(journal_path), "damaged", "--journal")
         assert not SHOT_LINE.search(out)
     assert journal_path.read_bytes() == junk
+
+
+def _open_together(path: str, barrier: Any, k: int, out: Any) -> None:
+    from rules import GameState, RuleOptions
+
+    barrier.wait()
+    try:
+        with Journal(Path(path)) as journal:
+            opts = RuleOptions()
+            out.put(journal.start_match(f"input{k}", f"key{k}", opts, GameState(options=opts)))
+    except JournalError as err:
+        out.put(str(err))
+
+
+def test_runs_opening_a_new_journal_at_once_all_open_it(tmp_path: Path):
+    # (the processes of --jobs: switching a new file to WAL wants it alone, and SQLite says
+    # "locked" at once rather than wait)
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("spawn")
+    for attempt in range(3):
+        path = tmp_path / f"j{attempt}.sqlite"
+        barrier, out = ctx.Barrier(4), ctx.Queue()
+        workers = [ctx.Process(target=_open_together, args=(str(path), barrier, k, out))
+                   for k in range(4)]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join(60)
+        got = sorted(out.get(timeout=5) for _ in workers)
+        assert got == [1, 2, 3, 4], got
