@@ -52,10 +52,49 @@ OLD_CONSTANTS = {
     "history_s": 20.0,  # HISTORY_S
 }
 
+# numbers written inline in vision/tracking/*.py before they became fields, by value
+OLD_INLINE = {
+    "init_seen_share": 0.5,  # first_frames.by_class: frames // 2
+    "placed_unseen_frames": 1,  # first_frames.named_by_start: frames - 1
+    "same_place_diameters": 0.5,  # first_frames, pick_up, vetoes: 0.5 * setting.d
+    "pair_spread_radii": 0.2,  # whites.is_pair
+    "single_spread_radii": 0.15,  # whites.is_single
+    "init_dots_lead_looks": 3,  # first_frames.named_by_dots_and_place: < 3
+    "swap_lead_looks": 10,  # whites.dots_say: w2.pair + 10
+    "swap_pair_ratio": 3,  # whites.dots_say: 3 * w2.pair
+    "decided_lead_looks": 5,  # whites.dots_say: w1.pair + 5
+    "hard_shot_diameters_per_frame": 5.0,  # association.second_chance: 5.0 * setting.d
+    "hit_speed_share": 0.6,  # association.looked_for: 0.6 * the hitter's speed
+    "reach_diameters": 1.5,  # motion.reach_of, motion.collisions: 1.5 * setting.d
+    "reach_speed_ratio": 2.0,  # motion.reach_of: 2.0 * speed * gap
+    "stop_reach_diameters": 2.0,  # motion.stop_reach
+    "hidden_stop_reach_diameters": 1.5,  # motion.stop_reach
+    "pocketed_gate_diameters": 1.0,  # association.looked_for
+    "hidden_gate_diameters": 0.75,  # association.looked_for
+    "collision_speed_diameters_per_frame": 0.2,  # motion.collisions: (0.2 * setting.d) ** 2
+    "collision_back_frames": 1,  # motion.collisions: min(last_seen) - 1.0
+    "pocket_near_diameters": 1.5,  # motion.near_pocket
+    "cushion_reach_ratio": 2.0,  # vetoes.behind_it: 2.0 * speed * gap
+    "just_left_frames": 2,  # departure.ahead: last_seen - left_rest > 2
+    "struck_gap_frames": 3,  # shot_start.struck_in: f - run[0] > 3
+    "same_way_deg": 30.0,  # geometry.within_30
+    "streak_least_diameters": 0.5,  # departure.ball_like_streak
+    "on_line_diameters": 0.5,  # observe.inside_the_streak, departure.in_a_row_from, pieces
+    "blur_step_share": 0.5,  # geometry.likeness_along: 0.5 * step
+    "touching_blob_diameters": 3.0,  # pieces.split_touching
+    "touching_middle_diameters": 0.25,  # pieces.split_touching
+    "front_place_diameters": 0.25,  # vetoes.its_front
+    "slow_behind_diameters": 0.5,  # vetoes.behind_it
+    "rolling_off_diameters": 1.0,  # vetoes.a_known_thing
+    "row_step_off_diameters": 0.5,  # reacquire.rolling_row
+    "row_step_off_share": 0.5,  # reacquire.rolling_row
+    "hidden_pick_up_ratio": 3,  # pick_up.pick_up: 3 * pick_up_frames
+}
+
 
 def test_the_defaults_are_the_old_constants():
-    assert DEFAULT_TRACKING.to_dict() == OLD_CONSTANTS
-    for name, value in OLD_CONSTANTS.items():  # of the same type too: ints stay counts
+    assert DEFAULT_TRACKING.to_dict() == OLD_CONSTANTS | OLD_INLINE
+    for name, value in (OLD_CONSTANTS | OLD_INLINE).items():  # the same type: ints stay counts
         assert type(getattr(DEFAULT_TRACKING, name)) is type(value), name
 
 
@@ -74,6 +113,9 @@ def test_the_parameters_are_frozen():
     ("sent_frames", 2.5),  # a count not whole
     ("moving_chain_frames", 1),  # a chain of one sighting
     ("history_s", "20"),  # not a number
+    ("same_way_deg", 190.0),  # an angle over 180 degrees
+    ("hit_speed_share", 1.2),
+    ("swap_pair_ratio", 0),
 ])
 def test_a_bad_value_is_refused_naming_its_field(field, value):
     with pytest.raises(TrackingParamsError, match=f"^{field}: "):
@@ -83,6 +125,8 @@ def test_a_bad_value_is_refused_naming_its_field(field, value):
 def test_a_range_the_wrong_way_round_is_refused():
     with pytest.raises(TrackingParamsError, match=r"^hardest_shot_diameters_per_frame: "):
         TrackingParams(hardest_shot_diameters_per_frame=0.2)
+    with pytest.raises(TrackingParamsError, match=r"^hard_shot_diameters_per_frame: "):
+        TrackingParams(hard_shot_diameters_per_frame=0.2)
     with pytest.raises(TrackingParamsError, match=r"^clean_score_share: "):
         TrackingParams(clean_score_share=0.4)
 

@@ -64,14 +64,14 @@ def looked_for(view: FrameView, s: BallState, hitter: BallState | None, unhit: b
         px, py, _, _ = predicted(setting, s, gap)
         speed = math.hypot(s.vx, s.vy)
         if hitter is not None:  # a ball that is hit may leave as fast as the hitter
-            speed = max(speed, 0.6 * math.hypot(hitter.vx, hitter.vy))
+            speed = max(speed, setting.params.hit_speed_share * math.hypot(hitter.vx, hitter.vy))
         gate = reach_of(setting, speed, gap)
     elif s.status == "pocketed":  # in the jaws, near where it vanished
         px, py = s.x, s.y
-        gate = 1.0 * setting.d
+        gate = setting.params.pocketed_gate_diameters * setting.d
     else:  # hidden: it is where it was last seen (a hand's pieces are near)
         px, py = s.x, s.y
-        gate = 0.75 * setting.d
+        gate = setting.params.hidden_gate_diameters * setting.d
     if unhit and s.status != "pocketed":
         # Nothing has been hit: a ball is seen within the unhit gate of where it lay
         # at the start while it is no further from there, moving or not, hidden or
@@ -144,7 +144,7 @@ def second_chance(view: FrameView, s: BallState, det: Detection, free: list[Dete
     its stop reach, any sighting not ruled out; beyond, within the fastest shot's reach, one
     a sign of its leaving that way says is it."""
     setting = view.setting
-    reach = 5.0 * setting.d * view.frames_on  # 170 mm a frame at 30 fps: a hard shot
+    reach = setting.params.hard_shot_diameters_per_frame * setting.d * view.frames_on
     if det.colour != CLASS_OF[s.ball] and not may_be_of_another_colour(
             setting, s, det, any_other=False):
         return None

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from vision.detection import Detection
-from vision.tracking.geometry import along_across, within_30
+from vision.tracking.geometry import along_across, same_way
 from vision.tracking.motion import is_resting
 from vision.tracking.state import CLASS_OF, BallState, Setting
 
@@ -42,7 +42,8 @@ def ball_streak(setting: Setting, s: BallState, det: Detection, frame: int) -> b
 def ball_like_streak(setting: Setting, det: Detection) -> bool:
     """A streak longer than half a ball and as ball-like as a fast ball's may be (see
     :func:`ball_streak`)."""
-    return det.streak_mm > 0.5 * setting.d and det.score >= setting.params.streak_score_share
+    return (det.streak_mm > setting.params.streak_least_diameters * setting.d
+            and det.score >= setting.params.streak_score_share)
 
 
 def left_along_its_streak(setting: Setting, s: BallState, det: Detection) -> bool:
@@ -68,10 +69,11 @@ def left_along_its_streak(setting: Setting, s: BallState, det: Detection) -> boo
 
 def ahead(setting: Setting, s: BallState, det: Detection) -> bool:
     """The detection lies on the way of a ball that has just left its rest (its speed not yet
-    known): the direction to it is within 30 degrees of the ball's velocity."""
-    if s.status != "table" or is_resting(setting, s) or s.last_seen - s.left_rest > 2:
+    known): the direction to it is the ball's velocity's (see same_way_deg)."""
+    if (s.status != "table" or is_resting(setting, s)
+            or s.last_seen - s.left_rest > setting.params.just_left_frames):
         return False
-    return within_30((det.x_mm - s.x, det.y_mm - s.y), (s.vx, s.vy))
+    return same_way((det.x_mm - s.x, det.y_mm - s.y), (s.vx, s.vy), setting.params)
 
 
 def cue_behind(setting: Setting, s: BallState, unclaimed: list[Detection]
@@ -86,20 +88,20 @@ def cue_behind(setting: Setting, s: BallState, unclaimed: list[Detection]
     if not near:
         return None
     # the cue is long: of things on several sides (a piece of the ball's own streak, a
-    # hand), the one with the most others the same way (within 30 degrees)
-    best = max(near, key=lambda a: sum(within_30(a, b) for b in near))
+    # hand), the one with the most others the same way (within same_way_deg)
+    best = max(near, key=lambda a: sum(same_way(a, b, setting.params) for b in near))
     return s.x + best[0], s.y + best[1]
 
 
 def nearest_end(setting: Setting, s: BallState, u: Detection) -> tuple[float, float]:
     """Where ``u`` lies from the ball: its middle; for a long thing aimed at the ball (its
-    axis within 30 degrees of the line to the ball: the cue, or the bridge hand and forearm
+    axis within same_way_deg of the line to the ball: the cue, or the bridge hand and forearm
     along it), its end nearer the ball, but no nearer than half a ball on its own side (a
     thing that reaches over the ball still lies on the side its middle does)."""
     dx, dy = u.x_mm - s.x, u.y_mm - s.y
     ux, uy = u.streak_dir
-    if u.streak_mm and (within_30((dx, dy), (ux, uy))
-                        or within_30((dx, dy), (-ux, -uy))):
+    if u.streak_mm and (same_way((dx, dy), (ux, uy), setting.params)
+                        or same_way((dx, dy), (-ux, -uy), setting.params)):
         along = dx * ux + dy * uy
         shift = max(0.0, min(0.5 * u.streak_mm, abs(along) - 0.5 * setting.d))
         step = -shift if along > 0 else shift
@@ -122,23 +124,23 @@ def led_by_its_front(setting: Setting, s: BallState, det: Detection,
                      unclaimed: list[Detection]) -> bool:
     """The detection lies the way this resting ball's own streak pointed in the last frame
     (see :func:`front_piece`): the ball, struck that way."""
-    return any(front_piece(setting, s, u) and within_30(
-        (det.x_mm - s.x, det.y_mm - s.y), (u.x_mm - s.x, u.y_mm - s.y))
+    return any(front_piece(setting, s, u) and same_way(
+        (det.x_mm - s.x, det.y_mm - s.y), (u.x_mm - s.x, u.y_mm - s.y), setting.params)
         for u in unclaimed)
 
 
 def away_from_the_cue(setting: Setting, s: BallState, det: Detection,
                       unclaimed: list[Detection]) -> bool:
     """A ball at rest with the cue's tip behind it (see :func:`cue_behind`), and the
-    detection the other way from the ball (within 30 degrees): the ball, struck away. Not
+    detection the other way from the ball (within same_way_deg): the ball, struck away. Not
     a faint sharp thing (no streak, no piece of one): a ball struck hard enough to be found
     that far is smeared or whole, and a faint spot the way the cue points is a mark on that
     line (the rings of an aiming line projected on the cloth, beyond the ball)."""
     if det.score < setting.params.init_score_share and not (det.streak_mm or det.piece):
         return False
     cue = cue_behind(setting, s, unclaimed)
-    return cue is not None and within_30(
-        (det.x_mm - s.x, det.y_mm - s.y), (s.x - cue[0], s.y - cue[1]))
+    return cue is not None and same_way(
+        (det.x_mm - s.x, det.y_mm - s.y), (s.x - cue[0], s.y - cue[1]), setting.params)
 
 
 def in_a_row_from(setting: Setting, s: BallState, det: Detection, free: list[Detection],
@@ -164,7 +166,8 @@ def in_a_row_from(setting: Setting, s: BallState, det: Detection, free: list[Det
         if not 0 < step <= setting.params.streak_step_diameters * setting.d:
             continue
         ux, uy = ux / step, uy / step
-        if bx * ux + by * uy < 0 and abs(by * ux - bx * uy) < 0.5 * setting.d:
+        if (bx * ux + by * uy < 0
+                and abs(by * ux - bx * uy) < setting.params.on_line_diameters * setting.d):
             return True
     return False
 
@@ -177,4 +180,4 @@ def sent_toward(setting: Setting, s: BallState, det: Detection, frame: int) -> b
         return False
     dx, dy = det.x_mm - s.x, det.y_mm - s.y
     return math.hypot(dx, dy) <= setting.params.hardest_shot_diameters_per_frame * setting.d * (
-        frame - s.last_seen) and within_30((dx, dy), s.sent[1:])
+        frame - s.last_seen) and same_way((dx, dy), s.sent[1:], setting.params)

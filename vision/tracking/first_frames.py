@@ -27,7 +27,8 @@ def objects_seen(setting: Setting, frames: list[list[Detection]]) -> list[Seen]:
                 continue
             for o in objects:
                 if id(o) not in taken and math.hypot(
-                        det.x_mm - o.xy[0], det.y_mm - o.xy[1]) < 0.5 * setting.d:
+                        det.x_mm - o.xy[0], det.y_mm - o.xy[1]
+                ) < setting.params.same_place_diameters * setting.d:
                     taken.add(id(o))
                     if det.score >= max(o.scores):
                         # (where it looked most like a ball: two balls touching, read as
@@ -49,7 +50,7 @@ def objects_seen(setting: Setting, frames: list[list[Detection]]) -> list[Seen]:
 def by_class(setting: Setting, objects: list[Seen], frames: int) -> dict[str, list[Seen]]:
     """The objects seen in at least half of the ``frames`` first frames and ball-like, by
     their most frequent colour, the most ball-like first."""
-    need = max(1, frames // 2)
+    need = max(1, int(frames * setting.params.init_seen_share))
     classes: dict[str, list[Seen]] = {"white": [], "red": [], "yellow": []}
     for o in objects:
         # a hand resting on the cloth is skin-white but no disc (balls score 0.7-0.9)
@@ -66,7 +67,7 @@ def track_of(ball: str, o: Seen, first_frame: int) -> BallState:
                      start_place=o.xy)
 
 
-def named_by_dots_and_place(classes: dict[str, list[Seen]], first_frame: int
+def named_by_dots_and_place(setting: Setting, classes: dict[str, list[Seen]], first_frame: int
                             ) -> tuple[dict[str, BallState], bool]:
     """Identities with no game state: the whites by their dots (W2 shows the pair more
     often), the reds by place (R1 nearer the head), the yellow the most ball-like. Also
@@ -82,7 +83,7 @@ def named_by_dots_and_place(classes: dict[str, list[Seen]], first_frame: int
         named["W1"] = track_of("W1", a, first_frame)
         named["W2"] = track_of("W2", b, first_frame)
         # neither shows W2's pair clearly: wait for the dots, or for the strike
-        unresolved = abs(pairs[0] - pairs[1]) < 3
+        unresolved = abs(pairs[0] - pairs[1]) < setting.params.init_dots_lead_looks
     elif len(whites) == 1:
         o = whites[0]
         ball = "W2" if o.two > o.one else "W1"
@@ -131,7 +132,7 @@ def named_by_start(setting: Setting, classes: dict[str, list[Seen]],
         # may look more like a ball: a white at 0.59 in all ten frames, pieces of the arm
         # beside it at 0.62-0.65 in five to seven, and the white's id went to the arm)
         clean = [o for j, o in enumerate(objs) if j not in taken
-                 and len(o.scores) >= frames - 1
+                 and len(o.scores) >= frames - setting.params.placed_unseen_frames
                  and o.ball_likeness >= setting.params.init_score_share]
         for ball, o in zip(free, clean, strict=False):
             named[ball] = track_of(ball, o, first_frame)

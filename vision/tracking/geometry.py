@@ -25,12 +25,12 @@ def likeness_along(det: Detection, way: tuple[float, float], step: float,
               params: TrackingParams) -> float:
     """How ball-like ``det`` is as a sighting of a ball rolling ``way`` (a step of ``step`` mm a
     frame): its score, or pick_up_score_share at least when it is a streak drawn out along that way
-    for half the step or more: the blur of that very motion (scored as a disc, a streak is
-    poor: a white struck at 7 m/s, seen as streaks of score 0.47-0.52, was lost for 35
+    for blur_step_share of the step or more: the blur of that very motion (scored as a disc, a
+    streak is poor: a white struck at 7 m/s, seen as streaks of score 0.47-0.52, was lost for 35
     frames)."""
-    drawn_along = det.streak_mm >= 0.5 * step and (
-        within_30(det.streak_dir, way)
-        or within_30((-det.streak_dir[0], -det.streak_dir[1]), way))
+    drawn_along = det.streak_mm >= params.blur_step_share * step and (
+        same_way(det.streak_dir, way, params)
+        or same_way((-det.streak_dir[0], -det.streak_dir[1]), way, params))
     return max(det.score, params.pick_up_score_share) if drawn_along else det.score
 
 
@@ -59,6 +59,6 @@ def along_across(det: Detection, x: float, y: float) -> tuple[float, float]:
     return dx * ux + dy * uy, dx * uy - dy * ux
 
 
-def within_30(a: Sequence[float], b: Sequence[float]) -> bool:
-    """Vectors ``a`` and ``b`` point the same way within 30 degrees."""
-    return within_degrees(a, b, 30.0)
+def same_way(a: Sequence[float], b: Sequence[float], params: TrackingParams) -> bool:
+    """Vectors ``a`` and ``b`` point the same way within same_way_deg."""
+    return within_degrees(a, b, params.same_way_deg)

@@ -55,13 +55,15 @@ def reach_of(setting: Setting, speed: float, gap: int) -> float:
     """How far (mm) from where it is predicted a ball at ``speed`` (mm a frame) may be seen
     ``gap`` frames on: a ball and a half, and twice its travel (its speed is not yet known
     well: a ball just hit leaves faster than its first sightings say)."""
-    return 1.5 * setting.d + 2.0 * speed * gap
+    return (setting.params.reach_diameters * setting.d
+            + setting.params.reach_speed_ratio * speed * gap)
 
 
 def stop_reach(setting: Setting, s: BallState) -> float:
     """How far from where it was last seen a ball may be found at rest after a moment
     unseen (merged with another, blurred, under a hand) without being seen on its way."""
-    return (2.0 if s.status == "table" else 1.5) * setting.d
+    return (setting.params.stop_reach_diameters if s.status == "table"
+            else setting.params.hidden_stop_reach_diameters) * setting.d
 
 
 def collisions(setting: Setting, active: list[BallState], frame: int
@@ -79,12 +81,13 @@ def collisions(setting: Setting, active: list[BallState], frame: int
             vb = (b.vx, b.vy) if b.status == "table" else (0.0, 0.0)
             wx, wy = va[0] - vb[0], va[1] - vb[1]  # a's velocity relative to b's
             w2 = wx * wx + wy * wy
-            if w2 < (0.2 * setting.d) ** 2:
+            if w2 < (setting.params.collision_speed_diameters_per_frame * setting.d) ** 2:
                 continue  # a slow ball's prediction is near enough; a ball at rest jitters
             # from a frame before the last sighting of a moving ball (one at rest or hidden
             # is where it is at any time; a moving one's path is not run back to before it
             # was last seen: it may have been struck there, long after the other was seen)
-            t0 = min(s.last_seen for s, v in ((a, va), (b, vb)) if v != (0.0, 0.0)) - 1.0
+            t0 = min(s.last_seen for s, v in ((a, va), (b, vb)) if v != (0.0, 0.0)) - float(
+                setting.params.collision_back_frames)
             # b minus a at t0 (each from its own last sighting)
             ax, ay = a.x + va[0] * (t0 - a.last_seen), a.y + va[1] * (t0 - a.last_seen)
             bx, by = b.x + vb[0] * (t0 - b.last_seen), b.y + vb[1] * (t0 - b.last_seen)
@@ -109,7 +112,7 @@ def collisions(setting: Setting, active: list[BallState], frame: int
             if j <= 0:
                 continue
             left = frame - (t0 + t)  # frames from the touch to this frame
-            gate = 1.5 * setting.d + math.sqrt(w2) * left
+            gate = setting.params.reach_diameters * setting.d + math.sqrt(w2) * left
             for s, (vx, vy), (x, y), sign in ((a, va, (ax, ay), -1.0),
                                               (b, vb, (bx, by), 1.0)):
                 ux, uy = vx + sign * j * nx, vy + sign * j * ny
@@ -130,7 +133,8 @@ def arriving_hitter(setting: Setting, s: BallState, active: list[BallState], fra
     best, best_d = None, math.inf
     for m in active:
         speed = math.hypot(m.vx, m.vy)
-        if m is s or m.status != "table" or speed < 0.1 * setting.d:
+        if (m is s or m.status != "table"
+                or speed < setting.params.slowest_roll_diameters_per_frame * setting.d):
             continue
         if (s.x - m.x) * m.vx + (s.y - m.y) * m.vy <= 0:
             continue  # leaving it, not arriving (a red just hit by the white, taken for
@@ -148,7 +152,7 @@ def pocket_gap(setting: Setting, x: float, y: float) -> float:
 
 
 def near_pocket(setting: Setting, x: float, y: float) -> bool:
-    return pocket_gap(setting, x, y) < 1.5 * setting.d
+    return pocket_gap(setting, x, y) < setting.params.pocket_near_diameters * setting.d
 
 
 def in_a_mouth(setting: Setting, s: BallState) -> bool:

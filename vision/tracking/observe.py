@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from vision.detection import Detection
 from vision.shots import REST_JITTER_DIAMETERS
 from vision.tracking.departure import sent_toward
-from vision.tracking.geometry import along_across, within_30
+from vision.tracking.geometry import along_across, same_way
 from vision.tracking.motion import is_resting, predicted, still
 from vision.tracking.state import BallState, Prediction, Setting
 from vision.tracking.whites import is_pair, is_single
@@ -98,20 +98,21 @@ def inside_the_streak(setting: Setting, s: BallState, det: Detection) -> bool:
             or math.hypot(s.vx, s.vy) >= setting.params.struck_diameters_per_frame * setting.d):
         return False
     along, across = along_across(det, s.x, s.y)
-    return abs(across) <= 0.5 * setting.d and abs(along) <= 0.5 * det.streak_mm - setting.d
+    return (abs(across) <= setting.params.on_line_diameters * setting.d
+            and abs(along) <= 0.5 * det.streak_mm - setting.d)
 
 
 def creeping(setting: Setting, s: BallState, det: Detection, frame: int) -> bool:
     """A resting ball's doubtful sighting that is no jitter: a clean one, the last frame's
     was kept as jitter (see :func:`observe`), and this one is further off its place, the same
-    way (within 30 degrees), by a steady step: the ball rolls off slowly (kissed, or
+    way (within same_way_deg), by a steady step: the ball rolls off slowly (kissed, or
     pushed by a ball beside it), and held in place it would be lost a few frames on."""
     if s.held is None or s.held[0] != frame - 1 or det.score < setting.params.clean_score_share:
         return False  # (a part of a ball, under the cue, drifts as the cue comes)
     before = (s.held[1] - s.x, s.held[2] - s.y)
     now = (det.x_mm - s.x, det.y_mm - s.y)
     return (math.hypot(*now) - math.hypot(*before) >= setting.params.creep_step_mm
-            and within_30(now, before))
+            and same_way(now, before, setting.params))
 
 
 def alone(setting: Setting, s: BallState, balls: Iterable[BallState]) -> bool:

@@ -4,7 +4,8 @@ frozen, checked parameter object that a caller can set, see and record.
 Each field's unit ends its name: ``_mm``, ``_s``, ``_frames`` (a count of frames),
 ``_diameters`` and ``_radii`` (of a ball), ``_diameters_per_frame`` (a ball's speed),
 ``_score_share`` (a detection's ball-likeness, in (0, 1]), ``_share`` (a fraction, in (0, 1])
-and ``_ratio`` (a factor, at least 1). A ``...`` comment goes on from the one before it.
+``_ratio`` (a factor, at least 1), ``_deg`` (an angle, in (0, 180]) and ``_looks`` (a count of
+looks). A ``...`` comment goes on from the one before it.
 """
 
 from __future__ import annotations
@@ -41,6 +42,22 @@ class TrackingParams:
     doubtful_colour_diameters: float = 2.0
     # whites kept further apart than this cannot have been mixed up
     whites_apart_diameters: float = 2.0
+    # an object named in the first frames is seen in at least this share of them
+    init_seen_share: float = 0.5
+    # a white already placed in the house is seen in all the first frames but this many at most
+    placed_unseen_frames: int = 1
+    # two sightings this near are of one thing in one place (an object of the first frames seen
+    # again, a ball put on the table seen in place, a thing left there the last frame)
+    same_place_diameters: float = 0.5
+    # W2's pair of dots: dots spread over more than this (of the ball's radius) ...
+    pair_spread_radii: float = 0.2
+    single_spread_radii: float = 0.15  # ... W1's one dot: spread over less than this
+    # in the first frames, whites whose pair counts differ by less than this are undecided
+    init_dots_lead_looks: int = 3
+    # the track named W1 shows W2's pair this many looks more often than the other ...
+    swap_lead_looks: int = 10
+    swap_pair_ratio: int = 3  # ... and this many times as often: the whites are swapped
+    decided_lead_looks: int = 5  # W2 shows its pair this many looks more often: decided
 
     # --- motion
     # share of the surprise (sighting minus prediction) taken into the velocity
@@ -50,6 +67,34 @@ class TrackingParams:
     struck_diameters_per_frame: float = 0.3
     # a ball struck as hard as any (13 m/s) goes this far a frame
     hardest_shot_diameters_per_frame: float = 7.0
+    # a ball struck hard (170 mm a frame at 30 fps) goes this far a frame: the reach of a
+    # ball's second chance beyond its gate
+    hard_shot_diameters_per_frame: float = 5.0
+    # a ball at rest that is hit may leave at this share of the hitter's speed
+    hit_speed_share: float = 0.6
+    # a ball is seen this near where it is predicted (or where a collision sends it) ...
+    reach_diameters: float = 1.5
+    # ... and this many times its travel further (a ball just hit leaves faster than its first
+    # sightings say)
+    reach_speed_ratio: float = 2.0
+    # a ball on the table found at rest after a moment unseen, without being seen on its way,
+    # lies this near where it was last seen ...
+    stop_reach_diameters: float = 2.0
+    hidden_stop_reach_diameters: float = 1.5  # ... a hidden one this near
+    pocketed_gate_diameters: float = 1.0  # a ball vanished in a pocket's jaws is seen this near
+    hidden_gate_diameters: float = 0.75  # a hidden ball is seen this near where it was last seen
+    # two balls closing slower than this are not run into each other (a ball at rest jitters)
+    collision_speed_diameters_per_frame: float = 0.2
+    # a moving ball's path is run back this many frames before its last sighting for a collision
+    collision_back_frames: int = 1
+    pocket_near_diameters: float = 1.5  # a ball vanishing this near a pocket's point dropped
+    # a rolling ball this near a cushion's nose, by this many times its speed (and a diameter),
+    # may come back off it
+    cushion_reach_ratio: float = 2.0
+    # a ball seen leaving its rest this few frames ago: its speed is not yet known
+    just_left_frames: int = 2
+    # sightings of a ball this many frames apart at most tell its speed (a strike)
+    struck_gap_frames: int = 3
     # a resting ball's sightings further off, frame after frame, by this: rolling
     creep_step_mm: float = 3.0
     coast_frames: int = 2  # a rolling ball unseen this many frames is looked for along its way
@@ -95,6 +140,26 @@ class TrackingParams:
     # two diameters away for the whole second before, and its id stayed there)
     fixture_looks: int = 8
     fixture_cell_diameters: float = 0.25  # ... the cells' width
+    # two directions this near each other point the same way (a streak, a row, the cue, a way)
+    same_way_deg: float = 30.0
+    streak_least_diameters: float = 0.5  # a ball's streak is longer than this
+    # a point this near a line (across it) lies on it: a ball on a streak's line, the pieces
+    # of a streak in a row, a row pointing back at a ball
+    on_line_diameters: float = 0.5
+    # a streak drawn out along a ball's way for this share of its step is that motion's blur
+    blur_step_share: float = 0.5
+    # a streak no longer than this, its middle this near two touching balls' ...
+    touching_blob_diameters: float = 3.0
+    touching_middle_diameters: float = 0.25  # ... middle, is those two as one blob
+    # a ball's own streak front left in the last frame: the ball is seen this near where it lay
+    front_place_diameters: float = 0.25
+    # a faint sighting behind a slowly creeping ball by more than this is not it
+    slow_behind_diameters: float = 0.5
+    # a faint thing this near where a rolling ball is expected may be the ball over it
+    rolling_off_diameters: float = 1.0
+    # a rolling row's steps are the same within this ...
+    row_step_off_diameters: float = 0.5
+    row_step_off_share: float = 0.5  # ... or this share of the step, if less (creep_step_mm least)
 
     # --- balls lost, found again, pocketed and put back
     # a ball that vanished by a pocket and is seen again this soon did not drop
@@ -106,6 +171,8 @@ class TrackingParams:
     pick_up_score_share: float = 0.6
     pick_up_frames: int = 5  # ... seen in place in this many frames
     pick_up_window_ratio: int = 2  # ... of the last this many times as many
+    # a ball put where a hidden ball of its class may have gone: this many times as long
+    hidden_pick_up_ratio: int = 3
     # a ball lost from view is found again rolling in this many frames running
     moving_chain_frames: int = 3
     # ... each a step of at least this (7 mm: 0.2 m/s; a rest is still)
@@ -129,7 +196,8 @@ class TrackingParams:
         check_order(self, TrackingParamsError,
                     ("rest_speed_diameters_per_frame", "slowest_roll_diameters_per_frame"),
                     ("slowest_roll_diameters_per_frame", "struck_diameters_per_frame"),
-                    ("struck_diameters_per_frame", "hardest_shot_diameters_per_frame"),
+                    ("struck_diameters_per_frame", "hard_shot_diameters_per_frame"),
+                    ("hard_shot_diameters_per_frame", "hardest_shot_diameters_per_frame"),
                     ("streak_score_share", "init_score_share"),
                     ("init_score_share", "clean_score_share"),
                     ("pick_up_score_share", "clean_score_share"))

@@ -18,8 +18,8 @@ def pick_up(setting: Setting, frame: int, free: list[Detection], states: dict[st
     """A clean ball of a class with a free identity, seen in place in pick_up_frames of the
     last pick_up_window_ratio times as many frames, takes it. With every identity of its class
     taken, one of them hidden, it is that hidden ball, which went there unseen (a pot missed
-    under the arm, then respotted): taken after three times as long, since a hand may hide a
-    ball and look like another.
+    under the arm, then respotted): taken after hidden_pick_up_ratio times as long, since a hand
+    may hide a ball and look like another.
 
     ``states``: the tracks (the ball taken is added); ``candidates``: the sightings of each
     class waiting to be taken; ``closed``: the ids not to be given (the other white in hand
@@ -42,7 +42,7 @@ def pick_up(setting: Setting, frame: int, free: list[Detection], states: dict[st
         if not ids:
             ids = [b for b in BALLS if CLASS_OF[b] == det.colour
                    and b in states and states[b].status == "hidden"]
-            frames_needed = 3 * setting.params.pick_up_frames
+            frames_needed = setting.params.hidden_pick_up_ratio * setting.params.pick_up_frames
         if not ids:
             continue
         if any(math.hypot(det.x_mm - s.x, det.y_mm - s.y) < setting.d
@@ -57,7 +57,8 @@ def pick_up(setting: Setting, frame: int, free: list[Detection], states: dict[st
         # thing seen there before, a hand resting on the cloth, is not the ball put back)
         since = min(back_from(setting, b, states) for b in ids)
         here = [c for c in recent if c[0] > since
-                and math.hypot(c[1] - det.x_mm, c[2] - det.y_mm) < 0.5 * setting.d]
+                and math.hypot(c[1] - det.x_mm, c[2] - det.y_mm)
+                < setting.params.same_place_diameters * setting.d]
         if len({c[0] for c in here}) < frames_needed:
             candidates[det.colour] = recent
             continue

@@ -14,7 +14,7 @@ import numpy as np
 
 from vision.detection import Detection
 from vision.shots import REST_JITTER_DIAMETERS, TOUCHING_DIAMETERS
-from vision.tracking.geometry import a_ball_and_a_glint, each_at_one_of, within_30
+from vision.tracking.geometry import a_ball_and_a_glint, each_at_one_of, same_way
 from vision.tracking.motion import is_resting, predicted, still
 from vision.tracking.state import CLASS_OF, BallState, Setting
 
@@ -22,7 +22,7 @@ from vision.tracking.state import CLASS_OF, BallState, Setting
 def split_touching(setting: Setting, balls: list[BallState], dets: list[Detection]
                    ) -> list[Detection]:
     """A streak lying where two balls of its colour rest touching (its middle within a
-    quarter ball of theirs, along their line within 30 degrees, no longer than three
+    quarter ball of theirs, along their line within same_way_deg, no longer than three
     balls) is those two seen as one blob (with their shadows, two touching balls can be
     as wide all along as a streak): a detection of each, in its place (pixels: the
     blob's). A ball leaving the other moves the blob's middle off theirs. ``balls``: the
@@ -34,14 +34,16 @@ def split_touching(setting: Setting, balls: list[BallState], dets: list[Detectio
     out: list[Detection] = []
     for d in dets:
         pair = None
-        if d.streak_mm and d.streak_mm <= 3.0 * setting.d:
+        if d.streak_mm and d.streak_mm <= setting.params.touching_blob_diameters * setting.d:
             pair = next(((a, b) for a, b in itertools.combinations(resting, 2)
                          if CLASS_OF[a.ball] == CLASS_OF[b.ball] == d.colour
                          and math.hypot(a.x - b.x, a.y - b.y) <= TOUCHING_DIAMETERS * setting.d
                          and math.hypot(d.x_mm - (a.x + b.x) / 2,
-                                        d.y_mm - (a.y + b.y) / 2) <= 0.25 * setting.d
-                         and (within_30((b.x - a.x, b.y - a.y), d.streak_dir)
-                              or within_30((a.x - b.x, a.y - b.y), d.streak_dir))),
+                                        d.y_mm - (a.y + b.y) / 2)
+                         <= setting.params.touching_middle_diameters * setting.d
+                         and (same_way((b.x - a.x, b.y - a.y), d.streak_dir, setting.params)
+                              or same_way((a.x - b.x, a.y - b.y), d.streak_dir,
+                                          setting.params))),
                         None)
         if pair is None:
             out.append(d)
@@ -176,7 +178,8 @@ def join_streak_pieces(setting: Setting, dets: list[Detection], balls: list[Ball
         c = pts.mean(0)
         axis = np.linalg.svd(pts - c)[2][0]
         along = (pts - c) @ axis
-        if float(np.abs((pts - c) @ np.array([-axis[1], axis[0]])).max()) > 0.5 * setting.d:
+        if (float(np.abs((pts - c) @ np.array([-axis[1], axis[0]])).max())
+                > setting.params.on_line_diameters * setting.d):
             continue  # not in a row: not one streak
         px = np.array([[dets[j].x_px, dets[j].y_px] for j in g]).mean(0)
         best = max(g, key=lambda j: dets[j].score)

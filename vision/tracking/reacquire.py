@@ -13,7 +13,7 @@ import numpy as np
 from vision.detection import Detection
 from vision.shots import REST_JITTER_DIAMETERS
 from vision.tracking.departure import ball_like_streak
-from vision.tracking.geometry import along_across, likeness_along, within_30
+from vision.tracking.geometry import along_across, likeness_along, same_way
 from vision.tracking.motion import stop_reach
 from vision.tracking.observe import observe
 from vision.tracking.state import BALLS, CLASS_OF, BallState, Setting
@@ -220,8 +220,9 @@ def rolling_row(setting: Setting, det: Detection, before: list[list[Detection]],
             if len(row) >= 2:  # the same step again, within half a ball (half a step slow)
                 sx, sy = row[-2].x_mm - last.x_mm, row[-2].y_mm - last.y_mm
                 if math.hypot(last.x_mm - o.x_mm - sx, last.y_mm - o.y_mm - sy) > min(
-                        0.5 * setting.d,
-                        max(0.5 * math.hypot(sx, sy), setting.params.creep_step_mm)):
+                        setting.params.row_step_off_diameters * setting.d,
+                        max(setting.params.row_step_off_share * math.hypot(sx, sy),
+                            setting.params.creep_step_mm)):
                     continue
             best = o
             if len(row) == 1:
@@ -239,11 +240,11 @@ def rolling_row(setting: Setting, det: Detection, before: list[list[Detection]],
 def following_through(setting: Setting, s: BallState, row: list[Detection], frame: int) -> bool:
     """``row`` (a rolling row, the newest first) comes from behind the place this ball was
     struck from, the way opposite to where it was sent (see :func:`sent_toward`), and
-    heads for that place (within 30 degrees): the cue following through, not the ball
+    heads for that place (within same_way_deg): the cue following through, not the ball
     (a ball that comes back off a cushion comes from the way it was sent)."""
     if s.sent is None or frame - s.sent[0] > setting.params.sent_frames:
         return False
     start, end = row[-1], row[0]
     behind = (start.x_mm - s.x) * s.sent[1] + (start.y_mm - s.y) * s.sent[2] < 0
-    return behind and within_30((end.x_mm - start.x_mm, end.y_mm - start.y_mm),
-                                         (s.x - start.x_mm, s.y - start.y_mm))
+    return behind and same_way((end.x_mm - start.x_mm, end.y_mm - start.y_mm),
+                               (s.x - start.x_mm, s.y - start.y_mm), setting.params)

@@ -70,7 +70,7 @@ def struck_in(setting: Setting, frames: list[tuple[int, Balls]]) -> bool:
             if not seen:
                 continue
             run = runs.get(ball)
-            if run is None or f - run[0] > 3:
+            if run is None or f - run[0] > setting.params.struck_gap_frames:
                 runs[ball] = (f, x, y, x, y)
                 continue
             if (math.dist((x, y), run[1:3])

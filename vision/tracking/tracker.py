@@ -194,7 +194,7 @@ class Tracker:
             self.shot.whites_in_hand.difference_update(placed)  # (placed already)
             self.whites_known = "W1" in self.states and "W2" in self.states
         else:
-            named, self.unresolved = named_by_dots_and_place(classes, f0)
+            named, self.unresolved = named_by_dots_and_place(self.setting, classes, f0)
             self.states.update(named)
         self.started = True
 
@@ -478,7 +478,7 @@ class Tracker:
         w1, w2 = self.states.get("W1"), self.states.get("W2")
         if w1 is None or w2 is None or self.whites_known:
             return
-        said = dots_say(w1, w2)
+        said = dots_say(self.params, w1, w2)
         if said == "swap":
             self._swap_whites()
             self._relabel_buffer()

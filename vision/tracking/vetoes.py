@@ -10,7 +10,7 @@ import math
 from vision.detection import Detection
 from vision.shots import REST_JITTER_DIAMETERS, nearest_cushion
 from vision.tracking.departure import sent_toward
-from vision.tracking.geometry import within_30
+from vision.tracking.geometry import same_way
 from vision.tracking.leftovers import Leftovers
 from vision.tracking.motion import in_a_mouth, is_resting, predicted, still, stop_reach
 from vision.tracking.state import CLASS_OF, BallState, Setting
@@ -39,14 +39,15 @@ def was_something_else(setting: Setting, s: BallState, det: Detection, leftovers
     if (s.faint_looks and det.score >= setting.params.clean_score_share
             and det.colour == CLASS_OF[s.ball]):
         return False
-    return any(math.hypot(det.x_mm - u.x_mm, det.y_mm - u.y_mm) < 0.5 * setting.d
+    return any(math.hypot(det.x_mm - u.x_mm, det.y_mm - u.y_mm)
+               < setting.params.same_place_diameters * setting.d
                and not its_front(setting, s, u, det, frames_on) for u in leftovers.left_over)
 
 
 def its_front(setting: Setting, s: BallState, u: Detection, det: Detection,
               frames_on: int) -> bool:
     """``u``, left unclaimed when the ball was last seen, lay just ahead of it on its way
-    (within a frame's roll, the way it rolled within 30 degrees) and was of its colour,
+    (within a frame's roll, the way it rolled within same_way_deg) and was of its colour,
     ball-like: the front of its own streak; ``det`` lies where it lay (within a quarter
     ball): the ball, stopped there on a ball it hit (a struck white's id took its streak's
     tail by the red it hit, and the white, come to rest where the streak's front had been,
@@ -54,11 +55,12 @@ def its_front(setting: Setting, s: BallState, u: Detection, det: Detection,
     on, whose tail now lies by where its front was: its front lies further on.)"""
     if (still(setting, s) or u.colour != CLASS_OF[s.ball]
             or u.score < setting.params.init_score_share
-            or math.hypot(det.x_mm - u.x_mm, det.y_mm - u.y_mm) > 0.25 * setting.d):
+            or math.hypot(det.x_mm - u.x_mm, det.y_mm - u.y_mm)
+            > setting.params.front_place_diameters * setting.d):
         return False
     dx, dy = u.x_mm - s.x, u.y_mm - s.y
     return (math.hypot(dx, dy) <= math.hypot(s.vx, s.vy) * frames_on + setting.d
-            and within_30((dx, dy), (s.vx, s.vy)))
+            and same_way((dx, dy), (s.vx, s.vy), setting.params))
 
 
 def ruled_out(setting: Setting, s: BallState, det: Detection, dets: list[Detection], frame: int,
@@ -91,13 +93,15 @@ def behind_it(setting: Setting, s: BallState, det: Detection, frame: int) -> boo
     if speed <= 0.0:
         return False
     to_nose = nearest_cushion(setting.table, (s.x, s.y))[1]
-    if to_nose <= 2.0 * speed * max(1, frame - s.last_seen) + setting.d:
+    reach = setting.params.cushion_reach_ratio * speed * max(1, frame - s.last_seen)
+    if to_nose <= reach + setting.d:
         return False
     dx, dy = det.x_mm - s.x, det.y_mm - s.y
     behind = -(dx * s.vx + dy * s.vy) / speed
     if speed >= setting.params.slowest_roll_diameters_per_frame * setting.d:
         return behind > REST_JITTER_DIAMETERS * setting.d
-    return behind > 0.5 * setting.d and math.hypot(dx, dy) > setting.d
+    return (behind > setting.params.slow_behind_diameters * setting.d
+            and math.hypot(dx, dy) > setting.d)
 
 
 def a_known_thing(setting: Setting, s: BallState, det: Detection, frame: int,
@@ -114,7 +118,8 @@ def a_known_thing(setting: Setting, s: BallState, det: Detection, frame: int,
         px, py = (predicted(setting, s, max(1, frame - s.last_seen))[:2]
                   if s.status == "table" else (s.x, s.y))
         off = math.hypot(det.x_mm - px, det.y_mm - py)
-    if off <= (setting.params.piece_off_diameters if lying else 1.0) * setting.d:
+    if off <= (setting.params.piece_off_diameters if lying
+                else setting.params.rolling_off_diameters) * setting.d:
         return False
     return (lying and was_beside_it(setting, s, det)) or leftovers.at_a_fixture(det, frame)
 
@@ -126,7 +131,8 @@ def was_beside_it(setting: Setting, s: BallState, det: Detection) -> bool:
     of sight gave its id to the tip a diameter behind it, which then went away with the
     cue). Unlike :func:`was_something_else` this holds however
     near: the thing was seen beside the ball, not in its place."""
-    return any(math.hypot(det.x_mm - u.x_mm, det.y_mm - u.y_mm) < 0.5 * setting.d
+    return any(math.hypot(det.x_mm - u.x_mm, det.y_mm - u.y_mm)
+               < setting.params.same_place_diameters * setting.d
                for u in s.beside)
 
 

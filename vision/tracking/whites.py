@@ -8,17 +8,20 @@ from collections.abc import Mapping
 
 from vision.detection import Detection
 from vision.tracking.geometry import nearest_on_the_way
+from vision.tracking.params import TrackingParams
 from vision.tracking.state import BallState, Setting
 
 
 def is_pair(setting: Setting, det: Detection) -> bool:
     """W2's two dots (seen apart, or merged into one long blob)."""
-    return det.dots >= 2 or det.dot_spread_mm > 0.2 * setting.table.ball_radius_mm
+    return det.dots >= 2 or (det.dot_spread_mm
+                             > setting.params.pair_spread_radii * setting.table.ball_radius_mm)
 
 
 def is_single(setting: Setting, det: Detection) -> bool:
     """W1's one small dot."""
-    return det.dots == 1 and det.dot_spread_mm < 0.15 * setting.table.ball_radius_mm
+    return det.dots == 1 and (det.dot_spread_mm
+                              < setting.params.single_spread_radii * setting.table.ball_radius_mm)
 
 
 def came_near(setting: Setting, before: Mapping[str, tuple[float, float]],
@@ -30,11 +33,12 @@ def came_near(setting: Setting, before: Mapping[str, tuple[float, float]],
                               now["W2"]) < setting.params.whites_apart_diameters * setting.d
 
 
-def dots_say(w1: BallState, w2: BallState) -> str | None:
+def dots_say(params: TrackingParams, w1: BallState, w2: BallState) -> str | None:
     """What the dots counted say: "swap" (the track named W1 clearly shows W2's pair, and
     the other W1's single dot more often), "decided" (W2 clearly shows its pair), or None."""
-    if w1.pair >= w2.pair + 10 and w1.pair > 3 * w2.pair and w2.single > w1.single:
+    if (w1.pair >= w2.pair + params.swap_lead_looks and w1.pair > params.swap_pair_ratio * w2.pair
+            and w2.single > w1.single):
         return "swap"
-    if w2.pair >= w1.pair + 5:
+    if w2.pair >= w1.pair + params.decided_lead_looks:
         return "decided"
     return None
