@@ -6,6 +6,7 @@ nearer the head)."""
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Mapping
 
 import numpy as np
@@ -55,7 +56,9 @@ def by_class(setting: Setting, objects: list[Seen], frames: int) -> dict[str, li
     for o in objects:
         # a hand resting on the cloth is skin-white but no disc (balls score 0.7-0.9)
         if len(o.scores) >= need and o.ball_likeness >= setting.params.init_score_share:
-            classes[max(set(o.colours), key=o.colours.count)].append(o)
+            # (of colours seen as often, the first seen: a set's order would change from run
+            # to run with the interpreter's hash seed)
+            classes[Counter(o.colours).most_common(1)[0][0]].append(o)
     for cls in classes:
         classes[cls].sort(key=lambda o: -o.ball_likeness)
     return classes
