@@ -49,13 +49,17 @@ from typing import Any
 import pytest
 
 from rules import EventType, TableSpec
+from tests.vision.fixture_cases import (
+    case_form_errors,
+    fixture_cases,
+    malformed,
+    variants_form_errors,
+)
 from vision.shots import shots_from_tracks, tracks_from_rows
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "shot_facts"
 
 CASE_KEYS = {"what", "origin", "fps", "table", "rows", "expect"}
-VARIANT_KEYS = {"name", "what", "expect"}
-VARIANT_OPTIONAL = {"without", "with"}
 EXPECT_KINDS = {"shots", "events", "includes", "excludes", "final", "strike_frames"}
 EXPECT_OPTIONAL = {"events": {"select", "any_order"}, "includes": {"select"},
                    "excludes": {"select"}, "final": {"shot", "tol"}}
@@ -63,14 +67,6 @@ SELECT_KEYS = {"first", "first_in_shot", "types", "ball", "frames"}
 PATTERN_KEYS = {"type", "ball", "balls", "pair", "pocket", "cushion", "shot", "frame",
                 "t_frames"}
 EVENT_TYPES = {t.value for t in EventType}
-
-
-def fixture_paths() -> list[Path]:
-    return sorted(FIXTURES.glob("*.json"))
-
-
-def load(path: Path) -> dict[str, Any]:
-    return json.loads(path.read_text())
 
 
 Row = tuple[int, str, float, float, bool]
@@ -90,17 +86,8 @@ def variant_rows(rows: list[Row], variant: dict[str, Any]) -> list[Row]:
 
 
 def cases() -> list[Any]:
-    """(rows, expectations, what) for each case and variant, with its id."""
-    out = []
-    for path in fixture_paths():
-        case = load(path)
-        rows = base_rows(case)
-        out.append(pytest.param(case, rows, case["expect"], case["what"], id=path.stem))
-        for variant in case.get("variants", []):
-            out.append(pytest.param(case, variant_rows(rows, variant), variant["expect"],
-                                    f"{case['what']} / {variant['what']}",
-                                    id=f"{path.stem}-{variant['name']}"))
-    return out
+    """(case, rows, expectations, what) for each case and variant, with its id."""
+    return fixture_cases(FIXTURES, base_rows, variant_rows)
 
 
 # --- matching -------------------------------------------------------------------------------------
@@ -220,45 +207,22 @@ def form_errors(case: Any) -> list[str]:
     """What is malformed in a fixture (empty: nothing)."""
     if not isinstance(case, dict):
         return ["not an object"]
-    errors = []
-    if missing := CASE_KEYS - set(case):
-        errors.append(f"missing {sorted(missing)}")
-    if unknown := set(case) - CASE_KEYS - {"variants"}:
-        errors.append(f"unknown keys {sorted(unknown)}")
-    for key in ("what", "origin"):
-        if not (isinstance(case.get(key), str) and case.get(key)):
-            errors.append(f"{key}: expected a non-empty string")
+    errors = case_form_errors(case, CASE_KEYS)
     if not (isinstance(case.get("fps"), (int, float)) and case.get("fps", 0) > 0):
         errors.append("fps: expected a positive number")
-    try:
-        TableSpec.from_value(case.get("table"))
-    except Exception as err:  # (any refusal: reported as the fixture's error)
-        errors.append(f"table: {err}")
     errors += rows_errors(case.get("rows"), "rows", unique=True)
     errors += expect_errors(case.get("expect"), "expect")
-    variants = case.get("variants", [])
-    if not isinstance(variants, list):
-        return [*errors, "variants: expected a list"]
-    names = [v.get("name") for v in variants if isinstance(v, dict)]
-    if len(names) != len(set(names)):
-        errors.append("variants: names not unique")
-    for k, v in enumerate(variants):
-        where = f"variants[{k}]"
-        if not isinstance(v, dict):
-            errors.append(f"{where}: not an object")
-            continue
-        if missing := VARIANT_KEYS - set(v):
-            errors.append(f"{where}: missing {sorted(missing)}")
-        if unknown := set(v) - VARIANT_KEYS - VARIANT_OPTIONAL:
-            errors.append(f"{where}: unknown keys {sorted(unknown)}")
-        errors += rows_errors(v.get("with", []), f"{where}.with", unique=True)
+    keys = {(r[0], r[1]) for r in case.get("rows", []) if isinstance(r, list) and len(r) == 5}
+
+    def variant_errors(v: dict[str, Any], where: str) -> list[str]:
+        errors = rows_errors(v.get("with", []), f"{where}.with", unique=True)
         without = v.get("without", [])
-        keys = {(r[0], r[1]) for r in case.get("rows", []) if isinstance(r, list) and len(r) == 5}
         if not isinstance(without, list) or not all(
                 isinstance(x, list) and len(x) == 2 and tuple(x) in keys for x in without):
             errors.append(f"{where}.without: expected [frame, ball] pairs of the case's rows")
-        errors += expect_errors(v.get("expect"), f"{where}.expect")
-    return errors
+        return errors + expect_errors(v.get("expect"), f"{where}.expect")
+
+    return errors + variants_form_errors(case, variant_errors)
 
 
 def rows_errors(rows: Any, where: str, unique: bool) -> list[str]:
@@ -308,10 +272,7 @@ def expect_errors(expect: Any, where: str) -> list[str]:
 
 
 def test_every_shot_facts_fixture_is_well_formed():
-    paths = fixture_paths()
-    assert paths, f"no fixtures in {FIXTURES}"
-    bad = {p.name: errs for p in paths if (errs := form_errors(load(p)))}
-    assert not bad, json.dumps(bad, indent=1)
+    assert not (faults := malformed(FIXTURES, form_errors)), faults
 
 
 def test_a_malformed_fixture_is_told_apart():

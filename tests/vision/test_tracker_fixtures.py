@@ -53,6 +53,12 @@ from typing import Any
 import pytest
 
 from rules import TableSpec
+from tests.vision.fixture_cases import (
+    case_form_errors,
+    fixture_cases,
+    malformed,
+    variants_form_errors,
+)
 from vision.detection import Detection
 from vision.tracking.state import BALLS, FrameTracks
 from vision.tracking.tracker import Tracker
@@ -60,8 +66,6 @@ from vision.tracking.tracker import Tracker
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "tracking"
 
 CASE_KEYS = {"what", "origin", "table", "tracker", "frames", "flush", "expect"}
-VARIANT_KEYS = {"name", "what", "expect"}
-VARIANT_OPTIONAL = {"without", "with"}
 TRACKER_KEYS = {"start_positions", "cue_ball"}
 CHECKS = {"present", "visible", "at", "off", "not_seen_at", "x", "y", "x_not"}
 EXPECT_KEYS = {"ball", "frames", "any", "only"} | CHECKS
@@ -71,14 +75,6 @@ TUPLES = {"streak_dir", "bgr", "cloth_bgr"}
 COLOURS = {"white", "red", "yellow", "other"}
 
 Frames = dict[int, list[Detection]]
-
-
-def fixture_paths() -> list[Path]:
-    return sorted(FIXTURES.glob("*.json"))
-
-
-def load(path: Path) -> dict[str, Any]:
-    return json.loads(path.read_text())
 
 
 def detection(d: list[Any]) -> Detection:
@@ -107,16 +103,7 @@ def variant_frames(frames: Frames, variant: dict[str, Any]) -> Frames:
 
 def cases() -> list[Any]:
     """(case, frames, expectations, what) for each case and variant, with its id."""
-    out = []
-    for path in fixture_paths():
-        case = load(path)
-        frames = frames_of(case["frames"])
-        out.append(pytest.param(case, frames, case["expect"], case["what"], id=path.stem))
-        for variant in case.get("variants", []):
-            out.append(pytest.param(case, variant_frames(frames, variant), variant["expect"],
-                                    f"{case['what']} / {variant['what']}",
-                                    id=f"{path.stem}-{variant['name']}"))
-    return out
+    return fixture_cases(FIXTURES, lambda case: frames_of(case["frames"]), variant_frames)
 
 
 def run(case: dict[str, Any], frames: Frames) -> list[FrameTracks]:
@@ -212,45 +199,22 @@ def form_errors(case: Any) -> list[str]:
     """What is malformed in a fixture (empty: nothing)."""
     if not isinstance(case, dict):
         return ["not an object"]
-    errors = []
-    if missing := CASE_KEYS - set(case):
-        errors.append(f"missing {sorted(missing)}")
-    if unknown := set(case) - CASE_KEYS - {"variants"}:
-        errors.append(f"unknown keys {sorted(unknown)}")
-    for key in ("what", "origin"):
-        if not (isinstance(case.get(key), str) and case.get(key)):
-            errors.append(f"{key}: expected a non-empty string")
-    try:
-        TableSpec.from_value(case.get("table"))
-    except Exception as err:  # (any refusal: reported as the fixture's error)
-        errors.append(f"table: {err}")
+    errors = case_form_errors(case, CASE_KEYS)
     errors += tracker_errors(case.get("tracker"))
     if not isinstance(case.get("flush"), bool):
         errors.append("flush: expected true or false")
     errors += frames_errors(case.get("frames"), "frames")
     errors += expect_errors(case.get("expect"), "expect")
-    variants = case.get("variants", [])
-    if not isinstance(variants, list):
-        return [*errors, "variants: expected a list"]
-    names = [v.get("name") for v in variants if isinstance(v, dict)]
-    if len(names) != len(set(names)):
-        errors.append("variants: names not unique")
     known = set(frames_of(case["frames"])) if not frames_errors(case.get("frames"), "") else set()
-    for k, v in enumerate(variants):
-        where = f"variants[{k}]"
-        if not isinstance(v, dict):
-            errors.append(f"{where}: not an object")
-            continue
-        if missing := VARIANT_KEYS - set(v):
-            errors.append(f"{where}: missing {sorted(missing)}")
-        if unknown := set(v) - VARIANT_KEYS - VARIANT_OPTIONAL:
-            errors.append(f"{where}: unknown keys {sorted(unknown)}")
-        errors += frames_errors(v.get("with", []), f"{where}.with", empty=True)
+
+    def variant_errors(v: dict[str, Any], where: str) -> list[str]:
+        errors = frames_errors(v.get("with", []), f"{where}.with", empty=True)
         without = v.get("without", [])
         if not (isinstance(without, list) and all(f in known for f in without)):
             errors.append(f"{where}.without: expected frames of the case")
-        errors += expect_errors(v.get("expect"), f"{where}.expect")
-    return errors
+        return errors + expect_errors(v.get("expect"), f"{where}.expect")
+
+    return errors + variants_form_errors(case, variant_errors)
 
 
 def tracker_errors(args: Any) -> list[str]:
@@ -340,10 +304,7 @@ def expect_errors(expect: Any, where: str) -> list[str]:
 
 
 def test_every_tracking_fixture_is_well_formed():
-    paths = fixture_paths()
-    assert paths, f"no fixtures in {FIXTURES}"
-    bad = {p.name: errs for p in paths if (errs := form_errors(load(p)))}
-    assert not bad, json.dumps(bad, indent=1)
+    assert not (faults := malformed(FIXTURES, form_errors)), faults
 
 
 def test_a_malformed_fixture_is_told_apart():
