@@ -22,7 +22,7 @@ import time
 from array import array
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -496,7 +496,8 @@ class DrawnAsRead:
     their trails, the scoreboard; ``drawn_early`` counts them). Memory stays bounded whatever
     the match's length; the frames are written as the video is read."""
 
-    def __init__(self, path: Path, plan: OverlayPlan, hold_s: float = HOLD_S) -> None:
+    def __init__(self, path: Path, plan: OverlayPlan, hold_s: float = HOLD_S,
+                 expected_frames: int = 0) -> None:
         folder = path.parent if str(path.parent) else Path(".")
         if not folder.is_dir():
             raise InputError(f"no such folder: {folder}", str(path))
@@ -507,6 +508,7 @@ class DrawnAsRead:
         self._sink: BackgroundWriter | None = None
         self._size: tuple[int, int] | None = None
         self.drawn_early = 0
+        self._expected = expected_frames  # (the container's count, for a video ending early)
         self._seconds = 0.0
 
     def seen(self, index: int, frame: Any) -> None:
@@ -532,8 +534,8 @@ class DrawnAsRead:
         except VideoError as err:
             raise InputError(str(err), str(self.path)) from None
         self._seconds += time.perf_counter() - clock
-        return Annotated(self.path, self._sink.encoder, self._sink.frames, 0, self._seconds,
-                         self.drawn_early)
+        return Annotated(self.path, self._sink.encoder, self._sink.frames, self._expected,
+                         self._seconds, self.drawn_early)
 
     def abandon(self) -> None:
         """The run failed: no half video is left behind."""
@@ -606,19 +608,14 @@ def annotate_video(video: Path, out: Path, report: Mapping[str, Any], calibratio
     if info is None or min(info.size) <= 0:
         raise InputError("expected a video OpenCV can decode (for the annotated video)",
                          str(video))
-    fps = fps or info.fps
-    expected, size = info.frame_count or 0, info.size
-    plan = OverlayPlan(report, calibration, rows, fps, recalibrated)
+    plan = OverlayPlan(report, calibration, rows, fps or info.fps, recalibrated)
+    drawing = DrawnAsRead(out, plan, expected_frames=info.frame_count or 0)
     try:
-        sink = VideoWriter(out, size, fps)
-    except VideoError as err:
-        raise InputError(str(err), str(out)) from None
-    with sink:
         for frame, image, _ in read_ahead_frames(video, queue_size=4):
-            image = np.asarray(image, dtype=np.uint8)
-            if (image.shape[1], image.shape[0]) != size:  # a stream that changes size midway
-                image = np.asarray(cv2.resize(image, size), dtype=np.uint8)
-            draw_overlay(image, plan, frame)
-            sink.write(image)
-        encoder, written = sink.encoder, sink.frames
-    return Annotated(out, encoder, written, expected, time.perf_counter() - clock)
+            drawing.seen(frame, image)
+            drawing.release(frame + 1)  # (every shot is judged already)
+        result = drawing.finish()
+    except BaseException:
+        drawing.abandon()
+        raise
+    return replace(result, seconds=time.perf_counter() - clock)
