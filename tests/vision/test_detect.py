@@ -482,6 +482,32 @@ def test_a_faint_core_with_a_red_balls_colour_and_light_on_a_red_cloth_is_a_ball
     assert det.classify([dull]) == []
 
 
+def test_a_red_at_rest_on_a_red_cloth_between_two_red_classes_is_a_ball():
+    # A video's colours gave the reds two classes, a lit one and a darker one. A red at rest
+    # on a red cloth (core 1.7 thresholds unlike the cloth), its core nearest the lit class in
+    # colour but of the darker one's brightness and sure of neither, was left out as junk for
+    # frames while it lay still. It is a ball, as a class of its name says; junk as unlike
+    # the cloth but no brighter than it is still no ball.
+    from dataclasses import replace
+
+    det, found = red_and_white_fitted()
+    cloth = (19.0, 22.0, 89.0)
+    det.colours = ColourModel(
+        centres=np.array([[0.106, 0.135, 0.759], [0.308, 0.339, 0.352], [0.078, 0.447, 0.475],
+                          [0.121, 0.136, 0.743]]),
+        names=("red", "white", "yellow", "red"), brightness=(241.0, 698.5, 511.0, 203.0))
+    det.threshold, det.cloth_model.level = 0.1722, 186.0  # (a cloth darker there than usual)
+    ball = replace(found[0], bgr=(18.0, 25.0, 145.0), cloth_bgr=cloth, streak_mm=0.0)
+    i, sure = det.colours.nearest(ball.bgr)
+    assert (det.colours.names[i], sure) == ("red", False)
+    assert det.colours.brightness is not None and (
+        sum(ball.bgr) + 3) / (det.colours.brightness[i] + 3) < 1 / 1.25  # not the lit class's
+    assert 1.0 < det.classifier.core_contrast(ball.bgr, cloth) < STRONG
+    assert [d.colour for d in det.classify([ball])] == ["red"]
+    dull = replace(ball, bgr=(21.0, 24.0, 100.0))  # as red, barely brighter than the cloth
+    assert det.classify([dull]) == []
+
+
 def detector_and_blocky_frame(corners_mm: tuple[tuple[float, float], tuple[float, float]],
                               red_gain: float) -> tuple[Calibration, BallDetector, np.ndarray]:
     """A detector that learned the empty cloth, and a frame of that cloth with a block of

@@ -87,25 +87,27 @@ class Classifier:
 
     def _a_ball_near_the_cloth(self, d: Detection, model: ColourModel | None) -> bool:
         """A faint core that is a coloured ball's own: a red on a red cloth differs from the
-        cloth by less than ``strong_thresholds``, yet its core has its class's chromaticity (sure
-        of it, and nearer it than the cloth's) and brightness (within ``class_brightness_ratio``),
-        and it is brighter than the cloth (by half the margin: the light falls on a ball's top).
-        Junk is a little off the cloth in colour, not in light; a white class on a pale cloth is
-        left to :meth:`cloth_in_light`."""
+        cloth by less than ``strong_thresholds``, yet its core has the chromaticity of a class
+        of the nearest class's name (nearer it by half than the cloth's) and that class's
+        brightness (within ``class_brightness_ratio``), and it is brighter than the cloth (by
+        half the margin: the light falls on a ball's top). Junk is a little off the cloth in
+        colour, not in light; a white class on a pale cloth is left to :meth:`cloth_in_light`.
+        (Sure of the class or not, and any class of the name: a video's colours may give one
+        ball colour two classes, a lit one and a darker one, and a red at rest on a red cloth,
+        its core one level off, fell between them and out of the picture.)"""
         cloth = d.cloth_bgr
         if model is None or cloth is None or model.brightness is None:
             return False
-        i, sure = model.nearest(d.bgr)
-        if not sure or model.names[i] == "white":
+        name = model.names[model.nearest(d.bgr)[0]]
+        if name == "white" or core_against_cloth(d.bgr, cloth)[1] < 1.0 + 0.5 * self.cloth.brighter:
             return False
         core = chromaticity(np.asarray(d.bgr, np.float64))[0]
         under = chromaticity(np.asarray(cloth, np.float64))[0]
-        if np.linalg.norm(core - model.centres[i]) >= 0.5 * np.linalg.norm(core - under):
-            return False
-        own = (sum(d.bgr) + 3.0) / (model.brightness[i] + 3.0)
         most = self.params.class_brightness_ratio
-        return (1.0 / most < own < most
-                and core_against_cloth(d.bgr, cloth)[1] >= 1.0 + 0.5 * self.cloth.brighter)
+        return any(
+            np.linalg.norm(core - model.centres[k]) < 0.5 * np.linalg.norm(core - under)
+            and 1.0 / most < (sum(d.bgr) + 3.0) / (model.brightness[k] + 3.0) < most
+            for k in range(len(model.names)) if model.names[k] == name)
 
     def a_blur(self, bgr: Sequence[float], cloth_bgr: Sequence[float],
                model: ColourModel | None) -> bool:

@@ -164,6 +164,9 @@ def second_chance(view: FrameView, s: BallState, det: Detection, free: list[Dete
             hitter is None and not collided and behind_it(setting, s, det, view.frame)):
         return None
     unclaimed = view.leftovers.unclaimed
+    # (where the cue lies is seen in all that no ball took, its pieces too: its tip is often
+    # one, and a pale cue's pieces in a row point at the ball)
+    left_over = view.leftovers.left_over
     # a faint thing of another colour (a piece of the cue over a ball
     # hidden under it) is the ball only if it lies the way it was sent
     if (dist <= near and not faint_other(setting, s, det)
@@ -171,10 +174,10 @@ def second_chance(view: FrameView, s: BallState, det: Detection, free: list[Dete
             dist <= reach and (
             ball_streak(setting, s, det, view.frame)
             or ahead(setting, s, det)
-            or away_from_the_cue(setting, s, det, unclaimed)
+            or away_from_the_cue(setting, s, det, left_over)
             or led_by_its_front(setting, s, det, unclaimed)
             or left_along_its_streak(setting, s, det)
-            or in_a_row_from(setting, s, det, free, unclaimed)
+            or in_a_row_from(setting, s, det, free, left_over)
             )) or sent_toward(setting, s, det, view.frame):
         return dist
     return None

@@ -76,20 +76,21 @@ def ahead(setting: Setting, s: BallState, det: Detection) -> bool:
     return same_way((det.x_mm - s.x, det.y_mm - s.y), (s.vx, s.vy), setting.params)
 
 
-def cue_behind(setting: Setting, s: BallState, unclaimed: list[Detection]
+def cue_behind(setting: Setting, s: BallState, things: list[Detection]
                ) -> tuple[float, float] | None:
-    """For a ball at rest: something no ball (the cue, its tip) within cue_diameters of it
-    in the last frame (``unclaimed``), if any; of several, one on the side most of them lie."""
+    """For a ball at rest: something no ball took (the cue, its tip) within cue_diameters of
+    it in the last frame (of ``things``), if any; of several, the one with the most things the
+    same way, near or further along (the cue is long)."""
     if not is_resting(setting, s):
         return None
-    near = [v for u in unclaimed if not front_piece(setting, s, u)
-            for v in [nearest_end(setting, s, u)]
-            if 0 < math.hypot(*v) < setting.params.cue_diameters * setting.d]
+    around = [nearest_end(setting, s, u) for u in things if not front_piece(setting, s, u)]
+    near = [v for v in around if 0 < math.hypot(*v) < setting.params.cue_diameters * setting.d]
     if not near:
         return None
     # the cue is long: of things on several sides (a piece of the ball's own streak, a
-    # hand), the one with the most others the same way (within same_way_deg)
-    best = max(near, key=lambda a: sum(same_way(a, b, setting.params) for b in near))
+    # hand), the one with the most others the same way (within same_way_deg), near or
+    # further along the cue (its butt, the player's arm)
+    best = max(near, key=lambda a: sum(same_way(a, b, setting.params) for b in around))
     return s.x + best[0], s.y + best[1]
 
 
