@@ -15,7 +15,7 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -24,8 +24,10 @@ from referee.errors import InputError
 from referee.gamefile import Game, load_game, read_json
 from referee.html_report import render_html
 from referee.journal import Claim, Journal, source_key
+from referee.outpaths import write_text_atomically
 from rules import (
     Ball,
+    Call,
     GameState,
     KaisaError,
     Match,
@@ -56,6 +58,8 @@ class RefereeRun:
         default_factory=lambda: defaultdict(list))
     # what of a camera's shot facts was left out to fit the game state (see Game.record)
     camera_notes: defaultdict[int, list[str]] = field(default_factory=lambda: defaultdict(list))
+    # shots not judged (after the game was won): index, strike time, why
+    skipped: list[dict[str, Any]] = field(default_factory=list)
 
 
 def shot_line(index: int, facts: ShotFacts, verdict: Verdict) -> str:
@@ -78,10 +82,24 @@ def referee_game(game: Game, journal: Journal, *, resume: bool = False, pace_s: 
             journal.release(claim.match_id)
 
 
+def plural(n: int, word: str, words: str | None = None) -> str:
+    """``1 shot``, ``2 shots``."""
+    return f"{n} {word if n == 1 else words or word + 's'}"
+
+
+class RefereeingStopped(InputError):
+    """A shot the rules cannot judge stopped the run; ``run`` holds what was decided before it
+    (its reports are still written)."""
+
+    def __init__(self, detail: str, where: str, run: RefereeRun) -> None:
+        super().__init__(detail, where)
+        self.run = run
+
+
 def _judge_the_rest(game: Game, journal: Journal, claim: Claim, pace_s: float,
                     out: TextIO) -> RefereeRun:
-    def notice(message: str) -> None:
-        print(message, file=out)
+    def notice(message: str) -> None:  # (notices on stderr; stdout has the verdicts)
+        print(message, file=sys.stderr, flush=True)
 
     for line in claim.notices:
         notice(line)
@@ -92,8 +110,9 @@ def _judge_the_rest(game: Game, journal: Journal, claim: Claim, pace_s: float,
         if record.last_shot is not None:
             after = max(after, record.last_shot)
         score = record.match.state.score
-        notice(f"kaisa: resuming match {claim.match_id}: {len(record.shot_keys)} shot(s) "
-               f"already recorded, score {score[0]}:{score[1]}")
+        notice(f"kaisa: resuming match {claim.match_id}: "
+               f"{plural(len(record.shot_keys), 'shot')} already recorded, score "
+               f"{score[0]}:{score[1]}")
         if record.match.state.winner is not None:  # a winner but not marked finished (v0)
             journal.set_status(claim.match_id, "finished")
             notice(f"kaisa: match {claim.match_id} already has its winner (player "
@@ -112,6 +131,17 @@ def _judge_the_rest(game: Game, journal: Journal, claim: Claim, pace_s: float,
         if i <= after:
             continue
         where = f"shots[{i}]"
+        if game.start_assumed and i == game.first_shot and not claim.resumed:
+            wrong = start_contradictions(run.match.state, raw)
+            if wrong:
+                print(f"kaisa: warning: {game.path.name}: the balls seen at the first strike do "
+                      f"not match the opening assumed ({'; '.join(wrong)}); give the start "
+                      "state with --start FILE (a start state JSON, or the clip's "
+                      ".labels.json), or the verdicts are judged from the wrong layout",
+                      file=sys.stderr, flush=True)
+        if run.match.state.winner is not None:
+            _skip_after_the_win(run, i, raw)
+            continue
         try:
             facts, left_out = game.fitted(raw, run.match.state, where)
             for warning in placement_warnings(run.match.state, facts):
@@ -124,7 +154,7 @@ def _judge_the_rest(game: Game, journal: Journal, claim: Claim, pace_s: float,
             run.match, verdict = run.match.play(facts)
         except KaisaError as err:
             located = err if err.where.startswith(where) else err.at(where)
-            raise InputError(str(located), str(game.path)) from None
+            raise RefereeingStopped(str(located), str(game.path), run) from None
         journal.record_verdict(run.match_id, shot_key, facts, verdict, left_out)
         run.judged_now.append((i, facts, verdict))
         if game.on_verdict is not None:
@@ -133,6 +163,50 @@ def _judge_the_rest(game: Game, journal: Journal, claim: Claim, pace_s: float,
         if pace_s:
             time.sleep(pace_s)
     return run
+
+
+def _skip_after_the_win(run: RefereeRun, index: int, raw: Mapping[str, Any] | ShotFacts) -> None:
+    """A shot after the game was won (a recorded session that goes on): not judged, said, and
+    listed in the report (``skipped_shots``); the run goes on to its reports."""
+    state = run.match.state
+    t = raw.strike.t if isinstance(raw, ShotFacts) else None
+    at = f" at {int(t // 60)}:{t % 60:05.2f}" if t is not None else ""
+    reason = (f"the game was already won by player {state.winner} "
+              f"({state.score[0]}:{state.score[1]}); a new game is its own match: referee it "
+              "from its own start (--start)")
+    run.skipped.append({"shot": index, "t": t, "reason": reason})
+    print(f"kaisa: {run.game.path}: shots[{index}] (shot {index + 1}{at}) not judged: {reason}",
+          file=sys.stderr, flush=True)
+
+
+START_TOLERANCE_MM = 100.0  # farther than this from where the start state has it: not there
+
+
+def start_contradictions(state: GameState, shot: Mapping[str, Any] | ShotFacts) -> list[str]:
+    """What the balls measured at a shot's strike (``start_positions``, a camera's) say against
+    ``state``: balls far from where it has them, missing, or on the table while it has them in
+    hand (the shooter's own white, placed from hand, excepted). Empty: nothing against it, or
+    nothing measured."""
+    extra = shot.extra if isinstance(shot, ShotFacts) else shot.get("extra", {})
+    measured = extra.get("start_positions") if isinstance(extra, Mapping) else None
+    if not isinstance(measured, Mapping) or not measured:
+        return []
+    try:
+        seen = {Ball(b): (float(xy[0]), float(xy[1])) for b, xy in measured.items()}
+    except (ValueError, TypeError, IndexError, KeyError):
+        return []
+    wrong = []
+    for ball, (x, y) in sorted(state.on_table.items(), key=lambda kv: kv[0].value):
+        if ball not in seen:
+            wrong.append(f"{ball.value} not seen")
+            continue
+        off = ((seen[ball][0] - x) ** 2 + (seen[ball][1] - y) ** 2) ** 0.5
+        if off > START_TOLERANCE_MM:
+            wrong.append(f"{ball.value} {off:.0f} mm from where it should be")
+    wrong += [f"{b.value} on the table, not in hand" for b in sorted(
+        state.in_hand, key=lambda b: b.value) if b in seen and b is not cue_ball_of(
+        state.shooter)]
+    return wrong
 
 
 def placement_warnings(state: GameState, shot: ShotFacts) -> list[PlacementWarning]:
@@ -175,21 +249,8 @@ def match_report(run: RefereeRun, timings: dict[str, float]) -> dict[str, Any]:
         "final": final.to_dict(), "winner": final.winner,
         "detector": None,  # facts came from a record, not from the camera
         "timings": timings,
+        **({"skipped_shots": list(run.skipped)} if run.skipped else {}),
     }
-
-
-def write_text_atomically(path: Path, text: str) -> None:
-    """A crash mid-write leaves the previous file, never half a file."""
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        tmp.write_text(text, encoding="utf-8")
-    except OSError as err:
-        raise InputError(f"cannot write here ({err.strerror})", str(path)) from None
-    tmp.replace(path)
-
-
-def write_report(path: Path, report: dict[str, Any]) -> None:
-    write_text_atomically(path, json.dumps(report, indent=1) + "\n")
 
 
 def timed() -> Callable[[], float]:
@@ -233,25 +294,94 @@ class JobOutcome:
     written: tuple[Path, ...] = ()
 
 
+LABELS_SUFFIX = ".labels.json"
+
+
+def labels_beside(video: Path) -> Path | None:
+    """A labelled clip's labels file (``X.labels.json`` beside ``X.mp4``), when there is one."""
+    path = video.with_name(video.stem + LABELS_SUFFIX)
+    return path if path.is_file() else None
+
+
+def is_labels_doc(data: Any) -> bool:
+    return isinstance(data, Mapping) and str(data.get("format", "")).startswith(
+        "kaisa-clip-labels/")
+
+
+def calls_of_labels(data: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """A labels document's calls, as a calls file has them (by shot index)."""
+    shots = data.get("shots")
+    calls: list[dict[str, Any]] = []
+    for i, shot in enumerate(shots if isinstance(shots, list) else []):
+        call = shot.get("call") if isinstance(shot, Mapping) else None
+        if isinstance(call, Mapping):
+            calls.append({"shot": i, **call})
+    return calls
+
+
+@dataclass(frozen=True)
+class StartAndCalls:
+    """A video's start state, its calls and its options, and where they came from."""
+
+    options: RuleOptions
+    start: GameState
+    calls: list[dict[str, Any]]
+    start_assumed: bool  # nothing said where the balls are: the opening is assumed
+
+
+def start_and_calls(job: RefereeJob) -> StartAndCalls:
+    """From ``--start`` (a start state, or a labelled clip's labels file: its start, and its
+    calls unless ``--calls`` is given) and ``--calls``; with neither, from the labels file
+    beside the video when there is one (a sample clip referees right on its own); else the
+    opening, uncalled. ``--rules`` prevail over a labels file's rules."""
+    from referee.pipeline import load_calls
+
+    start_path = job.start
+    labels: Any = None
+    if start_path is None and job.calls is None:
+        start_path = labels_beside(job.source)
+        if start_path is not None:
+            print(f"kaisa: {job.source.name}: start state and calls from {start_path.name} "
+                  "(the labels beside the clip; --start and --calls give others)",
+                  file=sys.stderr)
+    data = read_json(start_path, "a start state, or a clip's labels") if start_path else None
+    if data is not None and is_labels_doc(data):
+        labels = data
+        data = labels.get("start")
+    try:
+        opts = job.options or (
+            RuleOptions.from_mapping({**(labels.get("rules") or {}), "table": labels["table"]})
+            if labels is not None and "table" in labels else RuleOptions())
+        start = GameState(options=opts) if data is None else GameState.from_dict(data, opts)
+    except KaisaError as err:
+        raise InputError(str(err), str(start_path)) from None
+    if job.calls is not None:
+        calls = load_calls(job.calls)
+    elif labels is not None:
+        calls = calls_of_labels(labels)
+        for k, call in enumerate(calls):
+            try:
+                Call.from_dict(call)
+            except KaisaError as err:
+                raise InputError(str(err), f"{start_path}: calls of shot {k}") from None
+    else:
+        calls = []
+    return StartAndCalls(opts, start, calls, start_assumed=start_path is None)
+
+
 def load_source(job: RefereeJob) -> tuple[Game, VideoFacts | None]:
     """A GAME record, or a video's game whose shots are found as it is read (calibration
     first, then tracks and shot facts as the shots are judged)."""
     if not is_video(job.source):
         return load_game(job.source, job.options), None
-    from referee.pipeline import game_from_video, load_calibration, load_calls
+    from referee.pipeline import game_from_video, load_calibration
 
-    opts = job.options or RuleOptions()
-    start = GameState(options=opts)
-    if job.start:
-        try:
-            start = GameState.from_dict(read_json(job.start, "a start state"), opts)
-        except KaisaError as err:
-            raise InputError(str(err), str(job.start)) from None
+    given = start_and_calls(job)
     calibration = load_calibration(job.calibration) if job.calibration else None
-    calls = load_calls(job.calls) if job.calls else []
-    found = game_from_video(job.source, opts, start, calibration, calls,
+    found = game_from_video(job.source, given.options, given.start, calibration, given.calls,
                             resume=_resume_point(job) if job.resume else None,
                             annotated=job.annotated)
+    found.game = replace(found.game, start_assumed=given.start_assumed)
     return found.game, found
 
 
@@ -277,6 +407,8 @@ def video_report(found: VideoFacts) -> dict[str, Any]:
              "tracking_params": found.tracking.to_dict(),
              "detector": {"tracker": "vision.tracking.tracker",
                           "shot_facts": "vision.shots.stream"}}
+    if found.ended_early:
+        extra["video_ended_early"] = dict(found.ended_early)
     return extra
 
 
@@ -300,9 +432,18 @@ def run_job(job: RefereeJob, out: TextIO | None = None) -> tuple[Path, ...]:
 def _referee_and_report(job: RefereeJob, game: Game, found: VideoFacts | None,
                         clock: Callable[[], float], out: TextIO | None) -> tuple[Path, ...]:
     drawing = found.drawing if found is not None else None
+    stopped: RefereeingStopped | None = None
     try:
         with Journal(job.journal) as journal:
-            run = referee_game(game, journal, resume=job.resume, pace_s=job.pace_s, out=out)
+            try:
+                run = referee_game(game, journal, resume=job.resume, pace_s=job.pace_s,
+                                   out=out)
+            except RefereeingStopped as err:  # what was decided still gets its reports
+                stopped, run = err, err.run
+            if run.match.state.winner is None:
+                # the input was refereed to its end (or to a shot the rules refuse, where a
+                # run of the same input would stop again) without a winner: nothing to resume
+                journal.set_status(run.match_id, ENDED)
     except BaseException:
         if drawing is not None:
             drawing.abandon()
@@ -310,11 +451,15 @@ def _referee_and_report(job: RefereeJob, game: Game, found: VideoFacts | None,
     extra = video_report(found) if found is not None else {}
     report = match_report(run, {**extra.pop("timings", {}), "total_s": clock()})
     report.update(extra)
+    if stopped is not None:
+        report["stopped"] = str(stopped)
     if is_video(job.source):
         report["video"] = str(job.source)
     written: list[Path] = []
     try:
-        if drawing is not None:
+        if drawing is not None and stopped is not None:
+            drawing.abandon()
+        elif drawing is not None:
             result = drawing.finish()
             report["annotated_video"] = str(result.path)
             report["timings"]["annotated_s"] = round(result.seconds, 3)
@@ -323,20 +468,38 @@ def _referee_and_report(job: RefereeJob, game: Game, found: VideoFacts | None,
             print(result.log_line(), file=sys.stderr)
     finally:  # the verdicts are the main job: their reports are written whatever came after
         written += write_reports(report, job.output, job.html)
+    if stopped is not None:
+        raise stopped
     return tuple(written)
 
 
+# A match whose input was refereed to its end without a winner (a clip, a session cut short):
+# not "running" (nothing is left to --resume), not "finished" (no winner).
+ENDED = "ended"
+
+
 def write_reports(report: dict[str, Any], output: Path | None, html: Path | None) -> list[Path]:
-    """The JSON report (``output``) and the HTML one, each on request; the paths written."""
+    """The JSON report (``output``) and the HTML one, each on request; the paths written. One
+    that cannot be written does not stop the other: every failure is said (stderr), then the
+    first is raised (exit 2)."""
     written = []
-    if output is not None:
-        write_report(output, report)
-        written.append(output)
-        print(f"report: {output}", file=sys.stderr)
-    if html is not None:
-        write_text_atomically(html, render_html(_links_from(report, html)))
-        written.append(html)
-        print(f"html report: {html}", file=sys.stderr)
+    failed: list[InputError] = []
+    for path, kind in ((output, "report"), (html, "html report")):
+        if path is None:
+            continue
+        try:
+            text = (json.dumps(report, indent=1) + "\n" if kind == "report"
+                    else render_html(_links_from(report, path)))
+            write_text_atomically(path, text)
+        except InputError as error:
+            failed.append(error)
+            continue
+        written.append(path)
+        print(f"{kind}: {path}", file=sys.stderr)
+    for earlier in failed[:-1]:
+        print(f"kaisa: {earlier}", file=sys.stderr)
+    if failed:
+        raise failed[-1]
     return written
 
 
@@ -387,10 +550,12 @@ def rewrite_reports(journal_path: Path, match_id: int | None, output: Path | Non
     state = run.match.state
     if resumed:
         won = f"player {state.winner} won" if state.winner else status
-        print(f"kaisa: match {match_id} of this input is finished ({won}, "
+        done = ("was refereed to its end (no winner)" if status == ENDED and not state.winner
+                else "is finished")
+        print(f"kaisa: match {match_id} of this input {done} ({won}, "
               f"{state.score[0]}:{state.score[1]}); nothing to judge"
               + ("; its reports are written again from the journal" if output or html else ""),
-              file=out or sys.stdout)
+              file=sys.stderr)
     report = match_report(run, {"total_s": clock()})
     if is_video(Path(run.game.path)):
         report["video"] = str(run.game.path)

@@ -74,6 +74,9 @@ class Game:
     # told each verdict with its shot and the game state after it, as soon as it is made (a
     # video's tracking then follows the next shot from that state; its drawing shows it)
     on_verdict: Callable[[ShotFacts, Verdict, GameState], None] | None = None
+    # nothing said where the balls were at the start: the opening was assumed (a video's first
+    # shot is checked against it)
+    start_assumed: bool = False
 
     def fitted(self, shot: Mapping[str, Any] | ShotFacts, state: GameState, where: str
                ) -> tuple[ShotFacts, list[str]]:

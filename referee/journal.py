@@ -518,10 +518,11 @@ class Journal:
 
     @_faults
     def latest_finished(self, key: str) -> int | None:
-        """The input's last match when it is finished (none running after it), else None."""
+        """The input's last match when it is finished, or ended (its input refereed to the end
+        without a winner), none running after it; else None."""
         row = self.db.execute("SELECT id, status FROM matches WHERE source_key = ? "
                               "ORDER BY id DESC LIMIT 1", (key,)).fetchone()
-        return int(row[0]) if row is not None and row[1] == "finished" else None
+        return int(row[0]) if row is not None and row[1] in ("finished", "ended") else None
 
     @_faults
     def last_match_id(self) -> int:

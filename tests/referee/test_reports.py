@@ -48,4 +48,4 @@ def test_a_report_that_cannot_be_written_is_one_line(tmp_path: Path, monkeypatch
     assert main(["referee", str(demo_game_path()), "-o",
                  str(tmp_path / "no" / "such" / "dir" / "r.json")]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "cannot write here" in err
+    assert err.count("\n") == 1 and "the folder" in err and "does not exist" in err
