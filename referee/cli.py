@@ -304,9 +304,9 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
         CalibrationError,
         detect_table_in_video,
         median_frame,
-        sample_frames,
         save_preview,
     )
+    from referee.pipeline import sample_frames_shown
     from rules import TableSpec
     from vision.detection import with_ball_check
 
@@ -315,7 +315,8 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
     out = args.output or Path(f"{video.stem}.calib.json")
     preview = args.preview or Path(f"{video.stem}.calib.png")
     check_outputs([(out, "the calibration"), (preview, "the preview picture")])
-    frames = sample_frames(video, 9)
+    frames = sample_frames_shown(video, 9)
+    print(f"{video.name}: finding the table in the sample frames", file=sys.stderr, flush=True)
     detection = None
     try:
         if args.corners:
@@ -533,9 +534,13 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     from referee.labels import load_labels
 
     check_output_file(args.json, "the metrics")
+    from referee.progress import Progress
+
     cases = []
     tracking = []
-    for path in _labels_paths(args.clips):
+    paths = _labels_paths(args.clips)
+    bar = Progress("kaisa eval", len(paths), unit="clip", shown=args.source == "video")
+    for k, path in enumerate(paths):
         labels = load_labels(path)
         name = path.name.removesuffix(".labels.json")
         if args.source == "tracks":
@@ -551,6 +556,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
             tracking.append(score_tracks(read_tracks(labels.tracks_path), found,
                                          labels.table.ball_diameter_mm))
         cases.append((name, labels, rows))
+        bar.to(k + 1)
+    bar.close()
     total = print_evaluation(cases)
     metrics = total.to_dict()
     if tracking:
