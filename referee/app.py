@@ -456,20 +456,32 @@ def _referee_and_report(job: RefereeJob, game: Game, found: VideoFacts | None,
     if is_video(job.source):
         report["video"] = str(job.source)
     written: list[Path] = []
+    failed: list[KaisaError] = []  # each said; the last one raised (exit 2)
     try:
         if drawing is not None and stopped is not None:
             drawing.abandon()
         elif drawing is not None:
-            result = drawing.finish()
-            report["annotated_video"] = str(result.path)
-            report["timings"]["annotated_s"] = round(result.seconds, 3)
-            report["annotated_early_frames"] = result.drawn_early
-            written.append(result.path)
-            print(result.log_line(), file=sys.stderr)
+            try:
+                result = drawing.finish()
+            except KaisaError as err:
+                failed.append(err)
+            else:
+                report["annotated_video"] = str(result.path)
+                report["timings"]["annotated_s"] = round(result.seconds, 3)
+                report["annotated_early_frames"] = result.drawn_early
+                written.append(result.path)
+                print(result.log_line(), file=sys.stderr)
     finally:  # the verdicts are the main job: their reports are written whatever came after
-        written += write_reports(report, job.output, job.html)
+        try:
+            written += write_reports(report, job.output, job.html)
+        except KaisaError as err:
+            failed.append(err)
     if stopped is not None:
-        raise stopped
+        failed.append(stopped)
+    for earlier in failed[:-1]:
+        print(f"kaisa: {earlier}", file=sys.stderr)
+    if failed:
+        raise failed[-1]
     return tuple(written)
 
 

@@ -76,6 +76,9 @@ def test_start_accepts_a_labels_file_with_its_calls(tmp_path: Path) -> None:
                                        start=SAMPLES / "demo_match.labels.json"))
     assert not given.start_assumed
     assert given.start.to_dict() == GameState.from_dict(labels["start"]).to_dict()
+    # (so `kaisa referee sample_videos/demo_match.mp4` starts as bare `kaisa referee` does)
+    shipped_start = json.loads((ROOT / "referee" / "data" / "demo_match.start.json").read_text())
+    assert given.start.to_dict() == GameState.from_dict(shipped_start).to_dict()
     shipped = json.loads((ROOT / "referee" / "data" / "demo_match.calls.json").read_text())
     assert given.calls == shipped["calls"]  # the labels' calls are the demo's calls
 
