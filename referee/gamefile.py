@@ -132,7 +132,8 @@ def fit_to_state(state: GameState, facts: ShotFacts) -> tuple[ShotFacts, list[st
     notes = []
     events = facts.events[:1] + tuple(e for e in facts.events[1:] if not away & set(e.balls))
     if len(events) < len(facts.events):
-        notes.append(f"{len(facts.events) - len(events)} event(s) of {names} left out "
+        gone = len(facts.events) - len(events)
+        notes.append(f"{gone} {'event' if gone == 1 else 'events'} of {names} left out "
                      "(in hand)")
     finals = facts.final_positions
     if finals is not None and away & set(finals):
