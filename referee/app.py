@@ -440,6 +440,12 @@ def _referee_and_report(job: RefereeJob, game: Game, found: VideoFacts | None,
                                    out=out)
             except RefereeingStopped as err:  # what was decided still gets its reports
                 stopped, run = err, err.run
+            if (game.start_assumed and not run.judged_now and not run.resumed_shots
+                    and stopped is None):
+                print(f"kaisa: warning: {game.path.name}: no shot was found. The balls were "
+                      "looked for from the opening, assumed as no start state was given: if "
+                      "the video does not begin from the opening, give it with --start FILE "
+                      "(a start state JSON, or the clip's .labels.json)", file=sys.stderr)
             if run.match.state.winner is None:
                 # the input was refereed to its end (or to a shot the rules refuse, where a
                 # run of the same input would stop again) without a winner: nothing to resume

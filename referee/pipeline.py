@@ -207,8 +207,7 @@ def sample_frames_shown(video: Path, n: int = 9) -> list[tuple[int, Any]]:
     wanted = sorted({round(i * (total - 1) / max(n - 1, 1)) for i in range(n)})
     want = set(wanted)
     out: list[tuple[int, Any]] = []
-    with Progress(f"{video.name}: calibration, reading the sample frames", wanted[-1] + 1
-                  ) as bar:
+    with Progress(f"{video.name}: calibration", wanted[-1] + 1) as bar:
         def keep(i: int) -> bool:
             bar.to(i + 1)
             return i in want
@@ -439,7 +438,7 @@ def _shots_as_read(video: Path, fps: float, found: VideoFacts, table: TableSpec,
     first_frame = 0 if resume is None else resume.first_frame
     positions = {b.value: xy for b, xy in state.on_table.items()}
     progress = tracking_progress(video, first_frame, what=(
-        "tracking, finding shots" + (", drawing the annotated video" if found.drawing else "")))
+        "tracking, shots" + (", annotated video" if found.drawing else "")))
     stream = ShotStream(table, fps, found.stream, found.shot_facts)
     pictures = Illustrator(video)
     drawing = found.drawing

@@ -4,6 +4,7 @@ plain lines, one per update, every ``LOG_EVERY_S`` seconds and at the end."""
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any, TextIO
 
@@ -39,6 +40,16 @@ def _is_terminal(stream: TextIO) -> bool:
         return False
 
 
+def _size(stream: TextIO) -> tuple[int, int]:
+    """The terminal's width and height (one that says 0, as some pseudo-terminals do: 100 by
+    24; tqdm would hide its line outside a height of 0)."""
+    try:
+        size = os.get_terminal_size(stream.fileno())
+        return size.columns or 100, size.lines or 24
+    except (AttributeError, ValueError, OSError):
+        return 100, 24
+
+
 class Progress:
     """One phase's progress: ``to(n)`` sets how far it is (of ``total``, None: not known);
     ``clear()`` before a line is printed to the terminal (it is drawn again at the next
@@ -50,14 +61,15 @@ class Progress:
         self.terminal = _is_terminal(stream)
         self.shown = shown
         of = "{n_fmt} of {total_fmt} ({percentage:3.0f} %)" if total else "{n_fmt}"
-        left = ", {remaining} left" if total else ""
+        left = ", {remaining} left" if total else ""  # (before the elapsed: cut last)
         self._bar: Any = tqdm(
             total=total or None, desc=desc, disable=not shown, leave=True,
             file=stream if self.terminal else _PlainLines(stream),
             mininterval=TERMINAL_EVERY_S if self.terminal else LOG_EVERY_S,
             maxinterval=TERMINAL_EVERY_S * 4 if self.terminal else LOG_EVERY_S * 6,
-            dynamic_ncols=self.terminal, ascii=not self.terminal,
-            bar_format="{desc}: " + unit + " " + of + ", {elapsed} elapsed" + left)
+            ncols=_size(stream)[0] if self.terminal else None,
+            nrows=_size(stream)[1] if self.terminal else None, ascii=not self.terminal,
+            bar_format="{desc}: " + unit + " " + of + left + ", {elapsed} elapsed")
 
     def to(self, n: int) -> None:
         if n > self._bar.n:

@@ -149,7 +149,24 @@ def test_progress_off_a_terminal_is_plain_lines_with_the_total_percent_and_time_
     lines = text.splitlines()
     assert len(lines) >= 3 and len(set(lines)) == len(lines)
     assert lines[-1].startswith("clip.mp4: tracking: frame 40 of 40 (100 %)")
-    assert all(re.search(r"frame \d+ of 40 \(\s*\d+ %\), .* left$", x) for x in lines)
+    assert all(re.search(r"frame \d+ of 40 \(\s*\d+ %\), \S+ left, \S+ elapsed$", x)
+               for x in lines)
+
+
+def test_progress_on_a_terminal_is_one_line_redrawn() -> None:
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+        def fileno(self) -> int:
+            raise OSError("no file")
+
+    stream = Terminal()
+    with Progress("clip.mp4: tracking", 3, stream=stream) as bar:
+        bar.to(3)
+    text = stream.getvalue()
+    assert text.count("\n") == 1 and "\r" in text
+    assert "clip.mp4: tracking: frame 3 of 3 (100 %)" in text.split("\r")[-1]
 
 
 def test_synth_rendering_shows_its_progress(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
@@ -337,3 +354,23 @@ def test_a_video_that_ends_early_says_where(tmp_path: Path, monkeypatch: pytest.
     list(referee.pipeline.tracked_frames(whole, None, None, None, ended=ended))  # type: ignore
     assert ended == {}  # the whole clip: nothing said
     assert "ends at frame" not in capsys.readouterr().err
+
+
+def test_no_shot_found_from_an_assumed_opening_names_start(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """pot_HR from the assumed opening found no shot, and said nothing: now it names --start."""
+    from dataclasses import replace
+
+    from referee.app import _referee_and_report, timed
+
+    (tmp_path / "clip.mp4").write_bytes(b"a clip")
+    game = replace(load_game(demo_game_path()), path=tmp_path / "clip.mp4", shots=(),
+                   start=GameState(options=RuleOptions()), from_camera=True,
+                   start_assumed=True)
+    job = RefereeJob(tmp_path / "clip.mp4", tmp_path / "j.sqlite")
+    assert _referee_and_report(job, game, None, timed(), io.StringIO()) == ()
+    warnings = [x for x in capsys.readouterr().err.splitlines() if "warning" in x]
+    assert len(warnings) == 1 and "no shot was found" in warnings[0] and "--start" in warnings[0]
+    assert _referee_and_report(job, replace(game, start_assumed=False), None, timed(),
+                               io.StringIO()) == ()
+    assert "warning" not in capsys.readouterr().err
