@@ -195,9 +195,7 @@ def tracking_progress(video: Path, first_frame: int = 0, shown: bool = True,
         total = probe(video).frame_count
     except VideoError:
         total = None
-    bar = Progress(f"{video.name}: {what}", total, shown=shown)
-    bar.to(first_frame)
-    return bar
+    return Progress(f"{video.name}: {what}", total, shown=shown, initial=first_frame)
 
 
 def sample_frames_shown(video: Path, n: int = 9) -> list[tuple[int, Any]]:

@@ -56,14 +56,16 @@ class Progress:
     update); ``close()`` prints the final line."""
 
     def __init__(self, desc: str, total: int | None, unit: str = "frame",
-                 stream: TextIO | None = None, shown: bool = True) -> None:
+                 stream: TextIO | None = None, shown: bool = True, initial: int = 0) -> None:
+        """``initial``: where the phase takes up (a resumed match: the frames before it are
+        not counted in the rate, nor so in the time left)."""
         stream = stream or sys.stderr
         self.terminal = _is_terminal(stream)
         self.shown = shown
         of = "{n_fmt} of {total_fmt} ({percentage:3.0f} %)" if total else "{n_fmt}"
         left = ", {remaining} left" if total else ""  # (before the elapsed: cut last)
         self._bar: Any = tqdm(
-            total=total or None, desc=desc, disable=not shown, leave=True,
+            total=total or None, initial=initial, desc=desc, disable=not shown, leave=True,
             file=stream if self.terminal else _PlainLines(stream),
             mininterval=TERMINAL_EVERY_S if self.terminal else LOG_EVERY_S,
             maxinterval=TERMINAL_EVERY_S * 4 if self.terminal else LOG_EVERY_S * 6,
