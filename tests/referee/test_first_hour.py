@@ -374,3 +374,18 @@ def test_no_shot_found_from_an_assumed_opening_names_start(
     assert _referee_and_report(job, replace(game, start_assumed=False), None, timed(),
                                io.StringIO()) == ()
     assert "warning" not in capsys.readouterr().err
+
+
+def test_eval_prints_a_table(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["eval", "--source", "tracks", str(SAMPLES / "carom_2.labels.json"),
+                 str(SAMPLES / "pot_HR.labels.json")]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines[0].split()[:5] == ["clip", "shots", "verdicts", "events", "missed"]
+    assert lines[1].split()[:3] == ["carom_2", "1/1", "1/1"]
+    assert lines[2].split()[:3] == ["pot_HR", "1/1", "1/1"]
+    assert "(missed, false)" not in out
+    event_header = next(x for x in lines if x.startswith("event"))
+    assert event_header.split()[:4] == ["event", "precision", "recall", "found"]
+    assert re.search(r"^contact\s+1\.000\s+1\.000\s+\d+\s+0\s+0\s", out, re.M)
+    assert "verdicts equal to the labels 2 of 2 (100.0%)" in out
