@@ -389,3 +389,18 @@ def test_eval_prints_a_table(capsys: pytest.CaptureFixture[str]) -> None:
     assert event_header.split()[:4] == ["event", "precision", "recall", "found"]
     assert re.search(r"^contact\s+1\.000\s+1\.000\s+\d+\s+0\s+0\s", out, re.M)
     assert "verdicts equal to the labels 2 of 2 (100.0%)" in out
+
+
+def test_the_calibration_shown_reads_the_same_frames(capsys: pytest.CaptureFixture[str]
+                                                     ) -> None:
+    """The referee's calibration pass (shown as progress) samples exactly the frames
+    calibration.sample_frames does: the table found is the same."""
+    import numpy as np
+
+    from calibration import sample_frames
+
+    clip = SAMPLES / "carom_2.mp4"
+    plain, shown = sample_frames(clip, 9), referee.pipeline.sample_frames_shown(clip, 9)
+    assert [i for i, _ in plain] == [i for i, _ in shown]
+    assert all(np.array_equal(a, b) for (_, a), (_, b) in zip(plain, shown, strict=True))
+    assert "calibration: frame 139 of 139 (100 %)" in capsys.readouterr().err
