@@ -22,7 +22,7 @@ from rules import (
     Verdict,
     YellowTwice,
 )
-from rules.events import contacts_of, first_contact
+from rules.events import contacts_of, first_contact, leaving_event
 from rules.table import Spot
 
 _BALL_WORDS = {Ball.W1: "white W1", Ball.W2: "white W2", Ball.R1: "red", Ball.R2: "red",
@@ -208,8 +208,12 @@ def explain(verdict: Verdict, facts: ShotFacts, options: RuleOptions | None = No
 
     # the call
     if verdict.called is not None and Flag.UNCALLED in flags:
-        said.append(f"No call was given: the first pocketed ball that would score counts as "
-                    f"called, here {_called_words(verdict.called)} (§3, §7.2).")
+        spoilt = bool({Foul.CHAIN_TOO_LONG, Foul.BANK_NOT_ALLOWED} & fouls) or Flag.NOT_HIT in flags
+        said.append(
+            f"No call was given and no pocketed ball could score: the first one, "
+            f"{_called_words(verdict.called)}, is taken as the call (§3, §7.2)." if spoilt else
+            f"No call was given: the first pocketed ball that would score counts as called, "
+            f"here {_called_words(verdict.called)} (§3, §7.2).")
     elif verdict.called is not None:
         said.append(f"Called: {_called_words(verdict.called)}.")
     elif Flag.UNCALLED in flags and options.calls is Calls.STRICT and any(
@@ -236,8 +240,11 @@ def explain(verdict: Verdict, facts: ShotFacts, options: RuleOptions | None = No
         first = first_contact(facts.events, verdict.cue_ball)
         value = (f"the value of {_NAME[first.other(verdict.cue_ball)]} it touched first"
                  if first else "it touched no ball")
-        said.append(f"Scratch: the cue ball {verdict.cue_ball.value} left the table or was "
-                    f"pocketed (§5): nothing scores; penalty {verdict.penalty} ({value}).")
+        gone = leaving_event(facts.events, verdict.cue_ball)
+        where = ("was pocketed" if gone is not None and gone.type is EventType.POCKET
+                 else "left the table")
+        said.append(f"Scratch: the cue ball {verdict.cue_ball.value} {where} (§5): nothing "
+                    f"scores; penalty {verdict.penalty} ({value}).")
     if Foul.OPENING_SHOT in fouls:
         said.append(f"Opening shot (§5): {_opening_reason(facts, verdict)}, which the first "
                     "shot of the game may not do: nothing scores, no penalty.")

@@ -59,7 +59,7 @@ def test_a_scratch_tells_the_penalty_its_reason_and_who_loses_it():
     assert Foul.SCRATCH in verdict.fouls and verdict.penalty == 3
     text = explain(verdict, facts, names=NAMES)
     assert "W1 went into the head-left corner pocket (HL)" in text
-    assert "Scratch" in text and "(§5)" in text
+    assert "Scratch: the cue ball W1 was pocketed (§5): nothing scores" in text
     assert "penalty 3 (the value of red R1 it touched first)" in text
     assert "deducted from Anna" in text
     assert "Score 7:4; the turn passes to Boris (§5)." in text
@@ -140,6 +140,10 @@ def test_an_assumed_call_is_said_to_be_assumed():
     facts = shot(strike("W1"), hit("W1", "R1"), pot("R1", "FL"))
     text = _told(midgame(), facts)
     assert "No call was given" in text and "here red in FL (§3, §7.2)" in text
+    banked = shot(strike("W1"), hit("W1", "R1"), cushion("R1", "foot"), pot("R1", "FL"))
+    text = _told(midgame(), banked)
+    assert "no pocketed ball could score: the first one, red in FL, is taken as the call" in text
+    assert "scores only in a middle pocket" in text
 
 
 def test_the_rule_options_read_as_words_not_as_settings():
