@@ -89,6 +89,9 @@ POCKET_WORDS = {
 SPOT_NAMES = {Spot.POINT1: "point 1 (front spot)", Spot.POINT2: "point 2 (centre spot)",
               Spot.POINT3: "point 3 (back spot)", Spot.CUSHION_HEAD: "the head cushion's middle",
               Spot.CUSHION_FOOT: "the foot cushion's middle"}
+_SHORT_SPOT = {spot: name.split(" (")[0] for spot, name in SPOT_NAMES.items()}
+_YELLOW_ORDER = (Spot.POINT2, Spot.POINT1, Spot.POINT3)  # §6.2, then as a red
+_RED_ORDER = (Spot.POINT1, Spot.POINT3)  # §6.1, then the short cushion
 _NAME = {Ball.W1: "W1", Ball.W2: "W2", Ball.R1: "red R1", Ball.R2: "red R2", Ball.Y: "the yellow"}
 _COLOUR_WORDS = {Colour.WHITE: "white", Colour.RED: "red", Colour.YELLOW: "yellow"}
 
@@ -150,12 +153,18 @@ def _what_happened(facts: ShotFacts, verdict: Verdict, names: Sequence[str]) -> 
         head += ": it touched no ball"
     parts = [head]
     for e in events:
+        if e.type not in (EventType.POCKET, EventType.OFF_TABLE):
+            continue
+        # an object ball first touched by another ball than the one struck: say by which
+        first = first_contact(events, e.ball)
+        by = (f", hit by {_NAME[first.other(e.ball)]}," if e.ball != mover and first is not None
+              and first.other(e.ball) != mover else "")
         if e.type is EventType.POCKET and e.pocket is not None:
             banked = _bank_cushion(events, e)
             how = f" off the {banked} cushion" if banked else ""
-            parts.append(f"{_NAME[e.ball]} went{how} into {POCKET_WORDS[e.pocket]}")
-        elif e.type is EventType.OFF_TABLE:
-            parts.append(f"{_NAME[e.ball]} left the table")
+            parts.append(f"{_NAME[e.ball]}{by} went{how} into {POCKET_WORDS[e.pocket]}")
+        else:
+            parts.append(f"{_NAME[e.ball]}{by} left the table")
     return _cap("; ".join(parts)) + "."
 
 
@@ -263,9 +272,12 @@ def explain(verdict: Verdict, facts: ShotFacts, options: RuleOptions | None = No
         said.append(f"Its points would take {who} above {options.target}: under the exact "
                     "finish a shot that passes the target scores nothing (§5).")
     if Foul.OBJECT_OFF_TABLE in fouls:
+        white = any(e.type is EventType.OFF_TABLE and e.ball.is_white for e in facts.events)
         said.append("An object ball left the table (§5): "
                     + ("the points stand, " if verdict.points else "")
-                    + "no penalty, the ball is put back and the turn passes.")
+                    + "no penalty, the ball is put back "
+                    + ("(a white goes into its owner's hand) " if white else "")
+                    + "and the turn passes.")
     if Flag.WRONG_POCKET in flags:
         said.append("The called ball dropped, but into another pocket: no score (§3).")
     if Flag.NOT_HIT in flags:
@@ -321,12 +333,19 @@ def respot_notes(verdict: Verdict, facts: ShotFacts,
             why = ("it lies off point 2 and the inning ends, so it goes back there "
                    "(§6.2)")
         else:
-            first = Spot.POINT2 if r.ball is Ball.Y else Spot.POINT1
+            order = _YELLOW_ORDER if r.ball is Ball.Y else _RED_ORDER
             gone = "pocketed" if any(e.ball == r.ball and e.type is EventType.POCKET
                                      for e in facts.events) else "off the table"
-            why = (f"{gone}: it goes to {SPOT_NAMES[first].split(' (')[0]}"
-                   + ("" if r.spot is first else ", which was taken")
-                   + (" (§6.2)" if r.ball is Ball.Y else " (§6.1)"))
+            taken = list(order[:order.index(r.spot)] if r.spot in order else order)
+            if not taken:
+                why = f"{gone}: it goes to {_SHORT_SPOT[r.spot]}"
+            else:
+                why = (f"{gone}, and {_list([_SHORT_SPOT[t] for t in taken])} "
+                       f"{'was' if len(taken) == 1 else 'were'} taken")
+                if r.spot not in order:
+                    why += (": against the short cushion nearest the next striker's cue "
+                            "ball")
+            why += " (§6.2)" if r.ball is Ball.Y else " (§6.1)"
         notes.append((r.ball.value, f"{r.ball.value} on {where}: {why}."))
     for b in verdict.in_hand:
         owner = _player(names, 1 if b is Ball.W1 else 2)

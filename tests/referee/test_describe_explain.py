@@ -4,7 +4,7 @@ told: what happened, why it scored what it did, the rule book's section, the tur
 from __future__ import annotations
 
 from referee.describe import explain, respot_notes, rules_in_words
-from rules import Foul, GameState, RuleOptions, judge
+from rules import Ball, Foul, GameState, RuleOptions, judge
 from rules.options import Penalty
 from tests.rules.builders import cushion, hit, midgame, off, pot, shot, strike
 
@@ -90,7 +90,7 @@ def test_an_object_ball_off_the_table_keeps_the_points_and_passes_the_turn():
     verdict = judge(midgame(), facts)
     assert verdict.points == 3 and Foul.OBJECT_OFF_TABLE in verdict.fouls
     text = explain(verdict, facts, names=NAMES)
-    assert "the yellow left the table" in text
+    assert "the yellow, hit by red R1, left the table" in text
     assert "An object ball left the table (§5): the points stand" in text
     assert "Score 3:0; the turn passes to Boris" in text
     notes = dict(respot_notes(verdict, facts, NAMES))
@@ -119,7 +119,8 @@ def test_extra_pots_score_nothing_and_are_put_back():
     assert "the turn is not lost by them" in text and "Anna plays again" in text
     notes = dict(respot_notes(verdict, facts, NAMES))
     assert set(notes) == {"R1", "R2"}
-    assert "which was taken" in notes["R2"]  # R1 went to point 1 first (yellow, R1, R2: §6.3)
+    # R1 went to point 1 first (yellow, R1, R2: §6.3)
+    assert notes["R2"] == "R2 on point 3 (back spot): pocketed, and point 1 was taken (§6.1)."
     ends = RuleOptions(extra_pot_ends_turn=True)
     text = _told(midgame(options=ends), facts)
     assert "under extra_pot_ends_turn this ends the turn" in text and "passes to Boris" in text
@@ -153,3 +154,22 @@ def test_the_rule_options_read_as_words_not_as_settings():
     other = rules_in_words(RuleOptions(extra_pot_ends_turn=True, penalty=Penalty.TO_OPPONENT))
     assert "extra balls pocketed end the turn" in other
     assert "a penalty is given to the opponent" in other
+
+
+def test_a_combination_says_which_ball_sent_the_called_one():
+    facts = shot(strike("W1"), hit("W1", "R1"), hit("R1", "Y"), pot("Y", "HL"), call="Y HL")
+    text = _told(midgame(), facts)
+    assert "the yellow, hit by red R1, went into the head-left corner pocket (HL)" in text
+    assert "scored by combination with no carom" in text
+
+
+def test_a_respot_past_taken_points_names_them():
+    L, W = 3550.0, 1775.0
+    crowded = {Ball.W1: (300.0, 500.0), Ball.W2: (L / 4, W / 2), Ball.R1: (2000.0, 300.0),
+               Ball.Y: (L / 2, W / 2), Ball.R2: (3 * L / 4, W / 2)}
+    facts = shot(strike("W1"), hit("W1", "R1"), pot("R1", "FL"), call="R FL")
+    verdict = judge(midgame(positions=crowded), facts)
+    notes = dict(respot_notes(verdict, facts, NAMES))
+    assert notes["R1"].startswith("R1 on the ")
+    assert ("pocketed, and point 1 and point 3 were taken: against the short cushion nearest "
+            "the next striker's cue ball (§6.1).") in notes["R1"]
