@@ -20,7 +20,6 @@ from typing import Any
 
 from referee.describe import (
     DEFAULT_PLAYERS,
-    SPOT_NAMES,
     describe,
     explain,
     respot_notes,
@@ -47,6 +46,8 @@ MARGIN = 190.0  # mm of rail drawn around the playing field (room for the pocket
 POCKETS = frozenset(p.value for p in Pocket)
 LABEL = 30  # SVG units: about 13 px on a 400 px phone, where the diagram is ~360 px wide
 BALL_DRAWN = 1.5  # balls are drawn this much larger than their size, to be seen on a phone
+DIAGRAM_SPOT = {Spot.POINT1: "point 1", Spot.POINT2: "point 2", Spot.POINT3: "point 3",
+                Spot.CUSHION_HEAD: "head cushion", Spot.CUSHION_FOOT: "foot cushion"}
 FLAG_WORDS = {
     Flag.UNCALLED: "no call was known",
     Flag.EXTRA_POT: "another ball dropped as well",
@@ -142,7 +143,7 @@ def _text(x: float, y: float, words: str, size: float = LABEL, anchor: str = "mi
 
 
 def table_svg(table: TableSpec, shot: Mapping[str, Any], verdict: Verdict,
-              cloth: str = "#2e7d4f") -> str:
+              cloth: str = "#2e7d4f", rest: Mapping[str, Sequence[float]] | None = None) -> str:
     """Top-down picture, head cushion at the left: the pockets' and cushions' names, where the
     balls stopped, their paths, the pockets balls dropped in (the scored one ringed in gold),
     and the respot boxes (which ball goes to which point)."""
@@ -216,20 +217,46 @@ def table_svg(table: TableSpec, shot: Mapping[str, Any], verdict: Verdict,
         parts.append(f'<circle cx="{cx}" cy="{cy}" r="{r * SCALE:.1f}" '
                      f'fill="{BALL_FILL.get(ball, "#fff")}" stroke="#000" stroke-width=".8">'
                      f'<title>{html.escape(ball)} in {event["pocket"]}</title></circle>')
-    # Where the balls stopped; without measured positions, where the referee placed them.
+    # Where the balls stopped (``rest``, worked out by the caller from the state before the shot
+    # and its final positions); without it, the shot's final positions or the referee's places.
     respotted = {rs.ball.value for rs in verdict.respots}
-    finals = shot.get("final_positions") or {
-        b.value: p for b, p in verdict.positions_after.items() if b.value not in respotted}
+    finals = dict(rest) if rest is not None else (shot.get("final_positions") or {
+        b.value: p for b, p in verdict.positions_after.items() if b.value not in respotted})
+    box = 3.2 * r * SCALE  # a respot box's side
+    field = (m, m, w - m, h - m)
+    taken: list[tuple[float, float, float, float]] = []  # what a label must not cover
+    for p in finals.values():
+        cx, cy = xy(p)
+        taken.append((cx - r * SCALE, cy - r * SCALE, cx + r * SCALE, cy + r * SCALE))
+    for respot in verdict.respots:
+        cx, cy = xy(respot.xy_mm)
+        taken.append((cx - box / 2, cy - box / 2, cx + box / 2, cy + box / 2))
+
+    def label_at(cx: float, cy: float, gap: float, words: str, size: float
+                 ) -> tuple[float, float]:
+        """A place for a label beside (cx, cy), inside the field, over no ball, box or label:
+        above, else below, right or left (above when none is free)."""
+        tw, th = 0.6 * size * len(words), size
+        tries = []
+        for dx, dy in ((0, -1), (0, 1), (1, 0), (-1, 0)):
+            x = cx + dx * (gap + tw / 2 + 2)
+            y = cy + dy * (gap + th * 0.6)
+            x = min(max(x, field[0] + tw / 2 + 2), field[2] - tw / 2 - 2)
+            y = min(max(y, field[1] + th / 2 + 1), field[3] - th / 2 - 1)
+            tries.append((x, y, (x - tw / 2, y - th / 2, x + tw / 2, y + th / 2)))
+        free = [(x, y, a) for x, y, a in tries
+                if not any(a[0] < t[2] and t[0] < a[2] and a[1] < t[3] and t[1] < a[3]
+                           for t in taken)]
+        x, y, area = (free or tries)[0]
+        taken.append(area)
+        return x, y
+
     for ball, p in finals.items():
         cx, cy = xy(p)
         parts.append(f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{r * SCALE:.1f}" '
                      f'fill="{BALL_FILL.get(ball, "#fff")}" stroke="#000" stroke-width="1">'
                      f'<title>{html.escape(ball)}</title></circle>')
-        below = cy - r * SCALE - LABEL * 0.6 < m
-        ly = cy + r * SCALE + LABEL * 0.6 if below else cy - r * SCALE - LABEL * 0.6
-        parts.append(_text(cx, ly, ball, size=LABEL * 0.85, fill="#fff", halo="#000"))
     # the respot boxes: a dashed box round the place, the ball's ghost, "Y → point 2"
-    box = 3.2 * r * SCALE
     for respot in verdict.respots:
         cx, cy = xy(respot.xy_mm)
         ball = respot.ball.value
@@ -239,12 +266,13 @@ def table_svg(table: TableSpec, shot: Mapping[str, Any], verdict: Verdict,
             f'stroke-dasharray="5 3"><title>put {ball} here</title></rect>'
             f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{r * SCALE:.1f}" '
             f'fill="{BALL_FILL[ball]}" fill-opacity=".55" stroke="{gold}" stroke-width="1.5"/>')
-        place = SPOT_NAMES[respot.spot].split(" (")[0]
-        ty = cy - box / 2 - LABEL * 0.6
-        if ty < m + LABEL * 0.5:
-            ty = cy + box / 2 + LABEL * 0.6
-        parts.append(_text(cx, ty, f"{ball} \u2192 {place}", size=LABEL * 0.9, fill=gold,
-                           halo="#000"))
+        words = f"{ball} \u2192 {DIAGRAM_SPOT[respot.spot]}"
+        tx, ty = label_at(cx, cy, box / 2, words, LABEL * 0.9)
+        parts.append(_text(tx, ty, words, size=LABEL * 0.9, fill=gold, halo="#000"))
+    for ball, p in finals.items():
+        cx, cy = xy(p)
+        tx, ty = label_at(cx, cy, r * SCALE, ball, LABEL * 0.85)
+        parts.append(_text(tx, ty, ball, size=LABEL * 0.85, fill="#fff", halo="#000"))
     parts.append("</svg>")
     return "".join(parts)
 
@@ -345,6 +373,7 @@ def render_html(report: Mapping[str, Any], players: Sequence[str] | None = None)
     )
     cards = []
     shot_no = 0
+    positions = _start_positions(report, table)  # the balls on the table before each shot
     for shot in shots:
         if "correction" in shot:
             c = shot["correction"]
@@ -373,7 +402,12 @@ def render_html(report: Mapping[str, Any], players: Sequence[str] | None = None)
             f"<td class=n>{net:+d}</td><td class=n>{verdict.score[0]}:{verdict.score[1]}</td>"
             "</tr>"
         )
-        cards.append(_card(shot_no, shot, verdict, facts, options, names, table, cloth))
+        gone = {e.ball.value for e in facts.events
+                if e.type in (EventType.POCKET, EventType.OFF_TABLE)}
+        rest = {b: p for b, p in positions.items() if b not in gone}
+        rest.update(shot.get("final_positions") or {})
+        cards.append(_card(shot_no, shot, verdict, facts, options, names, table, cloth, rest))
+        positions = {b.value: list(p) for b, p in verdict.positions_after.items()}
     out.append("</table>")
     out.append("<h2>Shots</h2>" + legend_html(cloth))
     out.extend(cards)
@@ -384,8 +418,19 @@ def render_html(report: Mapping[str, Any], players: Sequence[str] | None = None)
     return "\n".join(out)
 
 
+def _start_positions(report: Mapping[str, Any], table: TableSpec) -> dict[str, Any]:
+    """The balls on the table at the report's start (the opening layout when it has none)."""
+    start = report.get("start")
+    given = start.get("positions") if isinstance(start, Mapping) else None
+    if isinstance(given, Mapping):
+        return {str(b): p for b, p in given.items()}
+    return {"R1": list(table.spot_xy(Spot.POINT1)), "Y": list(table.spot_xy(Spot.POINT2)),
+            "R2": list(table.spot_xy(Spot.POINT3))}
+
+
 def _card(no: int, shot: Mapping[str, Any], verdict: Verdict, facts: ShotFacts,
-          options: RuleOptions, names: Sequence[str], table: TableSpec, cloth: str) -> str:
+          options: RuleOptions, names: Sequence[str], table: TableSpec, cloth: str,
+          rest: Mapping[str, Sequence[float]]) -> str:
     esc = html.escape
     shooter = names[verdict.shooter - 1]
     if verdict.winner is not None:
@@ -411,7 +456,7 @@ def _card(no: int, shot: Mapping[str, Any], verdict: Verdict, facts: ShotFacts,
             f"{'#000' if b in ('W1', 'W2', 'Y') else '#fff'}\">{b}</span>{esc(text)}</li>"
             for b, text in notes) + "</ul></div>")
     parts.append(f"<div class=pics><figure class=diagram>"
-                 f"{table_svg(table, shot, verdict, cloth)}<figcaption>Seen from above, head "
+                 f"{table_svg(table, shot, verdict, cloth, rest)}<figcaption>Seen from above, head "
                  "cushion at the left: where the balls stopped and their paths.</figcaption>"
                  "</figure>")
     stills = [(shot.get("still_jpeg_b64"), "At the strike"),

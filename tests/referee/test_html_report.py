@@ -119,3 +119,14 @@ def test_the_page_fits_a_phone_and_prints_on_a4():
     assert "@media (max-width:560px)" in page
     printed = page[page.index("@media print"):]
     assert "size:A4" in printed and "break-inside:avoid" in printed
+
+
+def test_the_diagram_shows_every_ball_on_the_table_not_only_those_that_moved():
+    # POT_R1 gives no final positions: the balls that took no part stay where the state had them
+    svg = _diagram(render_html(_report(POT_R1)))
+    for ball in ("W1", "W2", "Y", "R2"):
+        assert f"<title>{ball}</title></circle>" in svg
+    assert "<title>R1</title>" not in svg and "<title>R1 in FL</title>" in svg  # in its pocket
+    labels = re.findall(r'<text x="([\d.]+)" y="([\d.]+)"[^>]*>(W1|W2|Y|R2|R1 \u2192 point 1)<',
+                        svg)
+    assert len(labels) == 5 and len({(x, y) for x, y, _ in labels}) == 5
