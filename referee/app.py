@@ -16,10 +16,11 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from referee.describe import describe
+from referee.describe import DEFAULT_PLAYERS, describe
 from referee.errors import InputError
 from referee.gamefile import Game, load_game, read_json
 from referee.html_report import render_html
@@ -249,6 +250,7 @@ def match_report(run: RefereeRun, timings: dict[str, float]) -> dict[str, Any]:
         "final": final.to_dict(), "winner": final.winner,
         "detector": None,  # facts came from a record, not from the camera
         "timings": timings,
+        "players": list(DEFAULT_PLAYERS), "date": datetime.now(UTC).date().isoformat(),
         **({"skipped_shots": list(run.skipped)} if run.skipped else {}),
     }
 
@@ -400,7 +402,7 @@ def _resume_point(job: RefereeJob) -> ResumePoint | None:
 
 def video_report(found: VideoFacts) -> dict[str, Any]:
     """The report fields of a video refereed to its end."""
-    extra = {"calibration": found.calibration.to_dict(), "timings": found.timings,
+    extra: dict[str, Any] = {"calibration": found.calibration.to_dict(), "timings": found.timings,
              "camera_drift": found.drift_report(), "shot_stream": found.stream.to_dict(),
              "shot_facts_params": found.shot_facts.to_dict(),
              "detection_params": found.detection.to_dict(),
@@ -409,6 +411,8 @@ def video_report(found: VideoFacts) -> dict[str, Any]:
                           "shot_facts": "vision.shots.stream"}}
     if found.ended_early:
         extra["video_ended_early"] = dict(found.ended_early)
+    if found.cloth_rgb is not None:
+        extra["cloth_rgb"] = list(found.cloth_rgb)
     return extra
 
 

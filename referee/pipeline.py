@@ -112,11 +112,12 @@ class CallBook:
 
 class Illustrator:
     """Adds to each shot what a person checks a verdict with: the balls' paths during the shot
-    (mm, every other frame) and a still of the table just before the strike. The still is made
-    from the frames the tracking reads: the last ``KEPT_FRAMES`` are kept, and when the shot
-    stream first sees a shot in progress the frame a little before its first motion becomes its
-    still; a shot the stream did not see begin (found only as the video ended) has its still
-    read from the file again."""
+    (mm, every other frame), a still of the table just before the strike and one after the
+    shot. The stills are made from the frames the tracking reads: the last ``KEPT_FRAMES`` are
+    kept, and when the shot stream first sees a shot in progress the frame a little before its
+    first motion becomes its still; the still after is the first kept frame from the shot's
+    rest on (before the next shot's first motion). A still not among the kept frames (a shot
+    found only as the video ended) is read from the file again."""
 
     KEPT_FRAMES = 24  # (the tracker hands a frame on ~6 frames after it read it, the stream
     # looks every 3 and may judge a step 2-3 frames late: the first motion is ~12 frames back)
@@ -180,7 +181,41 @@ class Illustrator:
         still = self._still(first, last)
         if still is not None:
             out["still_jpeg_b64"] = still
+        after = self._still_after(last)
+        if after is not None:
+            out["still_after_jpeg_b64"] = after
         return out
+
+    def _still_after(self, rest: int) -> str | None:
+        """The table after the shot: the first kept frame at or after ``rest`` and before the
+        next shot's first motion, else that frame read again; None while ``rest`` is unread."""
+        if self._kept and self._kept[-1][0] < rest:
+            return None
+        upto = min((k - self.BEFORE_FRAMES for k in self._stills if k > rest), default=None)
+        after = [f for i, f in self._kept if i >= rest and (upto is None or i <= upto)]
+        if after:
+            return self._jpeg(as_bgr(after[0]))
+        image = read_frame(self._video, rest)
+        return self._jpeg(image) if image is not None else None
+
+    def cloth_rgb(self, calibration: Calibration) -> tuple[int, int, int] | None:
+        """The cloth's colour (R, G, B) in the newest kept frame: the median over a grid of
+        points of the playing field (a ball or a hand on a few of them does not move it)."""
+        if not self._kept:
+            return None
+        import numpy as np
+
+        image = as_bgr(self._kept[-1][1])
+        table = calibration.table
+        grid = [(table.length_mm * (i + 0.5) / 12, table.width_mm * (j + 0.5) / 6)
+                for i in range(12) for j in range(6)]
+        px = np.rint(calibration.table_to_image(grid)).astype(int)
+        h, w = image.shape[:2]
+        inside = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
+        if not inside.any():
+            return None
+        b, g, r = np.median(image[px[inside, 1], px[inside, 0]], axis=0)
+        return int(r), int(g), int(b)
 
     def close(self) -> None:
         self._kept.clear()
@@ -316,6 +351,7 @@ class VideoFacts:
     drawing: DrawnAsRead | None = None  # the annotated video, drawn as the video is read
     # filled when the video's frames ended before the count its file announces (early_end)
     ended_early: dict[str, Any] = field(default_factory=dict)
+    cloth_rgb: tuple[int, int, int] | None = None  # the cloth's colour, for the report's diagrams
     game: Game = field(init=False)
 
     def drift_report(self) -> list[dict[str, Any]]:
@@ -457,6 +493,8 @@ def _shots_as_read(video: Path, fps: float, found: VideoFacts, table: TableSpec,
         rows = found.rows.between(int(facts.extra["strike_frame"]), streamed.rest_frame)
         extra = {**facts.extra, "found_frame": streamed.found_frame,
                  **pictures.pictures(facts, rows)}
+        if found.cloth_rgb is None:
+            found.cloth_rgb = pictures.cloth_rgb(found.calibration)
         facts = replace(facts, call=calls.call_for(given, facts), extra=extra)
         given += 1
         spent["pictures_s"] += time.perf_counter() - clock
