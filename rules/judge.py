@@ -356,6 +356,34 @@ def _check_fits_state(state: GameState, facts: ShotFacts, cue: Ball) -> None:
                 f"{state.table.width_mm:g} mm playing field",
                 where,
             )
+    _check_no_overlap(state, facts)
+
+
+def overlaps_at_rest(state: GameState, facts: ShotFacts) -> list[tuple[Ball, Ball, float]]:
+    """§7.8: pairs of balls that would overlap at rest (centres closer than
+    ``TableSpec.overlap_mm``), with the distance (mm): among the final positions given, and
+    between each of them and the balls that took part in no event (they lie where they lay)."""
+    given = facts.final_positions or {}
+    if not given:
+        return []
+    moved = {b for e in facts.events for b in e.balls}
+    resting = {b: xy for b, xy in state.on_table.items() if b not in moved and b not in given}
+    return [(a, b, apart) for a, b, apart in state.table.overlapping({**given, **resting})
+            if a in given or b in given]
+
+
+def _check_no_overlap(state: GameState, facts: ShotFacts) -> None:
+    """Refuse a record whose balls overlap at rest (§7.8)."""
+    given = facts.final_positions or {}
+    table = state.table
+    for a, b, apart in overlaps_at_rest(state, facts):
+        still = next((x for x in (a, b) if x not in given), None)
+        how = "" if still is None else f" ({still.value} took no part, so it lay still)"
+        raise FactsError(
+            f"{a.value} and {b.value} overlap at rest{how}: {apart:.1f} mm apart, expected "
+            f"at least {table.overlap_mm:g} mm (a ball is {table.ball_diameter_mm:g} mm)",
+            f"final_positions.{(b if b in given else a).value}",
+        )
 
 
 def _positions_after_shot(
