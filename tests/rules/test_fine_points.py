@@ -2,7 +2,7 @@
 
 Each game (rules, start, shots) is judged by the rules core from its GAME-file form, and every
 verdict is compared with the one worked out by hand from RULES.md before the program was run
-(the ``why`` beside each says which rule gives it). Every verdict field of DESIGN.md is stated;
+(the comment beside each says why). Every verdict field of DESIGN.md is stated;
 ``fouls``, ``flags``, ``in_hand`` and ``caroms`` compare as sets, ``respots`` in order (§6.3) with
 positions to 1e-6 mm, everything else exactly. §7.8 (impossible records) is a refusal, checked
 through `kaisa score` as a user meets it: exit 2 and one line.
