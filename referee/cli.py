@@ -7,6 +7,7 @@ import contextlib
 import json
 import os
 import sys
+import textwrap
 from collections.abc import Iterator, Sequence
 from importlib import resources
 from pathlib import Path
@@ -330,8 +331,10 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
     except CalibrationError as err:
         # Refused: still show what the camera saw, so the operator can see why.
         still = median_frame([f for _, f in frames])
-        cv2.putText(still, "no table found: " + err.detail[:80], (20, 40),
-                    cv2.FONT_HERSHEY_SIMPLEX, 0.8, (0, 0, 255), 2, cv2.LINE_AA)
+        # (the refusal says itself whether a table was found; the whole of it, in lines)
+        for k, line in enumerate(textwrap.wrap(err.detail, 80)[:4]):
+            cv2.putText(still, line, (20, 40 + 32 * k),
+                        cv2.FONT_HERSHEY_SIMPLEX, 0.8, (0, 0, 255), 2, cv2.LINE_AA)
         cv2.imwrite(str(preview), still)
         raise CalibrationError(f"{err.detail} (what the camera saw: {preview})",
                                str(video)) from None
