@@ -9,14 +9,15 @@ import io
 import json
 import multiprocessing
 import os
+import signal
 import sys
 import time
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from multiprocessing.connection import Connection, wait
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -294,6 +295,7 @@ class JobOutcome:
     error: str | None = None
     internal: bool = False
     written: tuple[Path, ...] = ()
+    died: bool = False  # its worker process died (killed, out of memory...): said as such
 
 
 LABELS_SUFFIX = ".labels.json"
@@ -648,30 +650,110 @@ def job_in_worker(job: RefereeJob) -> JobOutcome:
         sys.stderr.flush()
 
 
-def run_jobs(jobs: Sequence[RefereeJob], workers: int) -> list[JobOutcome]:
-    """Every job in its own process, ``workers`` at a time, in input order; a failing job (or a
-    worker process that dies) does not stop the others."""
-    outcomes: dict[int, JobOutcome] = {}
-    pending = list(range(len(jobs)))
-    context = multiprocessing.get_context("spawn")  # no fork of a threaded process
-    with ProcessPoolExecutor(max_workers=max(1, min(workers, len(jobs))),
-                             mp_context=context) as pool:
-        futures = {pool.submit(job_in_worker, jobs[i]): i for i in pending}
+# TEST HOOK (for tests only; nothing else sets it): "NAME" or "NAME:K". The worker of the input
+# named NAME (its file name) kills itself with SIGKILL at once (K = 0, the default) or just after
+# journalling its K-th verdict: a worker that dies as an out-of-memory kill or a crash in a
+# native library would, to test that it fails only its own input.
+TEST_DIE_ON = "KAISA_TEST_DIE_ON"
+
+
+def _test_hook_die(job: RefereeJob) -> None:
+    name, _, after = os.environ.get(TEST_DIE_ON, "").partition(":")
+    if not name or name != job.source.name:
+        return
+    if not after or int(after) <= 0:
+        os.kill(os.getpid(), signal.SIGKILL)
+    real = Journal.record_verdict
+    recorded = 0
+
+    def record_then_die(self: Journal, *args: Any, **kwargs: Any) -> None:
+        nonlocal recorded
+        real(self, *args, **kwargs)
+        recorded += 1
+        if recorded >= int(after):
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    Journal.record_verdict = record_then_die  # type: ignore[method-assign]  # (this process)
+
+
+def _worker_main(job: RefereeJob, results: Connection) -> None:
+    """A worker process: one job; its outcome sent back on ``results`` (a process that dies
+    sends nothing: the parent sees the pipe closed)."""
+    try:
+        _test_hook_die(job)
+        outcome = job_in_worker(job)
+    except KeyboardInterrupt:  # (Ctrl-C reaches every process of the terminal's group)
+        outcome = JobOutcome(job.source, error="interrupted; every verdict so far is in the "
+                             "journal (--resume continues)")
+    results.send(outcome)
+    results.close()
+
+
+def describe_death(exitcode: int | None) -> str:
+    """A worker's end as people say it: ``signal 9, SIGKILL`` or ``exit code 3``."""
+    if exitcode is None:
+        return "no exit code"
+    if exitcode < 0:
         try:
-            for future in as_completed(futures):
-                i = futures[future]
-                # A worker that died took the pool with it: its jobs are retried below, alone.
-                with contextlib.suppress(BrokenProcessPool):
-                    outcomes[i] = future.result()
-        except KeyboardInterrupt:  # the workers have it too; start no more inputs
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
-    for i in (i for i in pending if i not in outcomes):
-        with ProcessPoolExecutor(max_workers=1, mp_context=context) as alone:
-            try:
-                outcomes[i] = alone.submit(job_in_worker, jobs[i]).result()
-            except BrokenProcessPool:
-                outcomes[i] = JobOutcome(jobs[i].source, internal=True, error=(
-                    "internal error (the worker process died: out of memory, or a crash in "
-                    "a native library)"))
+            return f"signal {-exitcode}, {signal.Signals(-exitcode).name}"
+        except ValueError:
+            return f"signal {-exitcode}"
+    return f"exit code {exitcode}"
+
+
+def died_outcome(job: RefereeJob, pid: int, exitcode: int | None) -> JobOutcome:
+    """A worker that died without a word (killed, out of memory, a crash in a native library):
+    the matches it held are released (its lease names a process that is gone) and kept as they
+    are, to be continued with --resume."""
+    held: list[int] = []
+    with contextlib.suppress(KaisaError):
+        if job.journal.is_file():
+            with Journal(job.journal) as journal:
+                held = journal.release_process(pid)
+    what = (f"its match {', '.join(map(str, held))} is kept as journalled" if held else
+            "nothing of it was journalled")
+    return JobOutcome(job.source, internal=True, died=True, error=(
+        f"the worker process died ({describe_death(exitcode)}); {what}: resume with --resume "
+        "(the same command will do: the inputs that finished are not judged again)"))
+
+
+def run_jobs(jobs: Sequence[RefereeJob], workers: int) -> list[JobOutcome]:
+    """Every job in a process of its own, ``workers`` at a time, in input order; a failing job,
+    or a worker process that dies, fails its own input only: the others go on, nothing is
+    judged twice (a dead worker's input is not run again: its match waits for --resume)."""
+    context = multiprocessing.get_context("spawn")  # no fork of a threaded process
+    outcomes: dict[int, JobOutcome] = {}
+    waiting = list(range(len(jobs)))
+    running: dict[Connection, tuple[int, BaseProcess]] = {}
+    limit = max(1, min(workers, len(jobs)))
+    try:
+        while waiting or running:
+            while waiting and len(running) < limit:
+                i = waiting.pop(0)
+                receive, send = context.Pipe(duplex=False)
+                worker = context.Process(target=_worker_main, args=(jobs[i], send),
+                                         name=f"kaisa {jobs[i].source.name}")
+                worker.start()
+                send.close()  # (the worker holds the only writing end: closed when it ends)
+                running[receive] = (i, worker)
+            for ready in wait(list(running)):
+                assert isinstance(ready, Connection)
+                i, process = running.pop(ready)
+                try:
+                    outcomes[i] = ready.recv()
+                except (EOFError, OSError):
+                    process.join(10)
+                    assert process.pid is not None
+                    outcomes[i] = died_outcome(jobs[i], process.pid, process.exitcode)
+                    print(f"[{jobs[i].source.name}] kaisa: {outcomes[i].error}",
+                          file=sys.stderr, flush=True)
+                finally:
+                    ready.close()
+                process.join()
+    except KeyboardInterrupt:  # the workers have it too: let them say so, then stop them
+        for _, process in running.values():
+            process.join(5)
+            if process.is_alive():
+                process.terminate()
+        raise
     return [outcomes[i] for i in range(len(jobs))]

@@ -199,7 +199,10 @@ def _cmd_referee(args: argparse.Namespace) -> int:
                   file=sys.stderr)
     failed = [o for o in outcomes if o.error is not None]
     if failed:
-        print(f"kaisa: {len(failed)} of {len(outcomes)} inputs failed", file=sys.stderr)
+        died = sum(o.died for o in failed)
+        print(f"kaisa: {len(failed)} of {len(outcomes)} inputs failed" + (
+            f" ({plural(died, 'worker process', 'worker processes')} died: --resume "
+            "continues their matches)" if died else ""), file=sys.stderr)
     return 1 if any(o.internal for o in failed) else 2 if failed else 0
 
 
@@ -616,7 +619,10 @@ def build_parser() -> argparse.ArgumentParser:
                "a name without a suffix: created), else beside the path given as "
                "NAME.<its file name>. Without -o each JSON report is written beside its input. "
                "An input that fails does not stop the others: one line each on stderr, exit "
-               "code 2 (1 if the failure was an internal error).")
+               "code 2 (1 if the failure was an internal error). With --jobs each input has "
+               "a process of its own: one that dies (killed, out of memory) fails its input "
+               "alone, said as such (exit code 1); its match is kept, and the same command "
+               "with --resume continues it without judging the finished inputs again.")
     ref.add_argument("inputs", nargs="*", type=Path, metavar="GAME_OR_VIDEO")
     ref.add_argument("--rules", type=Path, help="rules options file (TOML or JSON)")
     ref.add_argument("--calibration", type=Path,

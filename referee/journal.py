@@ -408,6 +408,22 @@ class Journal:
                        f" WHERE id = ?{mine}", (match_id, *args))
 
     @_faults
+    def release_process(self, pid: int) -> list[int]:
+        """Free the matches a process of this host held, one that is known to be gone (a
+        worker of ``--jobs`` that died): their ids. They are kept as journalled, running, to be
+        continued with --resume."""
+        if self.version < 1:
+            return []
+        host = socket.gethostname()
+        with self._transaction() as db:
+            held = [int(r[0]) for r in db.execute(
+                "SELECT id FROM matches WHERE lease_pid = ? AND lease_host = ? ORDER BY id",
+                (pid, host))]
+            db.execute("UPDATE matches SET lease_pid = NULL, lease_host = NULL, lease_at = NULL"
+                       " WHERE lease_pid = ? AND lease_host = ?", (pid, host))
+        return held
+
+    @_faults
     def holder(self, match_id: int) -> Lease | None:
         if self.version < 1:
             return None
