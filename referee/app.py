@@ -25,8 +25,9 @@ from referee.describe import DEFAULT_PLAYERS, describe
 from referee.errors import InputError
 from referee.gamefile import Game, load_game, read_json
 from referee.html_report import render_html
-from referee.journal import Claim, Journal, source_key
+from referee.journal import Claim, Journal, JournalledOverride, source_key
 from referee.outpaths import write_text_atomically
+from referee.overrides import apply_overrides
 from rules import (
     Ball,
     Call,
@@ -106,8 +107,11 @@ def _judge_the_rest(game: Game, journal: Journal, claim: Claim, pace_s: float,
     for line in claim.notices:
         notice(line)
     after = game.first_shot - 1  # the shots up to this index are in the journal
+    overrides: dict[str, list[JournalledOverride]] = {}  # of shots to be judged again
     if claim.resumed:
         record = journal.load(claim.match_id)
+        for pending in record.overrides:
+            overrides.setdefault(pending.shot_key, []).append(pending)
         run = RefereeRun(game, claim.match_id, record.match, resumed_shots=len(record.shot_keys))
         if record.last_shot is not None:
             after = max(after, record.last_shot)
@@ -146,6 +150,8 @@ def _judge_the_rest(game: Game, journal: Journal, claim: Claim, pace_s: float,
             continue
         try:
             facts, left_out = game.fitted(raw, run.match.state, where)
+            if shot_key in overrides:
+                facts = _overridden(facts, overrides.pop(shot_key), run.match.state, i)
             for warning in placement_warnings(run.match.state, facts):
                 run.placement[i].append(warning)
                 print(f"  {'':8s}  placement before shot {i + 1}: {warning.describe()}",
@@ -165,6 +171,23 @@ def _judge_the_rest(game: Game, journal: Journal, claim: Claim, pace_s: float,
         if pace_s:
             time.sleep(pace_s)
     return run
+
+
+def _overridden(facts: ShotFacts, overrides: Sequence[JournalledOverride], state: GameState,
+                index: int) -> ShotFacts:
+    """A shot judged again with the operator's overrides applied (``kaisa journal override``),
+    each named in its facts (``overrides``: entry, reason, what it changes) and said on stderr,
+    as is any part that found nothing to change in the shot as read (or found) again."""
+    applied = apply_overrides(facts, [o.override for o in overrides], state.table,
+                              where="override")
+    for pending in overrides:
+        print(f"kaisa: shot {index + 1} judged again with {pending.describe()}: "
+              f"{pending.override.describe()}", file=sys.stderr, flush=True)
+    for missed in applied.not_applied:
+        print(f"kaisa: shot {index + 1}, override: {missed}", file=sys.stderr, flush=True)
+    named = [{"entry": o.seq, "reason": o.note, "change": o.override.describe()}
+             for o in overrides]
+    return replace(applied.facts, extra={**applied.facts.extra, "overrides": named})
 
 
 def _skip_after_the_win(run: RefereeRun, index: int, raw: Mapping[str, Any] | ShotFacts) -> None:
