@@ -148,10 +148,11 @@ def _judge_the_rest(game: Game, journal: Journal, claim: Claim, pace_s: float,
         if run.match.state.winner is not None:
             _skip_after_the_win(run, i, raw)
             continue
+        applying = overrides.pop(shot_key, [])
         try:
             facts, left_out = game.fitted(raw, run.match.state, where)
-            if shot_key in overrides:
-                facts = _overridden(facts, overrides.pop(shot_key), run.match.state, i)
+            if applying:
+                facts = _overridden(facts, applying, run.match.state, i)
             for warning in placement_warnings(run.match.state, facts):
                 run.placement[i].append(warning)
                 print(f"  {'':8s}  placement before shot {i + 1}: {warning.describe()}",
@@ -162,7 +163,10 @@ def _judge_the_rest(game: Game, journal: Journal, claim: Claim, pace_s: float,
             run.match, verdict = run.match.play(facts)
         except KaisaError as err:
             located = err if err.where.startswith(where) else err.at(where)
-            raise RefereeingStopped(str(located), str(game.path), run) from None
+            hint = (f" (judged with {', '.join(o.describe() for o in applying)}; `kaisa journal "
+                    f"show {run.match_id}` lists the entries, `kaisa journal undo "
+                    f"{run.match_id}` withdraws the last)" if applying else "")
+            raise RefereeingStopped(str(located) + hint, str(game.path), run) from None
         journal.record_verdict(run.match_id, shot_key, facts, verdict, left_out)
         run.judged_now.append((i, facts, verdict))
         if game.on_verdict is not None:

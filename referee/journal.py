@@ -3,7 +3,9 @@
 A run that stops or crashes is continued with ``--resume``: the recorded entries are read back (the
 verdicts as recorded, not judged again) and the run goes on after the last shot it has, so no shot
 is lost or counted twice. A human referee's undo and score corrections are entries too; an undone
-verdict is withdrawn (kept, marked) and its shot is judged again on the next resume.
+verdict is withdrawn (kept, marked) and its shot is judged again on the next resume, with the
+operator's overrides of it applied (``override`` entries: its call or facts changed, see
+:mod:`referee.overrides`).
 
 The file is a format of its own (``PRAGMA user_version``, see :data:`SCHEMA_VERSION`):
 - version 0: the first journals (no version written): ``matches`` and ``entries``;

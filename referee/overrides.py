@@ -12,7 +12,9 @@ video) and the shot is judged from them. Its parts, applied in this order:
 - ``drop``: events taken out, each ``TYPE:BALL[:WHAT]``: ``pocket:R1``, ``pocket:R1:FL``,
   ``off_table:Y``, ``cushion:W1`` (every cushion of W1), ``cushion:W1:foot``,
   ``contact:W1:R1`` (either order). The strike cannot be dropped. A ball whose pocket event
-  is dropped stayed on the table at that pocket's lip (unless ``final`` places it);
+  is dropped stayed on the table at that pocket's lip (unless ``final`` places it); one whose
+  off_table event is dropped is taken where it was before the shot (the verdict is flagged
+  ``positions_estimated``), unless ``final`` places it;
 - ``add``: events put in, each ``TYPE:BALL[:WHAT][@T]``: ``pocket:R1:FL``, ``off_table:Y``,
   ``cushion:R1:foot``, ``contact:W1:R2@12.5``; at ``T`` seconds (the video's time), else
   after the shot's last event. A ball that leaves the table loses its final position;

@@ -324,3 +324,33 @@ def test_a_video_shot_found_again_is_judged_with_the_override(journal_path: Path
     facts = entry.facts  # type: ignore[union-attr]
     assert pot["ball"] in {b.value for b in facts.final_positions or {}}
     assert "rest_frame" in facts.extra and facts.extra["overrides"][0]["entry"] == 2
+
+
+def test_a_shot_the_rules_refuse_after_an_override_names_it(journal_path: Path, game: Path,
+                                                            tmp_path: Path, capsys):
+    """Shot 11 overridden into a scratch (W2 pocketed: in hand, player 1 to play); shot 12, a
+    strike of W2 that is now in hand, cannot be judged: the run stops there with its report,
+    and the line names the override judged with it and how to withdraw it."""
+    _played_and_undone(capsys, game, undos=2)
+    assert _run(capsys, "journal", "override", "--add-event", "pocket:W2:HR")[0] == 0
+    assert _run(capsys, "journal", "override", "--shot", "12", "--call", "R:FR",
+                "--reason", "typed")[0] == 0
+    report = tmp_path / "r.json"
+    code, out, err = _run(capsys, "referee", str(game), "--resume", "-o", str(report))
+    assert code == 2
+    (line,) = [x for x in err.splitlines() if x.startswith("kaisa: /")]
+    assert "shots[11]" in line and "W2 is in hand" in line
+    assert "judged with the override of entry 15 (typed)" in line
+    assert "`kaisa journal show 1` lists the entries" in line
+    assert [int(n) for n in SHOT_LINE.findall(out)] == [SHOTS - 1]
+    assert json.loads(report.read_text())["stopped"]
+    # withdrawn from the last: shot 11 as judged now, then the override of shot 12
+    assert _run(capsys, "journal", "undo", "1")[0] == 0
+    code, out, _ = _run(capsys, "journal", "undo", "1")
+    assert code == 0 and re.search(r"undo\s+the override of shot 12 \(entry 15\) withdrawn", out)
+    assert _rows_status(journal_path) == "running"
+
+
+def _rows_status(path: Path) -> str:
+    with sqlite3.connect(path) as db:
+        return str(db.execute("SELECT status FROM matches").fetchone()[0])
