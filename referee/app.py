@@ -712,8 +712,9 @@ def _worker_main(job: RefereeJob, results: Connection) -> None:
     except KeyboardInterrupt:  # (Ctrl-C reaches every process of the terminal's group)
         outcome = JobOutcome(job.source, error="interrupted; every verdict so far is in the "
                              "journal (--resume continues)")
-    results.send(outcome)
-    results.close()
+    with contextlib.suppress(OSError):  # (the parent is gone: nobody to tell)
+        results.send(outcome)
+        results.close()
 
 
 def describe_death(exitcode: int | None) -> str:
@@ -742,6 +743,9 @@ def died_outcome(job: RefereeJob, pid: int, exitcode: int | None) -> JobOutcome:
     return JobOutcome(job.source, internal=True, died=True, error=(
         f"the worker process died ({describe_death(exitcode)}); {what}: resume with --resume "
         "(the same command will do: the inputs that finished are not judged again)"))
+
+
+WORKER_EXIT_S = 30.0  # how long a worker that sent its outcome may take to exit
 
 
 def run_jobs(jobs: Sequence[RefereeJob], workers: int) -> list[JobOutcome]:
@@ -776,7 +780,10 @@ def run_jobs(jobs: Sequence[RefereeJob], workers: int) -> list[JobOutcome]:
                           file=sys.stderr, flush=True)
                 finally:
                     ready.close()
-                process.join()
+                process.join(WORKER_EXIT_S)  # its work is done (its outcome is in)
+                if process.is_alive():  # (a thread that does not end keeps it alive)
+                    process.terminate()
+                    process.join()
     except KeyboardInterrupt:  # the workers have it too: let them say so, then stop them
         for _, process in running.values():
             process.join(5)
