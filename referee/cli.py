@@ -7,6 +7,7 @@ import contextlib
 import json
 import os
 import sys
+import textwrap
 from collections.abc import Iterator, Sequence
 from importlib import resources
 from pathlib import Path
@@ -249,6 +250,26 @@ def _cmd_journal(args: argparse.Namespace) -> int:
 
 
 OVERRIDE_OPTIONS = ("call", "drop_event", "add_event", "final", "facts", "shot")
+
+
+OVERRIDE_HELP = "\n".join([
+    textwrap.fill(
+        "override: after `journal undo`, the shot whose verdict was withdrawn is judged again "
+        "by the next `kaisa referee INPUT --resume`, from the state before it. An override "
+        "says what the referee got wrong in it; it is journalled (with --reason) and applied "
+        "to the shot's facts, as read again from the GAME file or found again in the video, "
+        "before it is judged:", 88),
+    "  kaisa journal override 3 --drop-event pocket:R1 --reason 'R1 stayed on the lip'",
+    "  kaisa journal override 3 --call R:FL --reason 'he called the foot-left pocket'",
+    textwrap.fill(
+        "Event specs are TYPE:BALL[:WHAT]: pocket:R1[:FL], off_table:Y, cushion:W1[:foot], "
+        "contact:W1:R1; an added one names its pocket or cushion, and may give its time in "
+        "seconds, @T (default: after the shot's last event). A ball whose pocket event is "
+        "dropped stayed on the pocket's lip; one whose off_table event is dropped, where it "
+        "was (or, both, where --final puts it). Several overrides of one shot add up; `journal "
+        "undo` withdraws the last entry, an override too. An override that names no undone "
+        "shot, an unknown ball or pocket, or facts the rules cannot judge is refused (exit 2), "
+        "nothing written.", 88)])
 
 
 def _override_of(args: argparse.Namespace) -> Override | None:
@@ -785,29 +806,15 @@ def build_parser() -> argparse.ArgumentParser:
     jr = sub.add_parser(
         "journal", help="show matches; undo the last verdict; override; correct a score; "
                         "reports",
-        description="The match journal. list, show and report only read it (a read-only file "
-                    "will do); undo withdraws the last entry (a verdict's shot is judged again "
-                    "on --resume); override changes an undone shot's call or facts before it "
-                    "is judged again; correct sets the score; report writes a match's reports "
-                    "from the journal, judging nothing; release frees a match from a run that "
-                    "cannot be asked (on another host) and is known to be gone.",
+        description=textwrap.fill(
+            "The match journal. list, show and report only read it (a read-only file will "
+            "do); undo withdraws the last entry (a verdict's shot is judged again on "
+            "--resume); override changes an undone shot's call or facts before it is judged "
+            "again; correct sets the score; report writes a match's reports from the journal, "
+            "judging nothing; release frees a match from a run that cannot be asked (on "
+            "another host) and is known to be gone.", 88),
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="override: after `journal undo`, the shot whose verdict was withdrawn is judged "
-               "again by\nthe next `kaisa referee INPUT --resume`, from the state before it. "
-               "An override says what\nthe referee got wrong in it; it is journalled (with "
-               "--reason) and applied to the shot's\nfacts, as read again from the GAME file "
-               "or found again in the video, before it is judged:\n"
-               "  kaisa journal override 3 --drop-event pocket:R1 --reason 'R1 stayed on the "
-               "lip'\n"
-               "  kaisa journal override 3 --call R:FL --reason 'he called the foot-left "
-               "pocket'\n"
-               "Event specs are TYPE:BALL[:WHAT]: pocket:R1[:FL], off_table:Y, cushion:W1[:foot],"
-               "\ncontact:W1:R1; an added one names its pocket or cushion, and may give its time "
-               "in\nseconds, @T (default: after the shot's last event). A ball whose pocket "
-               "event is dropped\nstayed on the pocket's lip (or where --final puts it). "
-               "Several overrides of one shot\nadd up; `journal undo` withdraws the last one. "
-               "An override that names no undone shot,\nan unknown ball or pocket, or gives "
-               "facts the rules cannot judge is refused (exit 2).")
+        epilog=OVERRIDE_HELP)
     jr.add_argument("action", choices=["list", "show", "undo", "override", "correct", "report",
                                        "release"])
     jr.add_argument("match", nargs="?", type=int, help="match id (default: the latest)")
