@@ -9,14 +9,15 @@ import io
 import json
 import multiprocessing
 import os
+import signal
 import sys
 import time
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from multiprocessing.connection import Connection, wait
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -24,8 +25,9 @@ from referee.describe import DEFAULT_PLAYERS, describe
 from referee.errors import InputError
 from referee.gamefile import Game, load_game, read_json
 from referee.html_report import render_html
-from referee.journal import Claim, Journal, source_key
+from referee.journal import Claim, Journal, JournalledOverride, source_key
 from referee.outpaths import write_text_atomically
+from referee.overrides import apply_overrides
 from rules import (
     Ball,
     Call,
@@ -105,8 +107,11 @@ def _judge_the_rest(game: Game, journal: Journal, claim: Claim, pace_s: float,
     for line in claim.notices:
         notice(line)
     after = game.first_shot - 1  # the shots up to this index are in the journal
+    overrides: dict[str, list[JournalledOverride]] = {}  # of shots to be judged again
     if claim.resumed:
         record = journal.load(claim.match_id)
+        for pending in record.overrides:
+            overrides.setdefault(pending.shot_key, []).append(pending)
         run = RefereeRun(game, claim.match_id, record.match, resumed_shots=len(record.shot_keys))
         if record.last_shot is not None:
             after = max(after, record.last_shot)
@@ -143,8 +148,11 @@ def _judge_the_rest(game: Game, journal: Journal, claim: Claim, pace_s: float,
         if run.match.state.winner is not None:
             _skip_after_the_win(run, i, raw)
             continue
+        applying = overrides.pop(shot_key, [])
         try:
             facts, left_out = game.fitted(raw, run.match.state, where)
+            if applying:
+                facts = _overridden(facts, applying, run.match.state, i)
             for warning in placement_warnings(run.match.state, facts):
                 run.placement[i].append(warning)
                 print(f"  {'':8s}  placement before shot {i + 1}: {warning.describe()}",
@@ -155,7 +163,10 @@ def _judge_the_rest(game: Game, journal: Journal, claim: Claim, pace_s: float,
             run.match, verdict = run.match.play(facts)
         except KaisaError as err:
             located = err if err.where.startswith(where) else err.at(where)
-            raise RefereeingStopped(str(located), str(game.path), run) from None
+            hint = (f" (judged with {', '.join(o.describe() for o in applying)}; `kaisa journal "
+                    f"show {run.match_id}` lists the entries, `kaisa journal undo "
+                    f"{run.match_id}` withdraws the last)" if applying else "")
+            raise RefereeingStopped(str(located) + hint, str(game.path), run) from None
         journal.record_verdict(run.match_id, shot_key, facts, verdict, left_out)
         run.judged_now.append((i, facts, verdict))
         if game.on_verdict is not None:
@@ -164,6 +175,23 @@ def _judge_the_rest(game: Game, journal: Journal, claim: Claim, pace_s: float,
         if pace_s:
             time.sleep(pace_s)
     return run
+
+
+def _overridden(facts: ShotFacts, overrides: Sequence[JournalledOverride], state: GameState,
+                index: int) -> ShotFacts:
+    """A shot judged again with the operator's overrides applied (``kaisa journal override``),
+    each named in its facts (``overrides``: entry, reason, what it changes) and said on stderr,
+    as is any part that found nothing to change in the shot as read (or found) again."""
+    applied = apply_overrides(facts, [o.override for o in overrides], state.table,
+                              where="override")
+    for pending in overrides:
+        print(f"kaisa: shot {index + 1} judged again with {pending.describe()}: "
+              f"{pending.override.describe()}", file=sys.stderr, flush=True)
+    for missed in applied.not_applied:
+        print(f"kaisa: shot {index + 1}, override: {missed}", file=sys.stderr, flush=True)
+    named = [{"entry": o.seq, "reason": o.note, "change": o.override.describe()}
+             for o in overrides]
+    return replace(applied.facts, extra={**applied.facts.extra, "overrides": named})
 
 
 def _skip_after_the_win(run: RefereeRun, index: int, raw: Mapping[str, Any] | ShotFacts) -> None:
@@ -294,6 +322,7 @@ class JobOutcome:
     error: str | None = None
     internal: bool = False
     written: tuple[Path, ...] = ()
+    died: bool = False  # its worker process died (killed, out of memory...): said as such
 
 
 LABELS_SUFFIX = ".labels.json"
@@ -648,30 +677,117 @@ def job_in_worker(job: RefereeJob) -> JobOutcome:
         sys.stderr.flush()
 
 
-def run_jobs(jobs: Sequence[RefereeJob], workers: int) -> list[JobOutcome]:
-    """Every job in its own process, ``workers`` at a time, in input order; a failing job (or a
-    worker process that dies) does not stop the others."""
-    outcomes: dict[int, JobOutcome] = {}
-    pending = list(range(len(jobs)))
-    context = multiprocessing.get_context("spawn")  # no fork of a threaded process
-    with ProcessPoolExecutor(max_workers=max(1, min(workers, len(jobs))),
-                             mp_context=context) as pool:
-        futures = {pool.submit(job_in_worker, jobs[i]): i for i in pending}
+# TEST HOOK (for tests only; nothing else sets it): "NAME" or "NAME:K". The worker of the input
+# named NAME (its file name) kills itself with SIGKILL at once (K = 0, the default) or just after
+# journalling its K-th verdict: a worker that dies as an out-of-memory kill or a crash in a
+# native library would, to test that it fails only its own input.
+TEST_DIE_ON = "KAISA_TEST_DIE_ON"
+
+
+def _test_hook_die(job: RefereeJob) -> None:
+    name, _, after = os.environ.get(TEST_DIE_ON, "").partition(":")
+    if not name or name != job.source.name:
+        return
+    if not after or int(after) <= 0:
+        os.kill(os.getpid(), signal.SIGKILL)
+    real = Journal.record_verdict
+    recorded = 0
+
+    def record_then_die(self: Journal, *args: Any, **kwargs: Any) -> None:
+        nonlocal recorded
+        real(self, *args, **kwargs)
+        recorded += 1
+        if recorded >= int(after):
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    Journal.record_verdict = record_then_die  # type: ignore[method-assign]  # (this process)
+
+
+def _worker_main(job: RefereeJob, results: Connection) -> None:
+    """A worker process: one job; its outcome sent back on ``results`` (a process that dies
+    sends nothing: the parent sees the pipe closed)."""
+    try:
+        _test_hook_die(job)
+        outcome = job_in_worker(job)
+    except KeyboardInterrupt:  # (Ctrl-C reaches every process of the terminal's group)
+        outcome = JobOutcome(job.source, error="interrupted; every verdict so far is in the "
+                             "journal (--resume continues)")
+    with contextlib.suppress(OSError):  # (the parent is gone: nobody to tell)
+        results.send(outcome)
+        results.close()
+
+
+def describe_death(exitcode: int | None) -> str:
+    """A worker's end as people say it: ``signal 9, SIGKILL`` or ``exit code 3``."""
+    if exitcode is None:
+        return "no exit code"
+    if exitcode < 0:
         try:
-            for future in as_completed(futures):
-                i = futures[future]
-                # A worker that died took the pool with it: its jobs are retried below, alone.
-                with contextlib.suppress(BrokenProcessPool):
-                    outcomes[i] = future.result()
-        except KeyboardInterrupt:  # the workers have it too; start no more inputs
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
-    for i in (i for i in pending if i not in outcomes):
-        with ProcessPoolExecutor(max_workers=1, mp_context=context) as alone:
-            try:
-                outcomes[i] = alone.submit(job_in_worker, jobs[i]).result()
-            except BrokenProcessPool:
-                outcomes[i] = JobOutcome(jobs[i].source, internal=True, error=(
-                    "internal error (the worker process died: out of memory, or a crash in "
-                    "a native library)"))
+            return f"signal {-exitcode}, {signal.Signals(-exitcode).name}"
+        except ValueError:
+            return f"signal {-exitcode}"
+    return f"exit code {exitcode}"
+
+
+def died_outcome(job: RefereeJob, pid: int, exitcode: int | None) -> JobOutcome:
+    """A worker that died without a word (killed, out of memory, a crash in a native library):
+    the matches it held are released (its lease names a process that is gone) and kept as they
+    are, to be continued with --resume."""
+    held: list[int] = []
+    with contextlib.suppress(KaisaError):
+        if job.journal.is_file():
+            with Journal(job.journal) as journal:
+                held = journal.release_process(pid)
+    what = (f"its match {', '.join(map(str, held))} is kept as journalled" if held else
+            "nothing of it was journalled")
+    return JobOutcome(job.source, internal=True, died=True, error=(
+        f"the worker process died ({describe_death(exitcode)}); {what}: resume with --resume "
+        "(the same command will do: the inputs that finished are not judged again)"))
+
+
+WORKER_EXIT_S = 30.0  # how long a worker that sent its outcome may take to exit
+
+
+def run_jobs(jobs: Sequence[RefereeJob], workers: int) -> list[JobOutcome]:
+    """Every job in a process of its own, ``workers`` at a time, in input order; a failing job,
+    or a worker process that dies, fails its own input only: the others go on, nothing is
+    judged twice (a dead worker's input is not run again: its match waits for --resume)."""
+    context = multiprocessing.get_context("spawn")  # no fork of a threaded process
+    outcomes: dict[int, JobOutcome] = {}
+    waiting = list(range(len(jobs)))
+    running: dict[Connection, tuple[int, BaseProcess]] = {}
+    limit = max(1, min(workers, len(jobs)))
+    try:
+        while waiting or running:
+            while waiting and len(running) < limit:
+                i = waiting.pop(0)
+                receive, send = context.Pipe(duplex=False)
+                worker = context.Process(target=_worker_main, args=(jobs[i], send),
+                                         name=f"kaisa {jobs[i].source.name}")
+                worker.start()
+                send.close()  # (the worker holds the only writing end: closed when it ends)
+                running[receive] = (i, worker)
+            for ready in wait(list(running)):
+                assert isinstance(ready, Connection)
+                i, process = running.pop(ready)
+                try:
+                    outcomes[i] = ready.recv()
+                except (EOFError, OSError):
+                    process.join(10)
+                    assert process.pid is not None
+                    outcomes[i] = died_outcome(jobs[i], process.pid, process.exitcode)
+                    print(f"[{jobs[i].source.name}] kaisa: {outcomes[i].error}",
+                          file=sys.stderr, flush=True)
+                finally:
+                    ready.close()
+                process.join(WORKER_EXIT_S)  # its work is done (its outcome is in)
+                if process.is_alive():  # (a thread that does not end keeps it alive)
+                    process.terminate()
+                    process.join()
+    except KeyboardInterrupt:  # the workers have it too: let them say so, then stop them
+        for _, process in running.values():
+            process.join(5)
+            if process.is_alive():
+                process.terminate()
+        raise
     return [outcomes[i] for i in range(len(jobs))]

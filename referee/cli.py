@@ -24,7 +24,7 @@ from referee.app import (
     shot_line,
 )
 from referee.errors import InputError
-from referee.gamefile import load_game, read_rules_file
+from referee.gamefile import load_game, read_json, read_rules_file
 from referee.journal import (
     Journal,
     JournalError,
@@ -38,7 +38,8 @@ from referee.outpaths import (
     check_outputs,
     write_text_atomically,
 )
-from rules import KaisaError
+from referee.overrides import EventSpec, Override, parse_call, parse_final
+from rules import KaisaError, ShotFacts
 
 # Decoder chatter ("moov atom not found") would break the one-line error promise; errors are
 # reported by us instead.
@@ -200,7 +201,10 @@ def _cmd_referee(args: argparse.Namespace) -> int:
                   file=sys.stderr)
     failed = [o for o in outcomes if o.error is not None]
     if failed:
-        print(f"kaisa: {len(failed)} of {len(outcomes)} inputs failed", file=sys.stderr)
+        died = sum(o.died for o in failed)
+        print(f"kaisa: {len(failed)} of {len(outcomes)} inputs failed" + (
+            f" ({plural(died, 'worker process', 'worker processes')} died: --resume "
+            "continues their matches)" if died else ""), file=sys.stderr)
     return 1 if any(o.internal for o in failed) else 2 if failed else 0
 
 
@@ -218,9 +222,17 @@ def _cmd_journal(args: argparse.Namespace) -> int:
             print(f"no match journalled yet ({path} does not exist)")
             return 0
         return _journal_list(path)
+    override = _override_of(args)
     readonly = args.action == "show"
     with Journal(path, readonly=readonly) as journal:
         match_id = args.match if args.match is not None else journal.last_match_id()
+        if override is not None:
+            shot = None if args.shot is None else args.shot - 1
+            key, _ = journal.record_override(match_id, override, args.reason or "", shot)
+            _journal_show(journal, match_id)
+            print(f"the next --resume of this match judges {shot_number(key)} again with the "
+                  "override")
+            return 0
         if args.action == "undo":
             journal.record_undo(match_id, args.reason or "")
         elif args.action == "correct":
@@ -235,6 +247,62 @@ def _cmd_journal(args: argparse.Namespace) -> int:
             return 0
         _journal_show(journal, match_id)
     return 0
+
+
+OVERRIDE_OPTIONS = ("call", "drop_event", "add_event", "final", "facts", "shot")
+
+
+OVERRIDE_HELP = "\n".join([
+    textwrap.fill(
+        "override: after `journal undo`, the shot whose verdict was withdrawn is judged again "
+        "by the next `kaisa referee INPUT --resume`, from the state before it. An override "
+        "says what the referee got wrong in it; it is journalled (with --reason) and applied "
+        "to the shot's facts, as read again from the GAME file or found again in the video, "
+        "before it is judged:", 88),
+    "  kaisa journal override 3 --drop-event pocket:R1 --reason 'R1 stayed on the lip'",
+    "  kaisa journal override 3 --call R:FL --reason 'he called the foot-left pocket'",
+    textwrap.fill(
+        "Event specs are TYPE:BALL[:WHAT]: pocket:R1[:FL], off_table:Y, cushion:W1[:foot], "
+        "contact:W1:R1; an added one names its pocket or cushion, and may give its time in "
+        "seconds, @T (default: after the shot's last event). A ball whose pocket event is "
+        "dropped stayed on the pocket's lip; one whose off_table event is dropped, where it "
+        "was (or, both, where --final puts it). Several overrides of one shot add up; `journal "
+        "undo` withdraws the last entry, an override too. An override that names no undone "
+        "shot, an unknown ball or pocket, or facts the rules cannot judge is refused (exit 2), "
+        "nothing written.", 88)])
+
+
+def _override_of(args: argparse.Namespace) -> Override | None:
+    """`journal override`'s options as an Override (None for the other actions, which take
+    none of them)."""
+    given = [f"--{name.replace('_', '-')}" for name in OVERRIDE_OPTIONS
+             if getattr(args, name) not in (None, [])]
+    if args.action != "override":
+        if given:
+            raise InputError(f"{given[0]} is for `kaisa journal override`", f"journal "
+                             f"{args.action}")
+        return None
+    if not given or given == ["--shot"]:
+        raise InputError("an override changes something: give --call, --drop-event, "
+                         "--add-event, --final or --facts", "journal override")
+    if args.shot is not None and args.shot < 1:
+        raise InputError(f"--shot: expected a shot number >= 1, got {args.shot}",
+                         "journal override")
+    facts = None
+    if args.facts is not None:
+        data = read_json(args.facts, "a shot's facts {\"call\": ..., \"events\": [...], "
+                         "\"final_positions\": {...}}")
+        try:
+            facts = ShotFacts.from_dict(data, "facts")
+        except KaisaError as err:
+            raise InputError(str(err), str(args.facts)) from None
+    final = dict(parse_final(f) for f in args.final)
+    return Override(
+        facts=facts, set_call=args.call is not None,
+        call=parse_call(args.call) if args.call is not None else None,
+        drop=tuple(EventSpec.parse(d, "--drop-event") for d in args.drop_event),
+        add=tuple(EventSpec.parse(a, "--add-event", timed=True) for a in args.add_event),
+        final=final)
 
 
 def _journal_list(path: Path) -> int:
@@ -275,23 +343,33 @@ def _journal_show(journal: Journal, match_id: int) -> None:
     print(f"match {match_id}: {record.source} ({record.status}, started {record.created_at})")
     timeline = journal.timeline(match_id)
     withdrawn = {e.undone_by: e for e in timeline if e.undone_by is not None}
+    undone = "  [undone]"
     for entry in timeline:
         if entry.void is not None:
             print(f"           (entry {entry.seq} not counted: {entry.void})")
         elif entry.kind == "verdict" and entry.facts and entry.verdict and entry.shot_key:
             index = shot_index(entry.shot_key)
             line = shot_line(index if index is not None else 0, entry.facts, entry.verdict)
-            print(line + ("  [undone]" if entry.undone_by is not None else ""))
+            applied = entry.facts.extra.get("overrides")
+            if isinstance(applied, list) and applied:
+                line += "  [with the override of entry " + ", ".join(
+                    str(o.get("entry")) for o in applied if isinstance(o, dict)) + "]"
+            print(line + (undone if entry.undone_by is not None else ""))
         elif entry.kind == "undo":
             gone = withdrawn.get(entry.seq)
             what = ("nothing (there was nothing to undo)" if gone is None else
                     shot_number(gone.shot_key) if gone.kind == "verdict" else
-                    f"the correction of entry {gone.seq}")
+                    f"the override of {shot_number(gone.shot_key)} (entry {gone.seq})"
+                    if gone.kind == "override" else f"the correction of entry {gone.seq}")
             print(f"           undo        {what} withdrawn  ({entry.note or 'no reason given'})")
+        elif entry.kind == "override" and entry.override is not None:
+            print(f"           override    {shot_number(entry.shot_key)}: "
+                  f"{entry.override.describe()}  ({entry.note or 'no reason given'})"
+                  + (undone if entry.undone_by is not None else ""))
         elif entry.score is not None:
             print(f"           correction  score set to {entry.score[0]}:{entry.score[1]}"
                   f"  ({entry.note or 'no reason given'})"
-                  + ("  [undone]" if entry.undone_by is not None else ""))
+                  + (undone if entry.undone_by is not None else ""))
     state = record.match.state
     tail = f"player {state.winner} won" if state.winner else f"player {state.shooter} to play"
     print(f"score {state.score[0]}:{state.score[1]}, {tail}")
@@ -619,7 +697,10 @@ def build_parser() -> argparse.ArgumentParser:
                "a name without a suffix: created), else beside the path given as "
                "NAME.<its file name>. Without -o each JSON report is written beside its input. "
                "An input that fails does not stop the others: one line each on stderr, exit "
-               "code 2 (1 if the failure was an internal error).")
+               "code 2 (1 if the failure was an internal error). With --jobs each input has "
+               "a process of its own: one that dies (killed, out of memory) fails its input "
+               "alone, said as such (exit code 1); its match is kept, and the same command "
+               "with --resume continues it without judging the finished inputs again.")
     ref.add_argument("inputs", nargs="*", type=Path, metavar="GAME_OR_VIDEO")
     ref.add_argument("--rules", type=Path, help="rules options file (TOML or JSON)")
     ref.add_argument("--calibration", type=Path,
@@ -725,14 +806,35 @@ def build_parser() -> argparse.ArgumentParser:
     trk.set_defaults(run=_cmd_track)
 
     jr = sub.add_parser(
-        "journal", help="show matches; undo the last verdict; correct a score; reports",
-        description="The match journal. list, show and report only read it (a read-only file "
-                    "will do); undo withdraws the last entry (its shot is judged again on "
-                    "--resume); correct sets the score; report writes a match's reports from "
-                    "the journal, judging nothing; release frees a match from a run that "
-                    "cannot be asked (on another host) and is known to be gone.")
-    jr.add_argument("action", choices=["list", "show", "undo", "correct", "report", "release"])
+        "journal", help="show matches; undo the last verdict; override; correct a score; "
+                        "reports",
+        description=textwrap.fill(
+            "The match journal. list, show and report only read it (a read-only file will "
+            "do); undo withdraws the last entry (a verdict's shot is judged again on "
+            "--resume); override changes an undone shot's call or facts before it is judged "
+            "again; correct sets the score; report writes a match's reports from the journal, "
+            "judging nothing; release frees a match from a run that cannot be asked (on "
+            "another host) and is known to be gone.", 88),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=OVERRIDE_HELP)
+    jr.add_argument("action", choices=["list", "show", "undo", "override", "correct", "report",
+                                       "release"])
     jr.add_argument("match", nargs="?", type=int, help="match id (default: the latest)")
+    jr.add_argument("--shot", type=int, metavar="N",
+                    help="with override: the undone shot, by its number as `journal show` has "
+                         "it (default: the next one to be judged again)")
+    jr.add_argument("--call", metavar="BALL:POCKET",
+                    help="with override: the shot's call (R:FL, Y:ML, W:HR), or none")
+    jr.add_argument("--drop-event", action="append", default=[], metavar="TYPE:BALL[:WHAT]",
+                    help="with override: take out the shot's events of this kind (repeatable)")
+    jr.add_argument("--add-event", action="append", default=[],
+                    metavar="TYPE:BALL[:WHAT][@T]",
+                    help="with override: put an event in the shot (repeatable)")
+    jr.add_argument("--final", action="append", default=[], metavar="BALL:X,Y",
+                    help="with override: where a ball came to rest, mm (repeatable)")
+    jr.add_argument("--facts", type=Path, metavar="FILE.json",
+                    help="with override: the shot's facts replaced as a whole (shot facts "
+                         "JSON: call, events, final_positions)")
     jr.add_argument("--score", type=_score_arg, help="with correct: the score to set, A:B")
     jr.add_argument("--reason", help="why (kept in the journal)")
     jr.add_argument("-o", "--output", type=Path, metavar="PATH",
