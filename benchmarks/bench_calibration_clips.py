@@ -81,7 +81,9 @@ def evaluate(paths: list[Path]) -> dict[str, int]:
         counts["silently_wrong"] += (not found.doubtful) and mean > QUALITY_MM
         print(f"{path.name:40s} mean {mean:5.2f} mm  max {worst:5.2f} mm  "
               f"rms {found.rms_residual_mm:4.2f} mm  pinhole "
-              f"{100 * checks.get('pinhole_violation', 0.0):4.2f} %  width "
+              f"{100 * checks.get('pinhole_violation', 0.0):4.2f} %  shape "
+              f"{checks.get('shape_error_mm', 0.0):4.1f} mm (warn > "
+              f"{checks.get('shape_soft_mm', 0.0):4.1f})  width "
               f"{checks.get('cushion_width_from', '-')}  {seconds:4.1f} s {flag}")
     if rows:
         print(f"clips {len(paths)}, found {len(rows)}, mean of means {np.mean(rows):.2f} mm, "

@@ -44,11 +44,11 @@ from calibration.model import (
     undistort_points,
 )
 from calibration.plausibility import (
-    DOUBTFUL_VIOLATION,
-    REFUSE_VIOLATION,
+    ShapeCheck,
     aspect_width_mm,
     outline_homography,
     pinhole_consistency,
+    shape_check,
 )
 from rules.table import Cushion, TableSpec
 
@@ -534,15 +534,18 @@ def detect_table(image: NDArray[np.uint8] | Sequence[NDArray[np.uint8]],
     ``nose_height_mm``: the cushion noses' height above the
     plane of ball centres (default :func:`default_nose_height_mm`; 0 calibrates the nose plane
     itself); ``camera_height_mm``: the camera's height above that plane (see the module doc).
-    Raises :class:`CalibrationError` when no table is found or the cushion lines fit worse than
-    ``max_residual_mm`` RMS.
+    Raises :class:`CalibrationError` when no table is found, the cushion lines fit worse than
+    ``max_residual_mm`` RMS, or the table found is beyond the hard limit of the shape check
+    (:func:`calibration.plausibility.shape_check`: no camera sees the preset's table so); between
+    its soft and hard limits the calibration is kept, marked doubtful, with a warning.
 
     Two readings of the picture are tried. The classic one (cloth model in Lab a*, b*, nose = the
     first colour edge inward of the rail, lens k1) suits an evenly lit picture and is kept when
-    its cushion lines fit within ``CLASSIC_TRUSTED_MM``; otherwise the illumination-invariant one
-    (see :func:`_detect`), made for strong vignetting, lighting gradients and dim, compressed
-    cushions, is tried too and the better-fitting of the two kept. The classic reading's error is
-    raised when neither finds the table.
+    its cushion lines fit within ``CLASSIC_TRUSTED_MM`` and its shape is plausible; otherwise the
+    illumination-invariant one (see :func:`_detect`), made for strong vignetting, lighting
+    gradients and dim, compressed cushions, is tried too, and of the two a plausible one is kept
+    before a doubtful one, then the better-fitting. The classic reading's error is raised when
+    neither finds the table.
     """
     table = table or TableSpec()
     if head is not None and head not in HEADS:
@@ -558,41 +561,37 @@ def detect_table(image: NDArray[np.uint8] | Sequence[NDArray[np.uint8]],
             float(camera_height_mm))
     classic: TableDetection | None = None
     first: CalibrationError | None = None
-    implausible: list[TableDetection] = []
+    refused: list[TableDetection] = []  # found, but no camera can see the preset's table so
     try:
         classic = _checked(_detect(*args, invariant=False))
     except CalibrationError as err:
         first = err
-    if classic is not None and _violation(classic) > REFUSE_VIOLATION:
-        implausible.append(classic)
+    if classic is not None and _shape(classic).refused:
+        refused.append(classic)
         classic = None
-    if classic is not None and classic.calibration.rms_residual_mm <= CLASSIC_TRUSTED_MM:
+    if (classic is not None and classic.calibration.rms_residual_mm <= CLASSIC_TRUSTED_MM
+            and not _shape(classic).doubtful):
         return _oriented(classic, img, head)
     other: TableDetection | None = None
     try:
         other = _checked(_detect(*args, invariant=True))
     except CalibrationError as err:
         first = first or err
-    if other is not None and _violation(other) > REFUSE_VIOLATION:
-        implausible.append(other)
+    if other is not None and _shape(other).refused:
+        refused.append(other)
         other = None
-    if other is None or (classic is not None and
-                         classic.calibration.rms_residual_mm <=
-                         other.calibration.rms_residual_mm):
-        if classic is not None:
-            return _oriented(classic, img, head)
-        if implausible:
-            worst = min(implausible, key=_violation)
-            fit = pinhole_consistency(worst.calibration.homography_image_to_table,
-                                      worst.calibration.image_size)
-            raise CalibrationError(
-                f"table found but implausible: no camera with square pixels sees a "
-                f"{table.length_mm:g} x {table.width_mm:g} mm field this way (aspect off by "
-                f"{100 * fit.aspect:+.1f} %, skew {100 * fit.skew:+.1f} %, expected under "
-                f"{100 * REFUSE_VIOLATION:.1f} %); check the table preset or give --corners")
-        assert first is not None
-        raise first from None
-    return _oriented(other, img, head)
+    found = [d for d in (classic, other) if d is not None]
+    if found:
+        # a plausible reading before a doubtful one; then the better fit (the classic on a tie)
+        best = min(found, key=lambda d: (_shape(d).doubtful, d.calibration.rms_residual_mm))
+        return _oriented(best, img, head)
+    if refused:
+        check = min((_shape(d) for d in refused), key=lambda c: c.sigmas)
+        raise CalibrationError(
+            f"table found but refused: {check.describe()}; check the table preset (--table) or "
+            "give the corners (--corners)")
+    assert first is not None
+    raise first from None
 
 
 _TURNED = {Cushion.HEAD: Cushion.FOOT, Cushion.FOOT: Cushion.HEAD, Cushion.RIGHT: Cushion.LEFT,
@@ -623,29 +622,30 @@ def _oriented(detection: TableDetection, image: NDArray[np.uint8], head: str | N
                                                   Cushion.LEFT)))
 
 
-def _violation(detection: TableDetection) -> float:
-    checks = detection.calibration.checks or {}
-    return float(checks.get("pinhole_violation", 0.0))
+def _shape(detection: TableDetection) -> ShapeCheck:
+    cal = detection.calibration
+    return shape_check(cal.homography_image_to_table, cal.image_size, cal.table,
+                       cal.rms_residual_mm)
 
 
 def _checked(detection: TableDetection) -> TableDetection:
     """The detection with the plausibility evidence (calibration.plausibility) in its
-    calibration's ``checks``: the pinhole consistency of the homography, and ``doubtful`` with
-    a warning when it is poor or the lens model ran to the edge of its search range."""
+    calibration's ``checks``: the pinhole consistency of the homography and the field's shape
+    error in mm against what the measurement explains, and ``doubtful`` with a warning when
+    the shape is beyond the soft limit or the lens model ran to the edge of its search range."""
     cal = detection.calibration
-    fit = pinhole_consistency(cal.homography_image_to_table, cal.image_size)
+    shape = _shape(detection)
+    fit = shape.fit
     checks = dict(cal.checks or {})
     warnings: list[str] = []
-    if fit.violation > DOUBTFUL_VIOLATION:
-        warnings.append(f"the table's aspect is hardly one a camera can see (pinhole violation "
-                        f"{100 * fit.violation:.2f} %, expected < "
-                        f"{100 * DOUBTFUL_VIOLATION:.2f} %): check the preview")
+    if shape.doubtful:
+        warnings.append(f"{shape.describe()}: check the preview")
     if checks.get("lens_at_bound"):
         warnings.append("the lens model reached the limit of its range: check the preview")
     checks.update({"pinhole_violation": round(fit.violation, 5),
                    "pinhole_aspect": round(fit.aspect, 5), "pinhole_skew": round(fit.skew, 5),
-                   "focal_px": round(fit.focal_px, 1), "doubtful": bool(warnings),
-                   "warnings": warnings})
+                   "focal_px": round(fit.focal_px, 1), **shape.to_checks(),
+                   "doubtful": bool(warnings), "warnings": warnings})
     return replace(detection, calibration=replace(cal, checks=checks))
 
 

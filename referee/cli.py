@@ -3,25 +3,28 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
-from collections.abc import Sequence
+import textwrap
+from collections.abc import Iterator, Sequence
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from referee.app import (
     RefereeJob,
     is_video,
+    plural,
     rewrite_reports,
     run_job,
     run_job_safely,
     run_jobs,
     shot_line,
-    write_text_atomically,
 )
 from referee.errors import InputError
-from referee.gamefile import load_game, read_rules_file
+from referee.gamefile import load_game, read_json, read_rules_file
 from referee.journal import (
     Journal,
     JournalError,
@@ -29,7 +32,14 @@ from referee.journal import (
     shot_index,
     shot_number,
 )
-from rules import KaisaError
+from referee.outpaths import (
+    check_output_file,
+    check_output_folder,
+    check_outputs,
+    write_text_atomically,
+)
+from referee.overrides import EventSpec, Override, parse_call, parse_final
+from rules import KaisaError, ShotFacts
 
 # Decoder chatter ("moov atom not found") would break the one-line error promise; errors are
 # reported by us instead.
@@ -61,7 +71,8 @@ def _demo(args: argparse.Namespace) -> None:
     args.output = args.output or DEMO_OUTPUT / "demo_match.report.json"
     args.html = args.html or DEMO_OUTPUT / "demo_match.html"
     args.annotated = args.annotated or DEMO_OUTPUT / "demo_match.annotated.mp4"
-    DEMO_OUTPUT.mkdir(exist_ok=True)
+    check_output_folder(DEMO_OUTPUT, "the demo's reports (run it where you may write, or give "
+                        "-o, --html and --annotated)")
     print(f"kaisa referee: no input given, refereeing the demo match video ({DEMO_VIDEO.name}, "
           f"78 s); the reports and the annotated video go to {DEMO_OUTPUT}/", file=sys.stderr)
 
@@ -130,11 +141,7 @@ def _referee_jobs(args: argparse.Namespace) -> list[RefereeJob]:
     for kind in OUTPUT_KINDS:
         base = getattr(args, kind)
         if many and base is not None and _is_dir_arg(base):
-            try:
-                base.mkdir(parents=True, exist_ok=True)
-            except OSError as err:
-                raise InputError(f"cannot make this directory ({err.strerror})",
-                                 str(base)) from None
+            check_output_folder(base, f"the {OUTPUT_KINDS[kind]} files")
     jobs: list[RefereeJob] = []
     taken: dict[Path, Path] = {}
     for source in sources:
@@ -156,7 +163,28 @@ def _referee_jobs(args: argparse.Namespace) -> list[RefereeJob]:
             start=_per_input(args.start, source, "start.json"), output=paths["output"],
             html=paths["html"],
             annotated=paths["annotated"], resume=args.resume, pace_s=args.pace))
+    for job in jobs:  # every place written, checked before any work
+        check_outputs([(job.output, "the JSON report"), (job.html, "the HTML report"),
+                       (job.annotated, "the annotated video")])
+    check_journal_place(args.journal)
     return jobs
+
+
+def check_journal_place(given: Path | None) -> None:
+    """The journal's folder can be written in (SQLite writes its log beside the file): a
+    folder given (--journal) must exist; the default one is made."""
+    path = given or default_journal_path()
+    if given is None and not path.parent.exists():
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise InputError(f"cannot make the journal's folder ({err.strerror}); give "
+                             "--journal FILE or set KAISA_JOURNAL", str(path.parent)) from None
+    try:
+        check_output_file(path, "the journal")
+    except InputError as err:
+        raise InputError(f"{err.detail}; give --journal FILE in a folder you may write in",
+                         err.where) from None
 
 
 def _cmd_referee(args: argparse.Namespace) -> int:
@@ -173,7 +201,10 @@ def _cmd_referee(args: argparse.Namespace) -> int:
                   file=sys.stderr)
     failed = [o for o in outcomes if o.error is not None]
     if failed:
-        print(f"kaisa: {len(failed)} of {len(outcomes)} inputs failed", file=sys.stderr)
+        died = sum(o.died for o in failed)
+        print(f"kaisa: {len(failed)} of {len(outcomes)} inputs failed" + (
+            f" ({plural(died, 'worker process', 'worker processes')} died: --resume "
+            "continues their matches)" if died else ""), file=sys.stderr)
     return 1 if any(o.internal for o in failed) else 2 if failed else 0
 
 
@@ -183,6 +214,7 @@ def _cmd_journal(args: argparse.Namespace) -> int:
         if args.output is None and args.html is None:
             raise InputError("journal report needs -o FILE and/or --html FILE (where to write "
                              "the reports)", "journal report")
+        check_outputs([(args.output, "the JSON report"), (args.html, "the HTML report")])
         rewrite_reports(path, args.match, args.output, args.html, resumed=False)
         return 0
     if args.action == "list":
@@ -190,9 +222,17 @@ def _cmd_journal(args: argparse.Namespace) -> int:
             print(f"no match journalled yet ({path} does not exist)")
             return 0
         return _journal_list(path)
+    override = _override_of(args)
     readonly = args.action == "show"
     with Journal(path, readonly=readonly) as journal:
         match_id = args.match if args.match is not None else journal.last_match_id()
+        if override is not None:
+            shot = None if args.shot is None else args.shot - 1
+            key, _ = journal.record_override(match_id, override, args.reason or "", shot)
+            _journal_show(journal, match_id)
+            print(f"the next --resume of this match judges {shot_number(key)} again with the "
+                  "override")
+            return 0
         if args.action == "undo":
             journal.record_undo(match_id, args.reason or "")
         elif args.action == "correct":
@@ -209,24 +249,88 @@ def _cmd_journal(args: argparse.Namespace) -> int:
     return 0
 
 
+OVERRIDE_OPTIONS = ("call", "drop_event", "add_event", "final", "facts", "shot")
+
+
+OVERRIDE_HELP = "\n".join([
+    textwrap.fill(
+        "override: after `journal undo`, the shot whose verdict was withdrawn is judged again "
+        "by the next `kaisa referee INPUT --resume`, from the state before it. An override "
+        "says what the referee got wrong in it; it is journalled (with --reason) and applied "
+        "to the shot's facts, as read again from the GAME file or found again in the video, "
+        "before it is judged:", 88),
+    "  kaisa journal override 3 --drop-event pocket:R1 --reason 'R1 stayed on the lip'",
+    "  kaisa journal override 3 --call R:FL --reason 'he called the foot-left pocket'",
+    textwrap.fill(
+        "Event specs are TYPE:BALL[:WHAT]: pocket:R1[:FL], off_table:Y, cushion:W1[:foot], "
+        "contact:W1:R1; an added one names its pocket or cushion, and may give its time in "
+        "seconds, @T (default: after the shot's last event). A ball whose pocket event is "
+        "dropped stayed on the pocket's lip; one whose off_table event is dropped, where it "
+        "was (or, both, where --final puts it). Several overrides of one shot add up; `journal "
+        "undo` withdraws the last entry, an override too. An override that names no undone "
+        "shot, an unknown ball or pocket, or facts the rules cannot judge is refused (exit 2), "
+        "nothing written.", 88)])
+
+
+def _override_of(args: argparse.Namespace) -> Override | None:
+    """`journal override`'s options as an Override (None for the other actions, which take
+    none of them)."""
+    given = [f"--{name.replace('_', '-')}" for name in OVERRIDE_OPTIONS
+             if getattr(args, name) not in (None, [])]
+    if args.action != "override":
+        if given:
+            raise InputError(f"{given[0]} is for `kaisa journal override`", f"journal "
+                             f"{args.action}")
+        return None
+    if not given or given == ["--shot"]:
+        raise InputError("an override changes something: give --call, --drop-event, "
+                         "--add-event, --final or --facts", "journal override")
+    if args.shot is not None and args.shot < 1:
+        raise InputError(f"--shot: expected a shot number >= 1, got {args.shot}",
+                         "journal override")
+    facts = None
+    if args.facts is not None:
+        data = read_json(args.facts, "a shot's facts {\"call\": ..., \"events\": [...], "
+                         "\"final_positions\": {...}}")
+        try:
+            facts = ShotFacts.from_dict(data, "facts")
+        except KaisaError as err:
+            raise InputError(str(err), str(args.facts)) from None
+    final = dict(parse_final(f) for f in args.final)
+    return Override(
+        facts=facts, set_call=args.call is not None,
+        call=parse_call(args.call) if args.call is not None else None,
+        drop=tuple(EventSpec.parse(d, "--drop-event") for d in args.drop_event),
+        add=tuple(EventSpec.parse(a, "--add-event", timed=True) for a in args.add_event),
+        final=final)
+
+
 def _journal_list(path: Path) -> int:
     """Every match, one line each; a damaged match is listed as such (the others are not
     hidden) and named on stderr, exit code 2."""
     damaged: list[str] = []
     with Journal(path, readonly=True) as journal:
-        for match_id, source, status, created in journal.matches():
+        matches = journal.matches()
+        if not matches:
+            print(f"no match journalled yet ({path})")
+            return 0
+        width = max(len(created) for _, _, _, created in matches)
+        print(f"{'id':>4s}  {'started':{width}s}  {'status':8s}  {'score':7s}  source")
+        for match_id, source, status, created in matches:
             holder = journal.holder(match_id)
             held = f"  [being refereed: {holder.describe()}]" if holder and holder.alive() else ""
             try:
                 state = journal.load(match_id).match.state
             except JournalError as err:
                 damaged.append(err.detail)
-                print(f"{match_id:4d}  {created}  {'DAMAGED':8s}  {'?':>3s}:{'?':<3s}  {source}")
+                print(f"{match_id:4d}  {created:{width}s}  {'DAMAGED':8s}  {'?':>3s}:{'?':<3s}  "
+                      f"{source}")
                 continue
-            print(f"{match_id:4d}  {created}  {status:8s}  {state.score[0]:3d}:"
+            print(f"{match_id:4d}  {created:{width}s}  {status:8s}  {state.score[0]:3d}:"
                   f"{state.score[1]:<3d}  {source}{held}")
     if damaged:
-        more = f" (and {len(damaged) - 1} more damaged match(es))" if len(damaged) > 1 else ""
+        more = (f" (and {plural(len(damaged) - 1, 'more damaged match', 'more damaged matches')})"
+                if len(damaged) > 1 else "")
         print(f"kaisa: {path}: {damaged[0]}{more}", file=sys.stderr)
         return 2
     return 0
@@ -239,23 +343,33 @@ def _journal_show(journal: Journal, match_id: int) -> None:
     print(f"match {match_id}: {record.source} ({record.status}, started {record.created_at})")
     timeline = journal.timeline(match_id)
     withdrawn = {e.undone_by: e for e in timeline if e.undone_by is not None}
+    undone = "  [undone]"
     for entry in timeline:
         if entry.void is not None:
             print(f"           (entry {entry.seq} not counted: {entry.void})")
         elif entry.kind == "verdict" and entry.facts and entry.verdict and entry.shot_key:
             index = shot_index(entry.shot_key)
             line = shot_line(index if index is not None else 0, entry.facts, entry.verdict)
-            print(line + ("  [undone]" if entry.undone_by is not None else ""))
+            applied = entry.facts.extra.get("overrides")
+            if isinstance(applied, list) and applied:
+                line += "  [with the override of entry " + ", ".join(
+                    str(o.get("entry")) for o in applied if isinstance(o, dict)) + "]"
+            print(line + (undone if entry.undone_by is not None else ""))
         elif entry.kind == "undo":
             gone = withdrawn.get(entry.seq)
             what = ("nothing (there was nothing to undo)" if gone is None else
                     shot_number(gone.shot_key) if gone.kind == "verdict" else
-                    f"the correction of entry {gone.seq}")
+                    f"the override of {shot_number(gone.shot_key)} (entry {gone.seq})"
+                    if gone.kind == "override" else f"the correction of entry {gone.seq}")
             print(f"           undo        {what} withdrawn  ({entry.note or 'no reason given'})")
+        elif entry.kind == "override" and entry.override is not None:
+            print(f"           override    {shot_number(entry.shot_key)}: "
+                  f"{entry.override.describe()}  ({entry.note or 'no reason given'})"
+                  + (undone if entry.undone_by is not None else ""))
         elif entry.score is not None:
             print(f"           correction  score set to {entry.score[0]}:{entry.score[1]}"
                   f"  ({entry.note or 'no reason given'})"
-                  + ("  [undone]" if entry.undone_by is not None else ""))
+                  + (undone if entry.undone_by is not None else ""))
     state = record.match.state
     tail = f"player {state.winner} won" if state.winner else f"player {state.shooter} to play"
     print(f"score {state.score[0]}:{state.score[1]}, {tail}")
@@ -269,9 +383,9 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
         CalibrationError,
         detect_table_in_video,
         median_frame,
-        sample_frames,
         save_preview,
     )
+    from referee.pipeline import sample_frames_shown
     from rules import TableSpec
     from vision.detection import with_ball_check
 
@@ -279,7 +393,9 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
     table = TableSpec.from_value(args.table)
     out = args.output or Path(f"{video.stem}.calib.json")
     preview = args.preview or Path(f"{video.stem}.calib.png")
-    frames = sample_frames(video, 9)
+    check_outputs([(out, "the calibration"), (preview, "the preview picture")])
+    frames = sample_frames_shown(video, 9)
+    print(f"{video.name}: finding the table in the sample frames", file=sys.stderr, flush=True)
     detection = None
     try:
         if args.corners:
@@ -293,8 +409,10 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
     except CalibrationError as err:
         # Refused: still show what the camera saw, so the operator can see why.
         still = median_frame([f for _, f in frames])
-        cv2.putText(still, "no table found: " + err.detail[:80], (20, 40),
-                    cv2.FONT_HERSHEY_SIMPLEX, 0.8, (0, 0, 255), 2, cv2.LINE_AA)
+        # (the refusal says itself whether a table was found; the whole of it, in lines)
+        for k, line in enumerate(textwrap.wrap(err.detail, 80)[:4]):
+            cv2.putText(still, line, (20, 40 + 32 * k),
+                        cv2.FONT_HERSHEY_SIMPLEX, 0.8, (0, 0, 255), 2, cv2.LINE_AA)
         cv2.imwrite(str(preview), still)
         raise CalibrationError(f"{err.detail} (what the camera saw: {preview})",
                                str(video)) from None
@@ -341,7 +459,11 @@ def _cmd_synth(args: argparse.Namespace) -> int:
         for name in SCENARIO_BUILDERS:
             print(f"{name:22s} {scenario(name).shows}")
         return 0
-    out: Path = args.output
+    if args.output is None and not args.committed:
+        raise InputError("expected -o DIR, the folder to write the clips in (only --committed "
+                         "has a default: sample_videos/, the committed clips remade)", "synth")
+    out: Path = args.output or Path("sample_videos")
+    check_output_folder(out, "the clips", create=not args.committed)
     if args.committed:
         try:
             clips = read_manifest(out)
@@ -360,21 +482,33 @@ def _cmd_synth(args: argparse.Namespace) -> int:
     go_on = not args.committed and not args.scenario
     made: list[tuple[str, str, int]] = []
     skipped: list[str] = []
+    from referee.progress import Progress
+
     for k, (name, scenario_name, seed) in enumerate(clips, 1):
-        def progress(done: int, total: int, name: str = name, k: int = k) -> None:
-            if done == total or done % 30 == 0:
-                print(f"\r[{k}/{len(clips)}] {name}: frame {done}/{total}", end="",
-                      file=sys.stderr, flush=True)
+        bars: list[Progress] = []
+
+        def progress(done: int, total: int, name: str = name, k: int = k,
+                     bars: list[Progress] = bars) -> None:
+            if not bars:
+                bars.append(Progress(f"[{k}/{len(clips)}] {name}: rendering", total))
+            bars[0].to(done)
+
         try:
             paths = make_clip(name, scenario_name, seed, out, progress)
         except ScenarioError as err:
-            print(f"\nkaisa: {err}", file=sys.stderr)
+            for bar in bars:
+                bar.close()
+            print(f"kaisa: {err}", file=sys.stderr)
             if not go_on:
                 return 1
             skipped.append(name)
             continue
+        except OSError as err:
+            raise InputError(f"cannot write the clip ({err.strerror})", str(out)) from None
+        for bar in bars:
+            bar.close()
         made.append((name, scenario_name, seed))
-        print(f"\r[{k}/{len(clips)}] {paths['video']}", file=sys.stderr)
+        print(f"[{k}/{len(clips)}] {paths['video']}", file=sys.stderr)
     if not args.committed and args.manifest:
         write_manifest(out, made)
     if args.committed or args.manifest:
@@ -383,6 +517,75 @@ def _cmd_synth(args: argparse.Namespace) -> int:
         print(f"kaisa: made {len(made)} of {len(clips)} clips; not playable with this seed: "
               f"{', '.join(skipped)}", file=sys.stderr)
         return 1
+    return 0
+
+
+def _cmd_detect(args: argparse.Namespace) -> int:
+    from vision.commands import run_detect
+
+    code = run_detect(args)
+    print("kaisa detect: score (0 to 1) is how ball-like each blob is; low ones are often "
+          "pieces of the cue, an arm or a shadow (see kaisa detect --help)", file=sys.stderr)
+    return code
+
+
+def _cmd_track(args: argparse.Namespace) -> int:
+    """``kaisa track``: the output place checked first; the balls named from a start state;
+    progress shown; a video that ends early said."""
+    check_output_file(args.output, "the tracks CSV")
+    from referee.app import is_labels_doc, labels_beside
+    from referee.gamefile import read_json
+    from referee.pipeline import early_end, tracking_progress
+    from rules import GameState, RuleOptions, cue_ball_of
+    from vision.commands import VIDEO_SUFFIXES, _calibration_for, _check_size, _read_frame
+    from vision.detection import VisionError
+    from vision.tracking import track_video, write_tracks_csv
+
+    video: Path = args.input
+    if video.suffix.lower() not in VIDEO_SUFFIXES:
+        raise VisionError(f"expected a video ({', '.join(sorted(VIDEO_SUFFIXES))}), got "
+                          f"{str(video)!r}")
+    if not video.is_file():
+        raise VisionError(f"expected a video file, found nothing at {str(video)!r}")
+    start_path = args.start or labels_beside(video)
+    positions = None
+    cue_ball = args.cue_ball
+    if start_path is not None:
+        data = read_json(start_path, "a start state, or a clip's labels")
+        if is_labels_doc(data):
+            data = data.get("start")
+        try:
+            state = GameState.from_dict(data, RuleOptions())
+        except KaisaError as err:
+            raise InputError(str(err), str(start_path)) from None
+        positions = {b.value: xy for b, xy in state.on_table.items()}
+        cue_ball = cue_ball or cue_ball_of(state.shooter).value
+        if args.start is None:
+            print(f"kaisa track: the balls named from the start of {start_path.name} (the "
+                  "labels beside the video; --start to give another)", file=sys.stderr)
+    cal = _calibration_for(args)
+    _check_size(cal, _read_frame(video, 0))
+    bar = tracking_progress(video)
+    read = 0
+
+    def shown() -> Iterator[Any]:
+        nonlocal read
+        for result in track_video(video, cal, cal.table, cue_ball=cue_ball,
+                                  start_positions=positions):
+            read = result.frame + 1
+            bar.to(read)
+            yield result
+
+    part = args.output.with_name(args.output.name + ".part")  # (write_tracks_csv's own)
+    try:
+        n = write_tracks_csv(args.output, shown())
+    except OSError as err:
+        raise InputError(f"cannot write here ({err.strerror})", str(args.output)) from None
+    finally:
+        bar.close()
+        part.unlink(missing_ok=True)  # (a failure: no half file left behind)
+    early_end(video, read)
+    print(f"tracks: {args.output} ({plural(n, 'frame')})", file=sys.stderr)
     return 0
 
 
@@ -411,9 +614,14 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     )
     from referee.labels import load_labels
 
+    check_output_file(args.json, "the metrics")
+    from referee.progress import Progress
+
     cases = []
     tracking = []
-    for path in _labels_paths(args.clips):
+    paths = _labels_paths(args.clips)
+    bar = Progress("kaisa eval", len(paths), unit="clip", shown=args.source == "video")
+    for k, path in enumerate(paths):
         labels = load_labels(path)
         name = path.name.removesuffix(".labels.json")
         if args.source == "tracks":
@@ -429,6 +637,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
             tracking.append(score_tracks(read_tracks(labels.tracks_path), found,
                                          labels.table.ball_diameter_mm))
         cases.append((name, labels, rows))
+        bar.to(k + 1)
+    bar.close()
     total = print_evaluation(cases)
     metrics = total.to_dict()
     if tracking:
@@ -487,7 +697,10 @@ def build_parser() -> argparse.ArgumentParser:
                "a name without a suffix: created), else beside the path given as "
                "NAME.<its file name>. Without -o each JSON report is written beside its input. "
                "An input that fails does not stop the others: one line each on stderr, exit "
-               "code 2 (1 if the failure was an internal error).")
+               "code 2 (1 if the failure was an internal error). With --jobs each input has "
+               "a process of its own: one that dies (killed, out of memory) fails its input "
+               "alone, said as such (exit code 1); its match is kept, and the same command "
+               "with --resume continues it without judging the finished inputs again.")
     ref.add_argument("inputs", nargs="*", type=Path, metavar="GAME_OR_VIDEO")
     ref.add_argument("--rules", type=Path, help="rules options file (TOML or JSON)")
     ref.add_argument("--calibration", type=Path,
@@ -506,8 +719,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="write the HTML report here (several inputs: as -o)")
     ref.add_argument("--annotated", type=Path, metavar="PATH",
                      help="video input: write the video with the balls' ids and trails, the "
-                          "events, the scoreboard and the respots drawn on it (mp4: H.264 when "
-                          "PyAV is installed, else OpenCV's mp4v; several inputs: as -o)")
+                          "events, the scoreboard and the respots drawn on it (mp4: H.264, or "
+                          "MPEG-4 for an odd frame size; several inputs: as -o)")
     ref.add_argument("-j", "--jobs", type=_jobs_arg, default=1, metavar="N",
                      help="referee up to N inputs at once, each in its own process (default 1); "
                           "their lines are prefixed with the input's name")
@@ -536,8 +749,10 @@ def build_parser() -> argparse.ArgumentParser:
                      help="manual: the cushion-nose corners HR, HL, FR, FL in pixels")
     cal.set_defaults(run=_cmd_calibrate)
 
-    sy = sub.add_parser("synth", help="make labelled synthetic clips (needs the synth extra)")
-    sy.add_argument("-o", "--output", type=Path, default=Path("sample_videos"))
+    sy = sub.add_parser("synth", help="make labelled synthetic clips")
+    sy.add_argument("-o", "--output", type=Path, metavar="DIR",
+                    help="the folder to write the clips in (required, except with --committed: "
+                         "sample_videos)")
     sy.add_argument("--seed", type=int, help="seed of the clip, or of the random set")
     sy.add_argument("--scenario", help="one scenario (see --list); default: every scenario")
     sy.add_argument("--committed", action="store_true",
@@ -560,19 +775,66 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--json", type=Path, help="write the metrics as JSON")
     ev.set_defaults(run=_cmd_eval)
 
-    from vision.commands import add_vision_commands
-
-    add_vision_commands(sub)
+    det = sub.add_parser(
+        "detect", help="every ball seen in one frame, as JSON lines",
+        description="Every ball candidate seen in one frame, one JSON object a line.",
+        epilog="Fields: x_px, y_px (image pixels); x_mm, y_mm (table frame, mm from the head-"
+               "right corner); radius_px; colour; score, 0 to 1: how ball-like the blob is (a "
+               "filled disc with cloth all round it): balls at rest score high, while the low "
+               "ones are often pieces of the cue, an arm or a shadow, which the tracker "
+               "weighs accordingly; dots (W1 shows one, W2 two); streak_mm and streak_dir, a "
+               "motion-blur streak (0 when sharp).")
+    det.add_argument("input", type=Path, metavar="IMAGE_OR_VIDEO")
+    det.add_argument("--frame", type=int, default=0, help="frame index in a video (default 0)")
+    det.add_argument("--calibration", type=Path, default=None,
+                     help="a *.calib.json (default: find the table in the input)")
+    det.set_defaults(run=_cmd_detect)
+    trk = sub.add_parser("track", help="ball positions for every frame (tracks CSV)")
+    trk.add_argument("input", type=Path, metavar="VIDEO")
+    trk.add_argument("--calibration", type=Path, default=None,
+                     help="a *.calib.json (default: find the table in the video)")
+    trk.add_argument("-o", "--output", type=Path, required=True,
+                     help="the tracks CSV to write (required: a labelled clip's own "
+                          "VIDEO.tracks.csv must never be overwritten by default)")
+    trk.add_argument("--start", type=Path,
+                     help="start state JSON, or a clip's .labels.json: the balls are named "
+                          "from where it has them, and the shooter's white is the cue ball "
+                          "(default: the labels beside the video, else none)")
+    trk.add_argument("--cue-ball", choices=["W1", "W2"], default=None,
+                     help="the white struck first (the shooter's), to name the whites when "
+                          "their dots are not seen (default: from --start)")
+    trk.set_defaults(run=_cmd_track)
 
     jr = sub.add_parser(
-        "journal", help="show matches; undo the last verdict; correct a score; reports",
-        description="The match journal. list, show and report only read it (a read-only file "
-                    "will do); undo withdraws the last entry (its shot is judged again on "
-                    "--resume); correct sets the score; report writes a match's reports from "
-                    "the journal, judging nothing; release frees a match from a run that "
-                    "cannot be asked (on another host) and is known to be gone.")
-    jr.add_argument("action", choices=["list", "show", "undo", "correct", "report", "release"])
+        "journal", help="show matches; undo the last verdict; override; correct a score; "
+                        "reports",
+        description=textwrap.fill(
+            "The match journal. list, show and report only read it (a read-only file will "
+            "do); undo withdraws the last entry (a verdict's shot is judged again on "
+            "--resume); override changes an undone shot's call or facts before it is judged "
+            "again; correct sets the score; report writes a match's reports from the journal, "
+            "judging nothing; release frees a match from a run that cannot be asked (on "
+            "another host) and is known to be gone.", 88),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=OVERRIDE_HELP)
+    jr.add_argument("action", choices=["list", "show", "undo", "override", "correct", "report",
+                                       "release"])
     jr.add_argument("match", nargs="?", type=int, help="match id (default: the latest)")
+    jr.add_argument("--shot", type=int, metavar="N",
+                    help="with override: the undone shot, by its number as `journal show` has "
+                         "it (default: the next one to be judged again)")
+    jr.add_argument("--call", metavar="BALL:POCKET",
+                    help="with override: the shot's call (R:FL, Y:ML, W:HR), or none")
+    jr.add_argument("--drop-event", action="append", default=[], metavar="TYPE:BALL[:WHAT]",
+                    help="with override: take out the shot's events of this kind (repeatable)")
+    jr.add_argument("--add-event", action="append", default=[],
+                    metavar="TYPE:BALL[:WHAT][@T]",
+                    help="with override: put an event in the shot (repeatable)")
+    jr.add_argument("--final", action="append", default=[], metavar="BALL:X,Y",
+                    help="with override: where a ball came to rest, mm (repeatable)")
+    jr.add_argument("--facts", type=Path, metavar="FILE.json",
+                    help="with override: the shot's facts replaced as a whole (shot facts "
+                         "JSON: call, events, final_positions)")
     jr.add_argument("--score", type=_score_arg, help="with correct: the score to set, A:B")
     jr.add_argument("--reason", help="why (kept in the journal)")
     jr.add_argument("-o", "--output", type=Path, metavar="PATH",
@@ -586,8 +848,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.command is None:  # `kaisa` alone: the main job on the demo
-        args = parser.parse_args(["referee"])
+    if args.command is None:  # `kaisa` alone: what it can do (`kaisa referee`: the demo)
+        parser.print_help()
+        return 0
     try:
         code: int = args.run(args)
         return code
@@ -595,7 +858,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"kaisa: {err}", file=sys.stderr)
         return 2
     except BrokenPipeError:
-        return 0
+        # stdout closed (`kaisa referee ... | head -1`): stop here. Every verdict printed was
+        # journalled first; the match is left running, to be continued with --resume.
+        with contextlib.suppress(OSError, ValueError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())  # (no second error as Python exits)
+        if args.command == "referee":
+            print("kaisa: the output was closed; stopped. Every verdict so far is in the "
+                  "journal: the same command with --resume continues the match",
+                  file=sys.stderr)
+        return 141  # (128 + SIGPIPE, as a process the pipe stopped)
     except KeyboardInterrupt:
         print("kaisa: interrupted; every verdict so far is in the journal (--resume continues)",
               file=sys.stderr)

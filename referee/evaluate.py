@@ -302,24 +302,36 @@ def score_clips(cases: Sequence[tuple[str, Any, list[Any]]]) -> ClipsScore:
         total.verdicts_equal += scores.verdicts_equal
         total.pockets_right += scores.pockets_right
         total.pockets_compared += scores.pockets_compared
-        misses = {t.value: (c.fn, c.fp) for t, c in scores.events.items() if c.fn or c.fp}
-        total.lines.append(
-            f"{name:26s} shots {scores.shots_matched}/{scores.shots} verdicts "
-            f"{scores.verdicts_equal}/{scores.shots} (missed, false) {misses or '-'}"
-            + (f" differ: {scores.verdict_diffs}" if scores.verdict_diffs else ""))
+        missed = ", ".join(f"{c.fn} {t.value}" for t, c in scores.events.items() if c.fn)
+        false = ", ".join(f"{c.fp} {t.value}" for t, c in scores.events.items() if c.fp)
+        line = (f"{name:26s} {scores.shots_matched:>4d}/{scores.shots:<3d}  "
+                f"{scores.verdicts_equal:>4d}/{scores.shots:<3d}  {missed or '-':20s}  "
+                f"{false or '-':20s}" + (f"  {scores.verdict_diffs}" if scores.verdict_diffs
+                                         else ""))
+        total.lines.append(line.rstrip())
     return total
 
 
+CLIP_HEADER = (f"{'clip':26s} {'shots':^8s}  {'verdicts':^8s}  {'events missed':20s}  "
+               f"{'events false':20s}  verdicts that differ")
+
+
 def print_evaluation(cases: Sequence[tuple[str, Any, list[Any]]]) -> ClipsScore:
+    """Print a table of the clips (shots found, verdicts equal to the labels, events missed
+    and false), one of the events (precision, recall, counts, timing) and the totals."""
     total = score_clips(cases)
+    print(CLIP_HEADER)
     print("\n".join(total.lines) + "\n")
+    print(f"{'event':10s} {'precision':>9s} {'recall':>7s} {'found':>6s} {'false':>6s} "
+          f"{'missed':>6s} {'timing (mean |error|)':>22s}")
     for t, c in total.events.items():
         d = c.to_dict()
-        print(f"{t.value:10s} precision {d['precision']:.3f} recall {d['recall']:.3f} "
-              f"(tp {c.tp}, fp {c.fp}, fn {c.fn}) timing {d['timing_mean_abs_s']} s")
-    print(f"pocket ids right {total.pockets_right}/{total.pockets_compared}; shots found "
-          f"{total.shots_found}/{total.shots}; verdicts equal to the label "
-          f"{total.verdicts_equal}/{total.shots} ({total.verdict_share:.1%})")
+        timing = "-" if d["timing_mean_abs_s"] is None else f"{d['timing_mean_abs_s']:.4f} s"
+        print(f"{t.value:10s} {d['precision']:9.3f} {d['recall']:7.3f} {c.tp:6d} {c.fp:6d} "
+              f"{c.fn:6d} {timing:>22s}")
+    print(f"\nshots found {total.shots_found} of {total.shots}; verdicts equal to the labels "
+          f"{total.verdicts_equal} of {total.shots} ({total.verdict_share:.1%}); pocket ids "
+          f"right {total.pockets_right} of {total.pockets_compared}")
     return total
 
 

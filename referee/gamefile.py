@@ -22,6 +22,7 @@ from rules import (
     advance,
     cue_ball_of,
     judge,
+    overlaps_at_rest,
 )
 from rules.options import parse_rules_text
 
@@ -74,6 +75,9 @@ class Game:
     # told each verdict with its shot and the game state after it, as soon as it is made (a
     # video's tracking then follows the next shot from that state; its drawing shows it)
     on_verdict: Callable[[ShotFacts, Verdict, GameState], None] | None = None
+    # nothing said where the balls were at the start: the opening was assumed (a video's first
+    # shot is checked against it)
+    start_assumed: bool = False
 
     def fitted(self, shot: Mapping[str, Any] | ShotFacts, state: GameState, where: str
                ) -> tuple[ShotFacts, list[str]]:
@@ -120,7 +124,16 @@ def fit_to_state(state: GameState, facts: ShotFacts) -> tuple[ShotFacts, list[st
     left out: a ball the state has in hand, other than the shooter's cue ball (which he
     places), is off the table, so what the tracker took for it (a hand, a shadow in the house)
     was not it: its events after the strike and its positions are dropped. Without this the
-    record is refused as impossible (RULES.md 6.4) and the match stops at a tracker's slip."""
+    record is refused as impossible (RULES.md 6.4) and the match stops at a tracker's slip.
+    Likewise final positions that overlap (RULES.md 7.8, two tracks on one ball) are left out:
+    those balls keep their last place, and the verdict says the positions were estimated."""
+    facts, notes = _without_balls_in_hand(state, facts)
+    facts, more = _without_overlaps(state, facts)
+    return facts, notes + more
+
+
+def _without_balls_in_hand(state: GameState, facts: ShotFacts) -> tuple[ShotFacts, list[str]]:
+    """A camera's facts without the balls in hand (see :func:`fit_to_state`)."""
     cue = cue_ball_of(state.shooter)
     away = {b for b in state.in_hand if b is not cue}
     if not away:
@@ -129,7 +142,8 @@ def fit_to_state(state: GameState, facts: ShotFacts) -> tuple[ShotFacts, list[st
     notes = []
     events = facts.events[:1] + tuple(e for e in facts.events[1:] if not away & set(e.balls))
     if len(events) < len(facts.events):
-        notes.append(f"{len(facts.events) - len(events)} event(s) of {names} left out "
+        gone = len(facts.events) - len(events)
+        notes.append(f"{gone} {'event' if gone == 1 else 'events'} of {names} left out "
                      "(in hand)")
     finals = facts.final_positions
     if finals is not None and away & set(finals):
@@ -146,3 +160,16 @@ def fit_to_state(state: GameState, facts: ShotFacts) -> tuple[ShotFacts, list[st
         extra["start_positions"] = {b: xy for b, xy in placed.items()
                                     if b not in {a.value for a in away}}
     return replace(facts, events=events, final_positions=finals, extra=extra), notes
+
+
+def _without_overlaps(state: GameState, facts: ShotFacts) -> tuple[ShotFacts, list[str]]:
+    """A camera's facts without the final positions that overlap (see :func:`fit_to_state`)."""
+    clashes = overlaps_at_rest(state, facts)
+    if not clashes or facts.final_positions is None:
+        return facts, []
+    drop = {b for a, b2, _ in clashes for b in (a, b2)} & set(facts.final_positions)
+    pairs = "; ".join(f"{a.value}-{b.value} {apart:.0f} mm apart" for a, b, apart in clashes)
+    finals = {b: xy for b, xy in facts.final_positions.items() if b not in drop}
+    return replace(facts, final_positions=finals), [
+        f"final_positions of {', '.join(sorted(b.value for b in drop))} left out "
+        f"(overlapping: {pairs})"]

@@ -3,7 +3,9 @@
 A run that stops or crashes is continued with ``--resume``: the recorded entries are read back (the
 verdicts as recorded, not judged again) and the run goes on after the last shot it has, so no shot
 is lost or counted twice. A human referee's undo and score corrections are entries too; an undone
-verdict is withdrawn (kept, marked) and its shot is judged again on the next resume.
+verdict is withdrawn (kept, marked) and its shot is judged again on the next resume, with the
+operator's overrides of it applied (``override`` entries: its call or facts changed, see
+:mod:`referee.overrides`).
 
 The file is a format of its own (``PRAGMA user_version``, see :data:`SCHEMA_VERSION`):
 - version 0: the first journals (no version written): ``matches`` and ``entries``;
@@ -11,9 +13,13 @@ The file is a format of its own (``PRAGMA user_version``, see :data:`SCHEMA_VERS
   ``entries``, ``undone_by`` (the seq of the undo that withdrew the entry), ``void`` (why a row is
   not part of the match: a second verdict for one shot, written by two runs at once before
   version 1) and ``left_out_json`` (what of a camera's facts was left out); and the unique index
-  ``one_verdict_per_shot``: a match holds at most one standing verdict per shot key.
-A journal of version 0 is migrated when it is opened for writing (one transaction); one of a
-newer version than this program knows is refused, before anything is written into it.
+  ``one_verdict_per_shot``: a match holds at most one standing verdict per shot key;
+- version 2: ``override`` entries (an operator's override of an undone shot, see
+  :mod:`referee.overrides`: its shot key, its reason in ``note``, what it changes in
+  ``entries.override_json``).
+A journal of an older version is migrated when it is opened for writing (one transaction, each
+step in turn; no row is dropped); it is read as it is when opened read-only. One of a newer
+version than this program knows is refused, before anything is written into it.
 """
 
 from __future__ import annotations
@@ -33,9 +39,10 @@ from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 from referee.errors import InputError
-from rules import GameState, KaisaError, Match, RuleOptions, ShotEntry, ShotFacts, Verdict
+from referee.overrides import Override, apply_overrides
+from rules import GameState, KaisaError, Match, RuleOptions, ShotEntry, ShotFacts, Verdict, judge
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS matches (
@@ -53,7 +60,7 @@ CREATE TABLE IF NOT EXISTS matches (
 CREATE TABLE IF NOT EXISTS entries (
     match_id INTEGER NOT NULL REFERENCES matches(id),
     seq INTEGER NOT NULL,          -- order of entries within the match
-    kind TEXT NOT NULL,            -- verdict | undo | correction
+    kind TEXT NOT NULL,            -- verdict | undo | correction | override
     shot_key TEXT,                 -- for verdicts: which shot of the source
     facts_json TEXT,
     verdict_json TEXT,
@@ -63,6 +70,7 @@ CREATE TABLE IF NOT EXISTS entries (
     left_out_json TEXT,            -- for verdicts: what of a camera's facts was left out
     undone_by INTEGER,             -- the seq of the undo that withdrew this entry
     void TEXT,                     -- why this row is not part of the match (NULL: it is)
+    override_json TEXT,            -- for overrides: what it changes in its shot (version 2)
     PRIMARY KEY (match_id, seq)
 );
 """
@@ -170,6 +178,21 @@ class MatchRecord:
     last_shot: int | None = None  # the index of the last standing verdict's shot
     left_out: tuple[tuple[str, ...], ...] = ()  # per standing verdict, in order
     entry_keys: tuple[str | None, ...] = ()  # per entry of ``match``: its shot key or None
+    # the standing overrides of shots not judged again yet, in journal order
+    overrides: tuple[JournalledOverride, ...] = ()
+
+
+@dataclass(frozen=True)
+class JournalledOverride:
+    """An override entry: its seq, the shot it is for, its reason, what it changes."""
+
+    seq: int
+    shot_key: str
+    note: str
+    override: Override
+
+    def describe(self) -> str:
+        return f"the override of entry {self.seq} ({self.note or 'no reason given'})"
 
 
 @dataclass(frozen=True)
@@ -195,6 +218,7 @@ class TimelineEntry:
     created_at: str
     undone_by: int | None
     void: str | None
+    override: Override | None = None
 
 
 P = ParamSpec("P")
@@ -308,7 +332,10 @@ class Journal:
             version = self._check_version()  # another process may have done it meanwhile
             if version < SCHEMA_VERSION:
                 if self._has_tables():
-                    _migrate_0_to_1(db)
+                    if version < 1:
+                        _migrate_0_to_1(db)
+                    if version < 2:
+                        _migrate_1_to_2(db)
                 else:
                     for statement in SCHEMA.split(";"):
                         if statement.strip():
@@ -408,6 +435,22 @@ class Journal:
                        f" WHERE id = ?{mine}", (match_id, *args))
 
     @_faults
+    def release_process(self, pid: int) -> list[int]:
+        """Free the matches a process of this host held, one that is known to be gone (a
+        worker of ``--jobs`` that died): their ids. They are kept as journalled, running, to be
+        continued with --resume."""
+        if self.version < 1:
+            return []
+        host = socket.gethostname()
+        with self._transaction() as db:
+            held = [int(r[0]) for r in db.execute(
+                "SELECT id FROM matches WHERE lease_pid = ? AND lease_host = ? ORDER BY id",
+                (pid, host))]
+            db.execute("UPDATE matches SET lease_pid = NULL, lease_host = NULL, lease_at = NULL"
+                       " WHERE lease_pid = ? AND lease_host = ?", (pid, host))
+        return held
+
+    @_faults
     def holder(self, match_id: int) -> Lease | None:
         if self.version < 1:
             return None
@@ -460,6 +503,52 @@ class Journal:
             self._append(db, match_id, "correction", score_json=json.dumps(list(score)),
                          note=note)
             db.execute("UPDATE matches SET status = ? WHERE id = ?", (status, match_id))
+
+    @_faults
+    def record_override(self, match_id: int, override: Override, note: str,
+                        shot: int | None = None) -> tuple[str, ShotFacts]:
+        """Journal an override of an undone shot, to be applied when it is judged again
+        (``shot``: its index; default the next shot to be judged again). Refused, nothing
+        written, when the match has no such shot, or when the override cannot be applied to
+        the shot's facts as journalled (or, for the next shot, the rules cannot judge them
+        from the state before it). The shot key and the facts it would now be judged from."""
+        with self._transaction() as db:
+            self._refuse_if_held(db, match_id)
+            record = self.load(match_id)  # refuses an unknown (or damaged) match
+            after = record.last_shot if record.last_shot is not None else -1
+            undone: dict[str, ShotFacts] = {}  # the shots to be judged again: last facts
+            for entry in self.timeline(match_id):
+                index = shot_index(entry.shot_key or "")
+                if (entry.kind == "verdict" and entry.undone_by is not None and entry.void is None
+                        and entry.facts is not None and index is not None and index > after):
+                    undone[str(entry.shot_key)] = entry.facts
+            where = f"match {match_id}"
+            if not undone:
+                raise JournalError(
+                    f"{where} has no undone shot to override (an override changes a shot that "
+                    f"is judged again: first `kaisa journal undo {match_id}` its verdict)",
+                    str(self.path))
+            order = sorted(undone, key=lambda k: shot_index(k) or 0)
+            key = order[0] if shot is None else f"shot{shot}"
+            if key not in undone:
+                raise JournalError(
+                    f"{shot_number(key)} of {where} is not an undone shot to be judged again "
+                    f"(those are: {', '.join(map(shot_number, order))})", str(self.path))
+            earlier = [o.override for o in record.overrides if o.shot_key == key]
+            state = record.match.state
+            try:
+                applied = apply_overrides(undone[key], [*earlier, override], state.table)
+                if applied.not_applied:
+                    raise KaisaError("; ".join(applied.not_applied))
+                if key == order[0]:  # judged from the state before it: known
+                    judge(state, applied.facts)
+            except KaisaError as err:
+                raise JournalError(f"the override cannot be applied to {shot_number(key)} of "
+                                   f"{where}: {err}; nothing was written", str(self.path)
+                                   ) from None
+            self._append(db, match_id, "override", shot_key=key, note=note,
+                         override_json=json.dumps(override.to_dict()))
+            return key, applied.facts
 
     @_faults
     def set_status(self, match_id: int, status: str) -> None:
@@ -518,10 +607,11 @@ class Journal:
 
     @_faults
     def latest_finished(self, key: str) -> int | None:
-        """The input's last match when it is finished (none running after it), else None."""
+        """The input's last match when it is finished, or ended (its input refereed to the end
+        without a winner), none running after it; else None."""
         row = self.db.execute("SELECT id, status FROM matches WHERE source_key = ? "
                               "ORDER BY id DESC LIMIT 1", (key,)).fetchone()
-        return int(row[0]) if row is not None and row[1] == "finished" else None
+        return int(row[0]) if row is not None and row[1] in ("finished", "ended") else None
 
     @_faults
     def last_match_id(self) -> int:
@@ -547,7 +637,9 @@ class Journal:
         except (ValueError, TypeError, KeyError, KaisaError) as err:
             raise self._damaged(match_id, None, None, err) from None
         match = Match(start)
-        keys: list[str | None] = []  # per standing entry: its shot key (None: a correction)
+        # the entries that stand, oldest first (an undo withdraws the last of them: a verdict,
+        # a correction or an override); overrides are not entries of ``match``
+        stack: list[TimelineEntry] = []
         for entry in self.timeline(match_id):
             if entry.void is not None:
                 continue
@@ -557,24 +649,32 @@ class Journal:
                     if match.state.winner is not None:
                         raise ValueError("a verdict after the match was won")
                     match = match.record(entry.facts, entry.verdict)
-                    keys.append(entry.shot_key)
+                    stack.append(entry)
                 elif entry.kind == "undo":
-                    if match.entries:
+                    if stack and stack.pop().kind != "override":
                         match = match.undo()
-                        keys.pop()
                 elif entry.kind == "correction":
                     assert entry.score is not None
                     match = match.correct_score(entry.score, entry.note or "")
-                    keys.append(None)
+                    stack.append(entry)
+                elif entry.kind == "override":
+                    if entry.override is None or entry.shot_key is None:
+                        raise ValueError("an override without its shot or its content")
+                    stack.append(entry)
                 else:
                     raise ValueError(f"unknown entry kind {entry.kind!r}")
             except (ValueError, TypeError, KeyError, KaisaError) as err:
                 raise self._damaged(match_id, entry.shot_key, entry.seq, err) from None
+        keys = [e.shot_key if e.kind == "verdict" else None for e in stack
+                if e.kind != "override"]
         standing = [k for k in keys if k is not None]
         indices = [i for i in map(shot_index, standing) if i is not None]
+        overrides = tuple(JournalledOverride(e.seq, e.shot_key, e.note or "", e.override)
+                          for e in stack if e.kind == "override" and e.override is not None
+                          and e.shot_key is not None and e.shot_key not in standing)
         return MatchRecord(match_id, source, status, created, match, frozenset(standing),
                            max(indices) if indices else None, self._left_out(match_id, standing),
-                           tuple(keys))
+                           tuple(keys), overrides)
 
     def _left_out(self, match_id: int, keys: list[str]) -> tuple[tuple[str, ...], ...]:
         if self.version < 1 or not keys:
@@ -601,24 +701,27 @@ class Journal:
     def timeline(self, match_id: int) -> list[TimelineEntry]:
         """Every entry of the match in order, undone and void ones too (``journal show``)."""
         extra = "undone_by, void" if self.version >= 1 else "NULL, NULL"
+        extra += ", override_json" if self.version >= 2 else ", NULL"
         rows = list(self.db.execute(
             "SELECT seq, kind, shot_key, facts_json, verdict_json, score_json, note, created_at,"
             f" {extra} FROM entries WHERE match_id = ? ORDER BY seq", (match_id,)))
         out = []
-        for seq, kind, key, facts_json, verdict_json, score_json, note, created, undone, void \
-                in rows:
+        for (seq, kind, key, facts_json, verdict_json, score_json, note, created, undone, void,
+             override_json) in rows:
             try:
-                facts = verdict = score = None
+                facts = verdict = score = override = None
                 if kind == "verdict":
                     facts = ShotFacts.from_dict(json.loads(facts_json))
                     verdict = Verdict.from_dict(json.loads(verdict_json))
                 elif kind == "correction":
                     a, b = json.loads(score_json)
                     score = (int(a), int(b))
+                elif kind == "override":
+                    override = Override.from_dict(json.loads(override_json))
             except (ValueError, TypeError, KeyError, KaisaError) as err:
                 raise self._damaged(match_id, key, seq, err) from None
             out.append(TimelineEntry(int(seq), str(kind), key, facts, verdict, score, note,
-                                     str(created), undone, void))
+                                     str(created), undone, void, override))
         return out
 
     @_faults
@@ -676,6 +779,11 @@ def _migrate_0_to_1(db: sqlite3.Connection) -> None:
             else:
                 standing.append((seq, kind, key))
     db.execute(UNIQUE_SHOTS)
+
+
+def _migrate_1_to_2(db: sqlite3.Connection) -> None:
+    """Version 1 -> 2 inside the caller's transaction: the column of override entries."""
+    db.execute("ALTER TABLE entries ADD COLUMN override_json TEXT")
 
 
 def _start_fields(data: dict[str, Any]) -> dict[str, Any]:

@@ -18,11 +18,12 @@ from calibration import (
     DriftEvent,
     DriftMonitor,
     find_table,
-    sample_frames,
+    frame_count,
 )
 from referee.annotate import DrawnAsRead, OverlayPlan
 from referee.errors import InputError
 from referee.gamefile import Game, read_json
+from referee.progress import Progress
 from referee.trackrows import Row, TrackRows
 from rules import (
     Call,
@@ -34,7 +35,7 @@ from rules import (
     Verdict,
     cue_ball_of,
 )
-from video import AnyFrame, as_bgr, read_frame, video_fps
+from video import AnyFrame, FileSource, VideoError, as_bgr, probe, read_frame, video_fps
 from vision.detection import (
     DEFAULT_DETECTION,
     DetectionParams,
@@ -111,11 +112,12 @@ class CallBook:
 
 class Illustrator:
     """Adds to each shot what a person checks a verdict with: the balls' paths during the shot
-    (mm, every other frame) and a still of the table just before the strike. The still is made
-    from the frames the tracking reads: the last ``KEPT_FRAMES`` are kept, and when the shot
-    stream first sees a shot in progress the frame a little before its first motion becomes its
-    still; a shot the stream did not see begin (found only as the video ended) has its still
-    read from the file again."""
+    (mm, every other frame), a still of the table just before the strike and one after the
+    shot. The stills are made from the frames the tracking reads: the last ``KEPT_FRAMES`` are
+    kept, and when the shot stream first sees a shot in progress the frame a little before its
+    first motion becomes its still; the still after is the first kept frame from the shot's
+    rest on (before the next shot's first motion). A still not among the kept frames (a shot
+    found only as the video ended) is read from the file again."""
 
     KEPT_FRAMES = 24  # (the tracker hands a frame on ~6 frames after it read it, the stream
     # looks every 3 and may judge a step 2-3 frames late: the first motion is ~12 frames back)
@@ -179,44 +181,77 @@ class Illustrator:
         still = self._still(first, last)
         if still is not None:
             out["still_jpeg_b64"] = still
+        after = self._still_after(last)
+        if after is not None:
+            out["still_after_jpeg_b64"] = after
         return out
+
+    def _still_after(self, rest: int) -> str | None:
+        """The table after the shot: the first kept frame at or after ``rest`` and before the
+        next shot's first motion, else that frame read again; None while ``rest`` is unread."""
+        if self._kept and self._kept[-1][0] < rest:
+            return None
+        upto = min((k - self.BEFORE_FRAMES for k in self._stills if k > rest), default=None)
+        after = [f for i, f in self._kept if i >= rest and (upto is None or i <= upto)]
+        if after:
+            return self._jpeg(as_bgr(after[0]))
+        image = read_frame(self._video, rest)
+        return self._jpeg(image) if image is not None else None
+
+    def cloth_rgb(self, calibration: Calibration) -> tuple[int, int, int] | None:
+        """The cloth's colour (R, G, B) in the newest kept frame: the median over a grid of
+        points of the playing field (a ball or a hand on a few of them does not move it)."""
+        if not self._kept:
+            return None
+        import numpy as np
+
+        image = as_bgr(self._kept[-1][1])
+        table = calibration.table
+        grid = [(table.length_mm * (i + 0.5) / 12, table.width_mm * (j + 0.5) / 6)
+                for i in range(12) for j in range(6)]
+        px = np.rint(calibration.table_to_image(grid)).astype(int)
+        h, w = image.shape[:2]
+        inside = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
+        if not inside.any():
+            return None
+        b, g, r = np.median(image[px[inside, 1], px[inside, 0]], axis=0)
+        return int(r), int(g), int(b)
 
     def close(self) -> None:
         self._kept.clear()
         self._stills.clear()
 
 
-class Progress:
-    """The tracking's progress on stderr: on a terminal one line rewritten in place (cleared
-    before a shot's line is printed, so the two do not run together), elsewhere (a log, the
-    processes of ``--jobs``) a line a minute of video."""
+def tracking_progress(video: Path, first_frame: int = 0, shown: bool = True,
+                      what: str = "tracking") -> Progress:
+    """The reading pass's progress: frame N of the video's M (its container's count; unknown:
+    none), from ``first_frame`` (a resumed match) on."""
+    try:
+        total = probe(video).frame_count
+    except VideoError:
+        total = None
+    return Progress(f"{video.name}: {what}", total, shown=shown, initial=first_frame)
 
-    EVERY_S_TERMINAL = 5.0
-    EVERY_S_LOG = 60.0
 
-    def __init__(self, name: str, shown: bool, fps: float) -> None:
-        self.name, self.shown, self.fps, self._dirty = name, shown, fps, False
-        self._in_place = shown and sys.stderr.isatty()
-        self._every_s = self.EVERY_S_TERMINAL if self._in_place else self.EVERY_S_LOG
-        self._next_s = 0.0
+def sample_frames_shown(video: Path, n: int = 9) -> list[tuple[int, Any]]:
+    """:func:`calibration.sample_frames` (the same frames: ``n`` spread evenly over the video,
+    first and last included), with its pass over the video shown as progress."""
+    total = frame_count(video)
+    wanted = sorted({round(i * (total - 1) / max(n - 1, 1)) for i in range(n)})
+    want = set(wanted)
+    out: list[tuple[int, Any]] = []
+    with Progress(f"{video.name}: calibration", wanted[-1] + 1) as bar:
+        def keep(i: int) -> bool:
+            bar.to(i + 1)
+            return i in want
 
-    def frame(self, k: int) -> None:
-        fps = self.fps
-        if not self.shown or k / fps < self._next_s:
-            return
-        self._next_s += self._every_s
-        if self._in_place:
-            print(f"\r{self.name}: tracking, {k / fps:6.1f} s of video", end="",
-                  file=sys.stderr, flush=True)
-            self._dirty = True
-        elif k:
-            print(f"{self.name}: tracking, {k / fps:.0f} s of video read", file=sys.stderr,
-                  flush=True)
-
-    def clear(self) -> None:
-        if self._dirty:
-            print("\r" + " " * 60 + "\r", end="", file=sys.stderr, flush=True)
-            self._dirty = False
+        try:
+            out = list(FileSource(video, planar=False).bgr_frames(keep, wanted[-1] + 1))
+        except VideoError as err:
+            raise InputError(err.detail, str(video)) from None
+    if not out:
+        raise InputError("expected a video with frames, none could be decoded", str(video))
+    return out
 
 
 def tracked_frames(video: Path, calibration: Calibration, table: TableSpec,
@@ -226,21 +261,26 @@ def tracked_frames(video: Path, calibration: Calibration, table: TableSpec,
                    shot_starts: queue.SimpleQueue[ShotStart] | None = None,
                    seen: Callable[[int, AnyFrame], None] | None = None,
                    detection: DetectionParams = DEFAULT_DETECTION,
-                   tracking: TrackingParams = DEFAULT_TRACKING
+                   tracking: TrackingParams = DEFAULT_TRACKING,
+                   ended: dict[str, Any] | None = None
                    ) -> Iterator[FrameTracks]:
     """The tracker's answer frame by frame from ``first_frame`` on; ``positions`` (table mm:
     where the game state has the balls then) name the balls by where they were left;
     ``drift`` watches the camera (its notable checks are printed as they happen);
     ``progress`` is shown as the frames go by; ``shot_starts``: the game state after each
-    verdict, for the tracking of the next shot."""
+    verdict, for the tracking of the next shot. A video whose frames end well before the
+    count its container announces (cut short, damaged) is said on stderr, and ``ended`` (when
+    given) is filled with where (see :func:`early_end`)."""
     told = 0
+    read = first_frame
     for k, result in enumerate(track_video(video, calibration, table, cue_ball=cue_ball,
                                            start_positions=positions, drift=drift,
                                            first_frame=first_frame, shot_starts=shot_starts,
                                            seen=seen, tracking=tracking, detection=detection),
                              first_frame):
+        read = k + 1
         if progress is not None:
-            progress.frame(k)
+            progress.to(read)
         if drift is not None and len(drift.events) > told:
             for event in drift.events[told:]:
                 if event.status != "unmeasured":
@@ -250,7 +290,29 @@ def tracked_frames(video: Path, calibration: Calibration, table: TableSpec,
             told = len(drift.events)
         yield result
     if progress is not None:
-        progress.clear()
+        progress.close()
+    early = early_end(video, read)
+    if early is not None and ended is not None:
+        ended.update(early)
+
+
+def early_end(video: Path, read: int) -> dict[str, Any] | None:
+    """When a video's frames ended (``read`` of them, counted from its first) well before the
+    count its container announces: where, said on stderr and returned for the report
+    (``frames_read``, ``frames_announced``, ``t_s``); else None."""
+    try:
+        info = probe(video)
+    except VideoError:
+        return None
+    announced = info.frame_count
+    if announced is None or read >= announced - max(3, announced // 200):
+        return None
+    fps = info.fps or 30.0
+    print(f"kaisa: warning: {video.name}: the video ends at frame {read} ({read / fps:.1f} s) "
+          f"of the {announced} ({announced / fps:.1f} s) its file announces: it is cut short "
+          f"or damaged; nothing after {read / fps:.1f} s was refereed", file=sys.stderr,
+          flush=True)
+    return {"frames_read": read, "frames_announced": announced, "t_s": round(read / fps, 3)}
 
 
 def rows_of(result: FrameTracks) -> list[Row]:
@@ -262,7 +324,7 @@ def track_rows(video: Path, calibration: Calibration, table: TableSpec, cue_ball
                drift: DriftMonitor | None = None) -> list[Row]:
     """The tracker's answer for every frame as rows (frame, ball, x_mm, y_mm, visible); see
     :func:`tracked_frames`."""
-    shown = Progress(video.name, progress, video_fps(video))
+    shown = tracking_progress(video, shown=progress)
     positions = ({b.value: xy for b, xy in start.on_table.items()} if start is not None
                  else None)
     return [row for result in tracked_frames(video, calibration, table, cue_ball, shown,
@@ -287,6 +349,9 @@ class VideoFacts:
     rows: TrackRows = field(default_factory=TrackRows)
     drift: list[DriftEvent] = field(default_factory=list)
     drawing: DrawnAsRead | None = None  # the annotated video, drawn as the video is read
+    # filled when the video's frames ended before the count its file announces (early_end)
+    ended_early: dict[str, Any] = field(default_factory=dict)
+    cloth_rgb: tuple[int, int, int] | None = None  # the cloth's colour, for the report's diagrams
     game: Game = field(init=False)
 
     def drift_report(self) -> list[dict[str, Any]]:
@@ -342,7 +407,10 @@ def game_from_video(video: Path, options: RuleOptions, start: GameState,
         raise InputError(f"shot stream parameters: {err}", str(video)) from None
     clock = time.perf_counter()
     if calibration is None:
-        calibration = calibrate_for_the_balls(video, options.table, sample_frames(video, 9))
+        sample = sample_frames_shown(video, 9)
+        print(f"{video.name}: calibration, finding the table in the sample frames",
+              file=sys.stderr, flush=True)
+        calibration = calibrate_for_the_balls(video, options.table, sample)
         for warning in calibration.warnings:
             print(f"kaisa: calibration warning: {warning}", file=sys.stderr)
     table = options.table
@@ -403,7 +471,8 @@ def _shots_as_read(video: Path, fps: float, found: VideoFacts, table: TableSpec,
     as it goes (the time spent while the caller judges a shot is not counted)."""
     first_frame = 0 if resume is None else resume.first_frame
     positions = {b.value: xy for b, xy in state.on_table.items()}
-    progress = Progress(video.name, True, fps)
+    progress = tracking_progress(video, first_frame, what=(
+        "tracking, shots" + (", annotated video" if found.drawing else "")))
     stream = ShotStream(table, fps, found.stream, found.shot_facts)
     pictures = Illustrator(video)
     drawing = found.drawing
@@ -424,6 +493,8 @@ def _shots_as_read(video: Path, fps: float, found: VideoFacts, table: TableSpec,
         rows = found.rows.between(int(facts.extra["strike_frame"]), streamed.rest_frame)
         extra = {**facts.extra, "found_frame": streamed.found_frame,
                  **pictures.pictures(facts, rows)}
+        if found.cloth_rgb is None:
+            found.cloth_rgb = pictures.cloth_rgb(found.calibration)
         facts = replace(facts, call=calls.call_for(given, facts), extra=extra)
         given += 1
         spent["pictures_s"] += time.perf_counter() - clock
@@ -435,7 +506,7 @@ def _shots_as_read(video: Path, fps: float, found: VideoFacts, table: TableSpec,
         for result in tracked_frames(video, found.calibration, table,
                                      cue_ball_of(state.shooter).value, progress, positions,
                                      drift, first_frame, starts, seen,
-                                     found.detection, found.tracking):
+                                     found.detection, found.tracking, found.ended_early):
             rows = rows_of(result)
             found.rows.extend(rows)
             if drawing is not None:

@@ -11,7 +11,7 @@ from rules.balls import Ball, Colour, cue_ball_of, opponent
 from rules.errors import FactsError, KaisaError, OptionsError, StateError
 from rules.events import Call, Event, EventType, ShotFacts
 from rules.history import Match, ScoreCorrection, ShotEntry
-from rules.judge import advance, judge
+from rules.judge import advance, judge, overlaps_at_rest
 from rules.lag import Lag, LagFault, LagSide, lag_faults, lag_winner
 from rules.options import (
     Banks,
@@ -79,6 +79,7 @@ __all__ = [
     "lag_faults",
     "lag_winner",
     "opponent",
+    "overlaps_at_rest",
     "parse_rules_text",
     "plan_respots",
     "points_for",

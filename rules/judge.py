@@ -79,14 +79,19 @@ def judge(state: GameState, facts: ShotFacts) -> Verdict:
 
     call = facts.call
     pot: CalledPot | None = None
+    wrong_ball_bank = False
     if call is None:
         flags.append(Flag.UNCALLED)
         if options.calls is Calls.ASSUME and Foul.WRONG_CUE_BALL not in fouls:
             call, pot = _assumed_call(state, events, cue)
-    elif Foul.WRONG_CUE_BALL not in fouls:  # with the wrong ball struck, nothing is analysed
+    elif Foul.WRONG_CUE_BALL not in fouls:
         pot, flag = _called_pot(state, events, cue, call)
         if flag is not None:
             flags.append(flag)
+    else:
+        # With the wrong ball struck nothing is analysed but the bank (§3, §7.4): it is reported
+        # whenever the called ball went into the called pocket banked.
+        wrong_ball_bank = _called_ball_banked(events, cue, call)
     if pot is not None:
         if pot.foul is not None:
             fouls.append(pot.foul)
@@ -160,7 +165,7 @@ def judge(state: GameState, facts: ShotFacts) -> Verdict:
         scored_ball=pot.ball if points and pot else None,
         caroms=pot.caroms if pot else (),
         combination=bool(pot and pot.combination),
-        bank=bool(pot and pot.bank),
+        bank=bool(pot and pot.bank) or wrong_ball_bank,
         points=points,
         fouls=tuple(fouls),
         penalty=penalty,
@@ -207,18 +212,29 @@ def _targets(call: Call, cue: Ball) -> set[Ball]:
 def _called_pot(
     state: GameState, events: Sequence[Event], cue: Ball, call: Call
 ) -> tuple[CalledPot | None, Flag | None]:
-    """How the called ball entered the called pocket, or (None, why not)."""
+    """How the called ball entered the called pocket, or (None, why not).
+
+    §7.1: when two balls matching the call (the two reds) entered the called pocket, the first
+    that went in legally is the called ball; if neither did, the first (so the verdict says why
+    it did not score)."""
     candidates = [e for e in pots(events) if e.ball in _targets(call, cue)]
     into_called = [e for e in candidates if e.pocket is call.pocket]
     if not into_called:
         return None, Flag.WRONG_POCKET if candidates else None
-    pot_event = into_called[0]
+    ways = [_how_it_went_in(state, events, cue, e) for e in into_called]
+    return next((w for w in ways if w.would_score), ways[0]), None
+
+
+def _how_it_went_in(
+    state: GameState, events: Sequence[Event], cue: Ball, pot_event: Event
+) -> CalledPot:
+    """How the ball of ``pot_event`` went in, judged as the called ball (§3, §4)."""
     ball, pocket = pot_event.ball, pot_event.pocket
     assert pocket is not None  # a pocket event always names its pocket
     ball_contacts = contacts_of(events, ball)
     bank = _banked(events, ball, pot_event)
     if not ball_contacts:
-        return CalledPot(ball, pocket, (), False, bank, 0, flag=Flag.NOT_HIT), None
+        return CalledPot(ball, pocket, (), False, bank, 0, flag=Flag.NOT_HIT)
 
     first = ball_contacts[0]
     feeder = first.other(ball)
@@ -227,7 +243,7 @@ def _called_pot(
         feeder_first = first_contact(events, feeder)
         if feeder_first is None or feeder_first is first or feeder_first.other(feeder) != cue:
             # Two or more balls between the cue ball and the called ball [S 11].
-            return CalledPot(ball, pocket, (), False, bank, 0, foul=Foul.CHAIN_TOO_LONG), None
+            return CalledPot(ball, pocket, (), False, bank, 0, foul=Foul.CHAIN_TOO_LONG)
         combination = True
 
     if ball.colour is Colour.YELLOW:
@@ -237,7 +253,7 @@ def _called_pot(
         if bank and not pocket.is_middle and state.options.banks is Banks.SEED:
             return CalledPot(
                 ball, pocket, (), combination, bank, 0, foul=Foul.BANK_NOT_ALLOWED
-            ), None
+            )
     # Caroms: balls other than the called one that the cue ball touches after its first contact
     # with it; none in a combination [S 12].
     caroms: list[Ball] = []
@@ -248,7 +264,7 @@ def _called_pot(
             if hit != ball and hit not in caroms:
                 caroms.append(hit)
     points = points_for(pot_class, (b.colour for b in caroms))
-    return CalledPot(ball, pocket, tuple(caroms), combination, bank, points), None
+    return CalledPot(ball, pocket, tuple(caroms), combination, bank, points)
 
 
 def _banked(events: Sequence[Event], ball: Ball, pot_event: Event) -> bool:
@@ -259,6 +275,14 @@ def _banked(events: Sequence[Event], ball: Ball, pot_event: Event) -> bool:
         if e.type is EventType.CONTACT and e.involves(ball):
             start = i
     return any(e.type is EventType.CUSHION and e.ball == ball for e in events[start:end])
+
+
+def _called_ball_banked(events: Sequence[Event], cue: Ball, call: Call) -> bool:
+    """Whether the called ball (the first matching the call) entered the called pocket banked."""
+    into_called = [
+        e for e in pots(events) if e.ball in _targets(call, cue) and e.pocket is call.pocket
+    ]
+    return bool(into_called) and _banked(events, into_called[0].ball, into_called[0])
 
 
 def _assumed_call(
@@ -332,6 +356,34 @@ def _check_fits_state(state: GameState, facts: ShotFacts, cue: Ball) -> None:
                 f"{state.table.width_mm:g} mm playing field",
                 where,
             )
+    _check_no_overlap(state, facts)
+
+
+def overlaps_at_rest(state: GameState, facts: ShotFacts) -> list[tuple[Ball, Ball, float]]:
+    """§7.8: pairs of balls that would overlap at rest (centres closer than
+    ``TableSpec.overlap_mm``), with the distance (mm): among the final positions given, and
+    between each of them and the balls that took part in no event (they lie where they lay)."""
+    given = facts.final_positions or {}
+    if not given:
+        return []
+    moved = {b for e in facts.events for b in e.balls}
+    resting = {b: xy for b, xy in state.on_table.items() if b not in moved and b not in given}
+    return [(a, b, apart) for a, b, apart in state.table.overlapping({**given, **resting})
+            if a in given or b in given]
+
+
+def _check_no_overlap(state: GameState, facts: ShotFacts) -> None:
+    """Refuse a record whose balls overlap at rest (§7.8)."""
+    given = facts.final_positions or {}
+    table = state.table
+    for a, b, apart in overlaps_at_rest(state, facts):
+        still = next((x for x in (a, b) if x not in given), None)
+        how = "" if still is None else f" ({still.value} took no part, so it lay still)"
+        raise FactsError(
+            f"{a.value} and {b.value} overlap at rest{how}: {apart:.1f} mm apart, expected "
+            f"at least {table.overlap_mm:g} mm (a ball is {table.ball_diameter_mm:g} mm)",
+            f"final_positions.{(b if b in given else a).value}",
+        )
 
 
 def _positions_after_shot(

@@ -98,8 +98,10 @@ def _cushion_place(
 ) -> tuple[Spot, Point]:
     """§6.1: against the middle of the short cushion nearest the next striker's cue ball.
 
-    [decision] If that place is taken: the other short cushion's; if both are taken, the first free
-    place along the long axis (y = W/2), stepping one diameter from the nearer cushion inward.
+    §7.6 [decision]: if that place is taken, the other short cushion's; if both are taken, the
+    first free place on the long axis (y = W/2) moving from the table's centre toward the foot,
+    reported as ``point2`` with that place's ``xy_mm``. (In a game of five balls that place is
+    the centre itself: the four others hold both cushion places and points 1 and 3.)
     """
     cue = next_cue_xy if next_cue_xy is not None else (0.0, table.width_mm / 2)
     near = table.nearest_short_cushion(cue)
@@ -111,13 +113,25 @@ def _cushion_place(
     for spot in order:
         if not table.is_occupied(table.spot_xy(spot), centres):
             return spot, table.spot_xy(spot)
-    x, y = table.spot_xy(order[0])
-    step = table.ball_diameter_mm * (1 if order[0] is Spot.CUSHION_HEAD else -1)
-    while 0 < x < table.length_mm:
-        x += step
+    return Spot.POINT2, _first_free_toward_foot(table, centres)
+
+
+def _first_free_toward_foot(table: TableSpec, centres: list[Point]) -> Point:
+    """The free place on the long axis nearest the centre on its foot side: the centre itself,
+    or a place just one diameter from a ball (then touching it), whichever comes first."""
+    d, y = table.ball_diameter_mm, table.width_mm / 2
+    centre_x, last_x = table.length_mm / 2, table.length_mm - table.ball_radius_mm
+    places = [centre_x]
+    for cx, cy in centres:
+        if abs(cy - y) < d:  # a ball blocking the axis: the place just past it
+            x = cx + math.sqrt(d * d - (cy - y) ** 2)
+            while math.dist((x, y), (cx, cy)) < d:  # rounding: one diameter away is free
+                x = math.nextafter(x, math.inf)
+            places.append(x)
+    for x in sorted(p for p in places if centre_x <= p <= last_x):
         if not table.is_occupied((x, y), centres):
-            return order[0], (x, y)
-    # Five balls cannot fill a 3 m line: unreachable for a real table.
+            return (x, y)
+    # Five balls cannot fill half a table's long axis: unreachable for a real table.
     raise FactsError("no free place on the long axis to respot a ball")
 
 

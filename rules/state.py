@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -124,22 +123,19 @@ class GameState:
     def check_positions(self) -> None:
         """Refuse positions off the field or overlapping (done where states come from input)."""
         table = self.table
-        placed = list(self.on_table.items())
-        for i, (ball, xy) in enumerate(placed):
+        for ball, xy in self.on_table.items():
             if not table.can_rest_at(xy, tolerance_mm=10.0):
                 raise StateError(
                     f"{ball.value} at ({xy[0]:g}, {xy[1]:g}) mm is off the "
                     f"{table.length_mm:g} x {table.width_mm:g} mm playing field",
                     f"start.positions.{ball.value}",
                 )
-            for other, oxy in placed[i + 1 :]:
-                # Measured positions of touching balls may be a little short of a diameter.
-                if math.dist(xy, oxy) < 0.9 * table.ball_diameter_mm:
-                    raise StateError(
-                        f"{ball.value} and {other.value} overlap ({math.dist(xy, oxy):.0f} mm "
-                        f"apart, a ball is {table.ball_diameter_mm:g} mm)",
-                        f"start.positions.{other.value}",
-                    )
+        for ball, other, apart in table.overlapping(self.on_table):
+            raise StateError(
+                f"{ball.value} and {other.value} overlap ({apart:.0f} mm apart, a ball is "
+                f"{table.ball_diameter_mm:g} mm)",
+                f"start.positions.{other.value}",
+            )
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -216,6 +212,12 @@ class GameState:
         if isinstance(shots_played, bool) or not isinstance(shots_played, int) or shots_played < 0:
             raise StateError(f"expected a whole number >= 0, got {shots_played!r}",
                              f"{where}.shots_played")
+        # Without "opening", a count of the shots played says whether this is the first shot.
+        opening = (
+            _flag(data["opening"], f"{where}.opening")
+            if "opening" in data
+            else shots_played == 0
+        )
         targets = data.get("respot_targets", [])
         if not isinstance(targets, list):
             raise StateError(f"expected a list of respots, got {targets!r}",
@@ -224,7 +226,7 @@ class GameState:
             options=options,
             score=_score_tuple(data.get("score", {"1": 0, "2": 0}), f"{where}.score"),
             shooter=_player(data.get("shooter", 1), f"{where}.shooter"),
-            opening=_flag(data.get("opening", True), f"{where}.opening"),
+            opening=opening,
             positions=positions,
             in_hand=in_hand,
             yellow_middle_last=_flag(data.get("yellow_middle_last", False),
@@ -236,7 +238,35 @@ class GameState:
             ),
         )
         state.check_positions()
+        _check_possible_start(state, data, where)
         return state
+
+
+def _check_possible_start(state: GameState, data: Mapping[str, Any], where: str) -> None:
+    """RULES.md §7.8: refuse a start that cannot be, or that leaves open which game it is."""
+    options = state.options
+    for player, points in enumerate(state.score, start=1):
+        if state.winner is None and points >= options.target:
+            raise StateError(
+                f"player {player} has {points} points, at or above the target "
+                f"{options.target}, but the start names no winner (expected a score below "
+                f'{options.target}, or "winner": {player})',
+                f"{where}.score",
+            )
+    if "opening" in data or "shots_played" in data:
+        return
+    given = []
+    if "positions" in data:
+        given.append("positions")
+    if state.score != (0, 0):
+        given.append(f"the score {state.score[0]}:{state.score[1]}")
+    if given:
+        raise StateError(
+            f"the start gives {' and '.join(given)} but not whether the next shot is the "
+            'opening: add "opening": true (the game\'s first shot, RULES.md §5) or '
+            '"opening": false (a game under way)',
+            f"{where}.opening",
+        )
 
 
 @dataclass(frozen=True)

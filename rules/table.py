@@ -11,11 +11,18 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, replace
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypeVar
 
 from rules.errors import OptionsError
 
 Point = tuple[float, float]
+
+# Two balls overlap (an impossible record) when their centres are closer than a ball diameter
+# less this share of it: measured centres of touching balls may come out a little short of a
+# diameter (6.8 mm of slack on a 68 mm ball, a few times the tracker's error at rest).
+OVERLAP_TOLERANCE = 0.1
+
+K = TypeVar("K")
 
 
 class Pocket(StrEnum):
@@ -168,6 +175,19 @@ class TableSpec:
         """A point is occupied when any ball centre is closer to it than one ball diameter (§1)."""
         d = self.ball_diameter_mm
         return any(math.dist(xy, c) < d for c in ball_centres)
+
+    @property
+    def overlap_mm(self) -> float:
+        """Ball centres closer than this overlap: a diameter less :data:`OVERLAP_TOLERANCE`."""
+        return (1.0 - OVERLAP_TOLERANCE) * self.ball_diameter_mm
+
+    def overlapping(self, positions: Mapping[K, Point]) -> list[tuple[K, K, float]]:
+        """Every pair of ``positions`` (key -> centre) that overlaps, with the distance (mm), in
+        the order of the keys."""
+        items = list(positions.items())
+        return [(a, b, math.dist(xa, xb))
+                for i, (a, xa) in enumerate(items) for b, xb in items[i + 1:]
+                if math.dist(xa, xb) < self.overlap_mm]
 
     def nearest_short_cushion(self, xy: Point) -> Cushion:
         """The short cushion nearer to ``xy`` (the head one on an exact tie)."""

@@ -227,14 +227,22 @@ def test_score_refuses_a_shot_after_the_game_was_won(
     assert len(verdicts) == 1 and verdicts[0]["winner"] == 1 and verdicts[0]["score"]["1"] == 60
 
 
-def test_referee_refuses_a_shot_after_the_game_was_won(
+def test_referee_reports_and_skips_a_shot_after_the_game_was_won(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """Issue 50: a shot after the game is over is said and skipped; the run still ends with
+    its report."""
     path = _write(tmp_path / "won.game.json", WON)
-    code, out, err = _run(capsys, "referee", str(path))
-    _assert_one_line_error(err, str(path), "shots[1]")
+    report = tmp_path / "won.report.json"
+    code, out, err = _run(capsys, "referee", str(path), "-o", str(report))
+    line = next(x for x in err.splitlines() if "not judged" in x)
+    assert str(path) in line and "shots[1]" in line and "already won" in line
+    assert "Traceback" not in err
     assert "WINS" in out
-    assert code == 2
+    assert code == 0
+    written = json.loads(report.read_text())
+    assert written["winner"] == 1 and len(written["shots"]) == 1
+    assert [s["shot"] for s in written["skipped_shots"]] == [1]
 
 
 # --- bad files ----------------------------------------------------------------------------------
@@ -429,7 +437,7 @@ def test_no_arguments_referee_the_demo_video_to_its_winner(
 
     monkeypatch.setattr(vision.tracking.tracker, "read_ahead_frames", counted)
     monkeypatch.setattr(referee.app, "shot_line", noted)
-    code, out, err = _run(capsys)
+    code, out, err = _run(capsys, "referee")
     assert code == 0, err
     assert "Traceback" not in err
     expected = [v for _, _, v in load_game(demo_game_path()).judged()]

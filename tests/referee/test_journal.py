@@ -67,7 +67,7 @@ def test_the_journal_survives_a_kill_mid_match(journal_path: Path, tmp_path: Pat
     done = subprocess.run([*cmd, "--resume", "-o", str(tmp_path / "r.json")], env=env,
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    assert f"{recorded} shot(s) already recorded" in done.stdout
+    assert f"{recorded} shots already recorded" in done.stderr  # (notices on stderr)
     assert len(SHOT_LINE.findall(done.stdout)) == SHOTS - recorded
     assert journal_verdicts(journal_path, 1) == straight_run_verdicts()
 
@@ -79,8 +79,8 @@ def test_without_resume_a_new_match_is_started_and_the_old_one_named(journal_pat
         from referee.journal import source_key
         j.start_match(str(game.path), source_key(game.path), game.options, game.start)
     assert main(["referee", str(demo_game_path())]) == 0
-    out = capsys.readouterr().out
-    assert "match 1 of this input was not finished; use --resume" in out
+    err = capsys.readouterr().err
+    assert "match 1 of this input was not finished; use --resume" in err
 
 
 def test_undo_and_correct_are_recorded(journal_path: Path, capsys):
@@ -99,8 +99,8 @@ def test_undo_and_correct_are_recorded(journal_path: Path, capsys):
     # The undone shot happened: --resume judges it again, from the state before it (here the
     # corrected score), and only it.
     main(["referee", str(demo_game_path()), "--resume"])
-    out = capsys.readouterr().out
-    assert f"{SHOTS - 1} shot(s) already recorded" in out
+    out, err = capsys.readouterr()
+    assert f"{SHOTS - 1} shots already recorded" in err
     assert [int(m) for m in re.findall(r"shot\s+(\d+)\s+P", out)] == [SHOTS]
 
 

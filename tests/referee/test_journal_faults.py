@@ -154,9 +154,9 @@ def test_a_stale_lease_is_taken_over(journal_path: Path, game: Path, capsys):
     _unfinished_match(journal_path, game)
     gone = _unused_pid()
     _lease(journal_path, 1, gone)
-    code, out, err = _run(capsys, "referee", str(game), "--resume")
+    code, _out, err = _run(capsys, "referee", str(game), "--resume")
     assert code == 0, err
-    assert f"pid {gone}" in out and "taken over" in out
+    assert f"pid {gone}" in err and "taken over" in err
     assert _verdicts(journal_path) == DEMO
     assert _rows(journal_path, "SELECT lease_pid FROM matches") == [(None,)]  # released
 
@@ -170,9 +170,9 @@ def test_a_killed_run_leaves_a_lease_that_resume_takes_over(journal_path: Path, 
     proc.communicate(timeout=10)
     assert _rows(journal_path, "SELECT lease_pid FROM matches") == [(proc.pid,)]
     done = _cli("referee", str(game), "--resume", journal=journal_path)
-    out, err = done.communicate(timeout=60)
+    _out, err = done.communicate(timeout=60)
     assert done.returncode == 0, err
-    assert "taken over" in out
+    assert "taken over" in err
     assert _verdicts(journal_path) == DEMO
 
 
@@ -208,7 +208,8 @@ def test_resume_on_a_finished_match_rewrites_the_reports_without_judging(
                           "--html", str(again[1]))
     assert code == 0, err
     assert not SHOT_LINE.search(out)
-    assert out.count("\n") == 1 and "match 1 of this input is finished" in out
+    assert out == "" and err.count("\n") == 3  # the notice, then the two reports written
+    assert "match 1 of this input is finished" in err
     assert _rows(journal_path, "SELECT COUNT(*) FROM matches") == [(1,)]
     assert _rows(journal_path, "SELECT COUNT(*) FROM entries") == [(SHOTS,)]
 
@@ -285,9 +286,9 @@ def test_undo_then_resume_judges_the_undone_shots_again(journal_path: Path, game
     assert "(the carom was not seen)" in lines[undo_lines[0]]
     assert "(R1 stayed on the lip)" in lines[undo_lines[1]]
 
-    code, out, _ = _run(capsys, "referee", str(game), "--resume")
+    code, out, err = _run(capsys, "referee", str(game), "--resume")
     assert code == 0
-    assert f"{SHOTS - 2} shot(s) already recorded" in out
+    assert f"{SHOTS - 2} shots already recorded" in err
     assert [int(n) for n in SHOT_LINE.findall(out)] == [SHOTS - 1, SHOTS]
     assert _verdicts(journal_path) == DEMO  # the same as the straight run: no turn lost
     assert _rows(journal_path, "SELECT status FROM matches") == [("finished",)]
@@ -313,8 +314,8 @@ def test_disk_full_at_a_verdict_is_one_line_and_keeps_the_earlier_ones(
     assert len(SHOT_LINE.findall(out)) == 4
     assert _verdicts(journal_path) == DEMO[:4]
     assert _rows(journal_path, "SELECT status, lease_pid FROM matches") == [("running", None)]
-    code, out, _ = _run(capsys, "referee", str(game), "--resume")
-    assert code == 0 and "4 shot(s) already recorded" in out
+    code, out, err = _run(capsys, "referee", str(game), "--resume")
+    assert code == 0 and "4 shots already recorded" in err
     assert _verdicts(journal_path) == DEMO
 
 
@@ -332,7 +333,9 @@ def test_a_real_sqlite_full_is_one_line(journal_path: Path, game: Path, capsys, 
         patched.setattr(Journal, "_create_or_migrate", capped)
         code, out, err = _run(capsys, "referee", str(game), "--resume")
     assert code == 2
-    _one_line(err, str(journal_path), "disk is full")
+    notice, error = err.splitlines(keepends=True)  # (notices are on stderr too)
+    assert notice.startswith("kaisa: resuming match 1")
+    _one_line(error, str(journal_path), "disk is full")
     judged = len(SHOT_LINE.findall(out))
     assert judged < SHOTS
     assert _verdicts(journal_path) == DEMO[:judged]
@@ -415,7 +418,8 @@ def test_a_damaged_row_is_named_and_hides_no_other_match(journal_path: Path, gam
     code, out, err = _run(capsys, "journal", "list")
     assert code == 2
     _one_line(err, str(journal_path), "match 1", "shot 3")
-    lines = out.splitlines()
+    header, *lines = out.splitlines()
+    assert header.split() == ["id", "started", "status", "score", "source"]
     assert len(lines) == 2
     assert "DAMAGED" in lines[0]
     final = DEMO[-1]["score"]
@@ -491,7 +495,7 @@ def test_kills_at_seeded_points_then_resume_give_the_straight_run(journal_path: 
         assert _rows(journal_path, "SELECT COUNT(*), MIN(status) FROM matches") == \
             [(1, "finished")], k
         if k == SHOTS:
-            assert "is finished" in out and not SHOT_LINE.search(out)
+            assert "is finished" in err and not SHOT_LINE.search(out)
 
 
 def test_a_file_that_is_not_a_journal_is_one_line_and_left_as_it_is(journal_path: Path,

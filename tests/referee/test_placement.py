@@ -93,4 +93,4 @@ def test_a_cameras_ball_the_state_has_in_hand_is_left_out_and_the_shot_judged(tm
         out = io.StringIO()
         run = referee_game(camera, journal, out=out)
     assert len(run.judged_now) == 1 and run.camera_notes[0] == notes
-    assert "camera, shot 1: 1 event(s) of W2 left out (in hand)" in out.getvalue()
+    assert "camera, shot 1: 1 event of W2 left out (in hand)" in out.getvalue()

@@ -100,7 +100,7 @@ def test_a_resumed_video_is_taken_up_after_the_last_recorded_shot(tmp_path: Path
     with Journal(tmp_path / "j.sqlite") as journal:
         rest = journal.last_verdict(1)
     assert rest is not None
-    assert "1 shot(s) already recorded" in out and " shot  2 " in out and " shot  1 " not in out
+    assert "1 shot already recorded" in err and " shot  2 " in out and " shot  1 " not in out
     doc = json.loads(report.read_text())
     shots = doc["shots"]
     assert len(shots) == 2

@@ -35,6 +35,24 @@ class TestCalls:
                                       call=f"{called} FL"))
             assert (v.points, v.scored_ball, v.turn_passes) == (3, Ball.R2, False)
 
+    def test_of_two_reds_in_the_called_pocket_the_first_legal_one_scores(self):
+        # both legal: the first in, R2, scores; R1, hit by W1 after R2, is its carom (red + R =
+        # 6) and then an extra pot
+        v = judge(midgame(), shot(strike("W1"), hit("W1", "R2"), pot("R2", "FL"),
+                                  hit("W1", "R1"), pot("R1", "FL"), call="R FL"))
+        assert (v.scored_ball, v.points, v.caroms) == (Ball.R2, 6, (Ball.R1,))
+        assert Flag.EXTRA_POT in v.flags and not v.turn_passes
+        # neither legal (each by a chain of three): the first one's reason is reported
+        v = judge(midgame(), shot(strike("W1"), hit("W1", "W2"), hit("W2", "Y"),
+                                  hit("Y", "R2"), hit("Y", "R1"), pot("R2", "FL"),
+                                  pot("R1", "FL"), call="R FL"))
+        assert (v.scored_ball, v.points, v.fouls) == (None, 0, (Foul.CHAIN_TOO_LONG,))
+        # a red banked into a corner (refused under `banks: seed`) does not hide a legal one
+        v = judge(midgame(), shot(strike("W1"), hit("W1", "R1"), cushion("R1", "left"),
+                                  pot("R1", "HL"), hit("W1", "R2"), pot("R2", "HL"),
+                                  call="R HL"))
+        assert (v.scored_ball, v.points, v.bank, v.fouls) == (Ball.R2, 3, False, ())
+
     def test_calling_the_opponents_white(self):
         for called in ("W", "W2"):
             v = judge(midgame(), shot(strike("W1"), hit("W1", "W2"), pot("W2", "HL"),
@@ -200,6 +218,19 @@ class TestScratch:
                                               pot("R2", "FR"), call="R FR"))
         assert (v.fouls, v.points, v.penalty, v.score) == ((Foul.WRONG_CUE_BALL,), 0, 2, (3, 0))
         assert v.turn_passes and [r.ball for r in v.respots] == [Ball.R2]
+
+    @pytest.mark.parametrize("struck", ["W2", "R2"])
+    def test_wrong_cue_ball_reports_the_called_balls_bank(self, struck: str):
+        # §3, §7.4: void, but `bank` says the called red went into the called pocket banked
+        banked = shot(strike(struck), hit(struck, "R1"), cushion("R1", "left"), pot("R1", "MR"),
+                      call="R MR")
+        v = judge(midgame(), banked)
+        assert (v.bank, v.fouls, v.points, v.caroms) == (True, (Foul.WRONG_CUE_BALL,), 0, ())
+        # not banked (no cushion after its last ball contact), or into another pocket: no bank
+        straight = shot(strike(struck), hit(struck, "R1"), pot("R1", "MR"), call="R MR")
+        elsewhere = shot(strike(struck), hit(struck, "R1"), cushion("R1", "left"),
+                         pot("R1", "MR"), call="R ML")
+        assert not judge(midgame(), straight).bank and not judge(midgame(), elsewhere).bank
 
     def test_several_faults_are_penalised_once_at_the_largest_amount(self):
         v = judge(midgame(), shot(strike("W2"), hit("W2", "R1"), hit("R1", "W1"),

@@ -16,6 +16,7 @@ from rules import (
     judge,
     plan_respots,
 )
+from rules.respot import _first_free_toward_foot
 from rules.table import Spot
 from tests.rules.builders import cushion, hit, midgame, pot, shot, strike
 
@@ -54,8 +55,19 @@ def test_cushion_spot_taken_falls_back_to_the_other_cushion_then_the_long_axis()
     assert spots(plan_respots(T, on, [Ball.R1], NEAR_HEAD)) == [(Ball.R1, Spot.CUSHION_FOOT)]
     on[Ball.W1] = T.spot_xy(Spot.CUSHION_FOOT)
     plan = plan_respots(T, on, [Ball.R1], NEAR_HEAD)
-    assert plan[0].spot is Spot.CUSHION_HEAD
-    assert not T.is_occupied(plan[0].xy_mm, on.values())
+    # §7.6: both cushion places taken: the long axis from the centre toward the foot. The four
+    # other balls then hold points 1 and 3 and both cushion places, so the centre is free.
+    assert spots(plan) == [(Ball.R1, Spot.POINT2)] and plan[0].xy_mm == P2
+
+
+def test_the_long_axis_place_is_the_first_free_one_from_the_centre_toward_the_foot():
+    # (more balls than a game has, to reach past the centre)
+    blocking = [(P2[0] - 30.0, P2[1] + 10.0), (P2[0] + 40.0, P2[1] - 20.0)]
+    x, y = _first_free_toward_foot(T, blocking)
+    assert y == P2[1] and x > P2[0] + 40.0
+    assert math.isclose(math.dist((x, y), blocking[1]), T.ball_diameter_mm)
+    assert not T.is_occupied((x, y), blocking)
+    assert _first_free_toward_foot(T, [(P2[0] - 68.0, P2[1])]) == P2  # touching is free
 
 
 def test_yellow_goes_to_point_2_then_1_then_3_then_a_cushion():
