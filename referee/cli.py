@@ -537,7 +537,7 @@ def _cmd_track(args: argparse.Namespace) -> int:
     from referee.gamefile import read_json
     from referee.pipeline import early_end, tracking_progress
     from rules import GameState, RuleOptions, cue_ball_of
-    from vision.commands import VIDEO_SUFFIXES, _calibration_for, _check_size, _read_frame
+    from vision.commands import VIDEO_SUFFIXES, calibration_for, check_size, read_frame
     from vision.detection import VisionError
     from vision.tracking import track_video, write_tracks_csv
 
@@ -563,8 +563,8 @@ def _cmd_track(args: argparse.Namespace) -> int:
         if args.start is None:
             print(f"kaisa track: the balls named from the start of {start_path.name} (the "
                   "labels beside the video; --start to give another)", file=sys.stderr)
-    cal = _calibration_for(args)
-    _check_size(cal, _read_frame(video, 0))
+    cal = calibration_for(args)
+    check_size(cal, read_frame(video, 0))
     bar = tracking_progress(video)
     read = 0
 

@@ -62,7 +62,7 @@ def no_work(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(referee.app, "load_source", began)
     monkeypatch.setattr(referee.cli, "rewrite_reports", began)
-    monkeypatch.setattr(vision.commands, "_calibration_for", began)
+    monkeypatch.setattr(vision.commands, "calibration_for", began)
     monkeypatch.setattr(calibration, "sample_frames", began)
     monkeypatch.setattr(referee.pipeline, "sample_frames_shown", began)
     monkeypatch.setattr(synth.make, "make_clip", began)
