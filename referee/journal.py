@@ -252,6 +252,11 @@ class Journal:
         try:
             if readonly:
                 self._db = self._open_readonly(path)
+                if not self._has_tables():
+                    # a file a run made and was killed before it set it up: an empty journal
+                    self._db.close()
+                    self._db = sqlite3.connect(":memory:", isolation_level=None)
+                    self._create_or_migrate()
             else:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 self._db = sqlite3.connect(path, isolation_level=None, timeout=10.0)

@@ -541,3 +541,49 @@ def test_runs_opening_a_new_journal_at_once_all_open_it(tmp_path: Path):
             w.join(60)
         got = sorted(out.get(timeout=5) for _ in workers)
         assert got == [1, 2, 3, 4], got
+
+
+def test_kills_at_two_dozen_seeded_random_times_then_resume_give_the_straight_run(
+        journal_path: Path, game: Path, tmp_path: Path):
+    """SIGKILL at 24 seeded random moments of a paced run (before the first verdict, between
+    verdicts, in the pace wait, while the reports are written), then --resume: every time the
+    verdicts of an uninterrupted run, one match finished, reports written whole."""
+    import random
+    import time
+
+    rng = random.Random(5024)
+    report = tmp_path / "r.json"
+    for trial in range(24):
+        for left in journal_path.parent.glob(journal_path.name + "*"):  # with its -wal, -shm
+            left.unlink()
+        report.unlink(missing_ok=True)
+        proc = _cli("referee", str(game), "--pace", "0.1", "-o", str(report),
+                    journal=journal_path)
+        time.sleep(rng.uniform(0.2, 2.2))  # start-up, twelve verdicts 0.1 s apart, reports
+        proc.kill()
+        proc.communicate(timeout=10)
+        done = _cli("referee", str(game), "--resume", "-o", str(report), journal=journal_path)
+        _, err = done.communicate(timeout=60)
+        assert done.returncode == 0, (trial, err)
+        assert _verdicts(journal_path) == DEMO, trial
+        assert _rows(journal_path, "SELECT COUNT(*), MIN(status) FROM matches") == \
+            [(1, "finished")], trial
+        assert json.loads(report.read_text())["final"]["score"] == DEMO[-1]["score"], trial
+        assert not list(tmp_path.glob("*.tmp")), trial
+
+
+@pytest.mark.parametrize("made", ["empty file", "WAL set, no tables"])
+def test_a_journal_file_killed_before_its_set_up_reads_as_empty(journal_path: Path, game: Path,
+                                                                 capsys, made: str):
+    # a run killed as it made the file: listing finds no match, --resume referees from the start
+    if made == "empty file":
+        journal_path.write_bytes(b"")
+    else:
+        with sqlite3.connect(journal_path) as db:
+            db.execute("PRAGMA journal_mode=WAL")
+    code, out, err = _run(capsys, "journal", "list", "--journal", str(journal_path))
+    assert code == 0 and "no match" in out + err
+    code, out, err = _run(capsys, "referee", str(game), "--resume", "--journal",
+                          str(journal_path))
+    assert code == 0, err
+    assert _verdicts(journal_path) == DEMO
