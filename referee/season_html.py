@@ -17,10 +17,12 @@ SEASON_CSS = """
 table.stats{border-collapse:collapse;font-size:.9em;min-width:100%}
 .stats td,.stats th{border-bottom:1px solid #ddd;padding:4px 6px;text-align:right;
 white-space:nowrap}
-.stats th{vertical-align:bottom;font-weight:600}
+.stats th{vertical-align:bottom;font-weight:600;white-space:normal;min-width:3.2em}
 .stats .name{text-align:left;position:sticky;left:0;background:#fff;white-space:normal;
 min-width:6em}
 .list td,.list th{text-align:left;white-space:normal}
+.list .name{position:static;overflow-wrap:anywhere;min-width:0}
+.list td:first-child{white-space:nowrap}
 .stats tr.running td{color:#555;font-style:italic}
 .note{background:#f3f3f3;border-left:4px solid #888;padding:6px 8px;margin:8px 0;
 font-size:.92em}
