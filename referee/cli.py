@@ -667,7 +667,12 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 def _cmd_season(args: argparse.Namespace) -> int:
     """``kaisa season``: the season page and CSV files from a journal or a folder of reports.
     Every input is read and every output place checked before anything is written."""
-    from referee.season import name_matches, parse_players, season_statistics
+    from referee.season import (
+        name_matches,
+        parse_players,
+        refereed_again,
+        season_statistics,
+    )
     from referee.season_io import (
         match_from_report,
         matches_from_journal,
@@ -707,6 +712,11 @@ def _cmd_season(args: argparse.Namespace) -> int:
         print(f"kaisa season: {plural(len(missing), 'match', 'matches')} not in "
               f"{args.matches} ({', '.join(missing[:5])}{', ...' if len(missing) > 5 else ''}): "
               "their players are Player 1 and Player 2", file=sys.stderr)
+    for again, ids in refereed_again(matches).items():
+        print(f"kaisa season: {again} is in {len(ids)} matches"
+              + (f" ({', '.join(str(i) for i in ids if i is not None)})" if any(ids) else "")
+              + ": each is counted (a match refereed again is a match of its own in the "
+              "journal)", file=sys.stderr)
     season = season_statistics(matches)
     for path in write_season(season, paths, str(source)):
         print(f"season: {path}", file=sys.stderr)

@@ -223,6 +223,16 @@ def _entry_for(match: PlayedMatch, info: Mapping[str, MatchInfo]) -> MatchInfo |
     return None
 
 
+def refereed_again(matches: Sequence[PlayedMatch]) -> dict[str, list[int | None]]:
+    """The sources recorded in more than one match (a video refereed twice: each match is
+    counted), with those matches' ids."""
+    seen: dict[str, list[int | None]] = {}
+    for match in matches:
+        if match.source:
+            seen.setdefault(match.source, []).append(match.match_id)
+    return {source: ids for source, ids in seen.items() if len(ids) > 1}
+
+
 def parse_players(text: str) -> tuple[str, str]:
     """``"Anna,Boris"`` -> ("Anna", "Boris"): two names, different, not empty; ValueError
     (its message says what was expected) otherwise."""

@@ -21,6 +21,7 @@ from referee.season import (
     FOUL_KINDS,
     POT_BALLS,
     RUNNING,
+    SEATS,
     STATUSES,
     MatchInfo,
     PlayedMatch,
@@ -116,9 +117,12 @@ def _report_match(data: Any, name: str) -> PlayedMatch:
     match_id = data.get("match_id")
     given = data.get("players")
     players = None
-    if (isinstance(given, list) and len(given) == 2 and all(isinstance(n, str) for n in given)
-            and tuple(given) != ("Player 1", "Player 2")):
-        players = parse_players(",".join(given))
+    if given is not None and given != list(SEATS):
+        if (not isinstance(given, list) or len(given) != 2
+                or not all(isinstance(n, str) and n.strip() for n in given)
+                or given[0].strip() == given[1].strip()):
+            raise KaisaError(f"expected two different names, got {given!r}", "players")
+        players = (given[0].strip(), given[1].strip())
     when = data.get("date")
     return PlayedMatch(
         name=name, source=source, status=status, verdicts=tuple(verdicts), score=score,
@@ -159,7 +163,7 @@ def read_matches_file(path: Path) -> dict[str, MatchInfo]:
 
 
 def matches_info_from_csv(text: str) -> dict[str, MatchInfo]:
-    reader = csv.DictReader(io.StringIO(text))
+    reader = csv.DictReader(io.StringIO(text.removeprefix("\ufeff")))  # (a spreadsheet's BOM)
     fields = [f.strip().lower() for f in reader.fieldnames or []]
     key = "input" if "input" in fields else "video" if "video" in fields else None
     if key is None or "player1" not in fields or "player2" not in fields:

@@ -22,6 +22,7 @@ import io
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -236,6 +237,26 @@ def test_a_folder_of_reports_gives_the_journals_statistics(
     assert report_rows == journal_rows
 
 
+def test_a_spreadsheets_csv_with_a_bom_is_read(season_journal: Path, tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    saved = tmp_path / "excel.csv"
+    saved.write_bytes(b"\xef\xbb\xbf" + MATCHES_CSV.replace("\n", "\r\n").encode())
+    out_dir = tmp_path / "out"
+    assert _run(capsys, "season", str(season_journal), "--matches", str(saved), "-o",
+                str(out_dir))[0] == 0
+    assert {r["player"] for r in _csv(out_dir / "season.players.csv")} == set(EXPECTED)
+
+
+def test_an_input_refereed_twice_is_said(season_journal: Path, tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    game = tmp_path / "games" / "m1.game.json"
+    assert main(["referee", str(game), "--journal", str(season_journal)]) == 0
+    capsys.readouterr()
+    code, out, err = _run(capsys, "season", str(season_journal), "-o", str(tmp_path / "out"))
+    assert code == 0 and "4 matches" in out
+    assert f"{game} is in 2 matches (1, 4): each is counted" in err
+
+
 # --- bad input: one line, exit 2 ---------------------------------------------------------------
 @pytest.mark.parametrize(("text", "named"), [
     ("input,player1\nm1,Anna\n", "player2"),
@@ -275,6 +296,8 @@ def test_a_malformed_json_matches_file_is_one_line(
     ('{"format": "kaisa-match-report/1", "shots": [{"verdict": {"shooter": 3}}], '
      '"final": {"score": {"1": 0, "2": 0}}}', "shots[0].verdict"),
     ('{"format": "kaisa-match-report/1", "shots": [], "final": {}}', "final.score"),
+    ('{"format": "kaisa-match-report/1", "shots": [], "final": {"score": {"1": 0, "2": 0}}, '
+     '"players": ["Anna", ""]}', "players"),
 ])
 def test_a_malformed_report_is_one_line(content: str, named: str, tmp_path: Path,
                                         capsys: pytest.CaptureFixture[str]) -> None:
@@ -285,6 +308,16 @@ def test_a_malformed_report_is_one_line(content: str, named: str, tmp_path: Path
     code, _, err = _run(capsys, "season", str(reports), "-o", str(tmp_path / "out"))
     assert code == 2
     _one_line(err, str(bad), named)
+
+
+def test_a_damaged_match_is_one_line(season_journal: Path, tmp_path: Path,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    with sqlite3.connect(season_journal) as db:
+        db.execute("UPDATE entries SET verdict_json = '{}' WHERE match_id = 2 AND seq = 1")
+    db.close()
+    code, _, err = _run(capsys, "season", str(season_journal), "-o", str(tmp_path / "out"))
+    assert code == 2
+    _one_line(err, "match 2 is damaged", "shot 2")
 
 
 @pytest.mark.parametrize("argv", [
@@ -390,3 +423,20 @@ def test_output_paths() -> None:
                                          "players": Path("out/season.players.csv"),
                                          "matches": Path("out/season.matches.csv")}
     assert output_paths(Path("a/spring.html"))["players"] == Path("a/spring.players.csv")
+
+
+def test_a_reports_own_names_are_used_when_none_are_given(
+        season_journal: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    report = tmp_path / "m2.report.json"
+    assert main(["journal", "report", "2", "--journal", str(season_journal), "-o",
+                 str(report)]) == 0
+    data = json.loads(report.read_text(encoding="utf-8"))
+    data["players"] = ["Boris", "Anna"]
+    report.write_text(json.dumps(data), encoding="utf-8")
+    out_dir = tmp_path / "out"
+    assert _run(capsys, "season", str(report), "-o", str(out_dir))[0] == 0
+    rows = {r["player"]: r for r in _csv(out_dir / "season.players.csv")}
+    assert (rows["Boris"]["won"], rows["Boris"]["points"], rows["Anna"]["points"]) == \
+        ("1", "60", "15")
+    (match,) = _csv(out_dir / "season.matches.csv")
+    assert (match["input"], match["match_id"], match["winner"]) == ("m2", "2", "Boris")
