@@ -115,15 +115,18 @@ class MatchRow:
     winner: str  # the winner's name, or ""
     shots: int
     corrections: int
+    start_score: tuple[int, int] = (0, 0)
 
     @property
     def result(self) -> str:
         a, b = self.score
+        began = (f", from {self.start_score[0]}:{self.start_score[1]}"
+                 if self.start_score != (0, 0) else "")
         if self.status == FINISHED:
-            return f"{self.winner} won {a}:{b}"
+            return f"{self.winner} won {a}:{b}" + (f" ({began[2:]})" if began else "")
         if self.status == RUNNING:
-            return f"running, {a}:{b} so far"
-        return f"no result ({a}:{b} at the end of the record)"
+            return f"running, {a}:{b} so far{began}"
+        return f"no result ({a}:{b} at the end of the record{began})"
 
 
 @dataclass(frozen=True)
@@ -191,7 +194,7 @@ def season_statistics(matches: Sequence[PlayedMatch]) -> Season:
         rows.append(MatchRow(
             match.date, match.name, match.source, match.match_id, names, status, match.score,
             names[match.winner - 1] if status == FINISHED and match.winner else "",
-            len(match.verdicts), match.corrections))
+            len(match.verdicts), match.corrections, match.start_score))
     order = sorted(range(len(rows)), key=lambda k: (rows[k].date == "", rows[k].date, k))
     ranked = sorted(stats.values(), key=lambda p: (-p.won, -p.average, -p.points, p.name))
     return Season(tuple(ranked), tuple(rows[k] for k in order),

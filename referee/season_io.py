@@ -243,7 +243,7 @@ PLAYER_COLUMNS = (
     "average", "best_inning", "caroms", *(f"pots_{b}" for b in POT_BALLS), "penalty_points",
     "fouls", *(f"foul_{f.value}" for f in FOUL_KINDS))
 MATCH_COLUMNS = ("date", "input", "match_id", "player1", "player2", "status", "score1",
-                 "score2", "winner", "shots", "corrections", "source")
+                 "score2", "start1", "start2", "winner", "shots", "corrections", "source")
 
 
 def players_csv(season: Season) -> str:
@@ -265,7 +265,8 @@ def matches_csv(season: Season) -> str:
     writer.writerow(MATCH_COLUMNS)
     for m in season.matches:
         writer.writerow([m.date, m.name, "" if m.match_id is None else m.match_id,
-                         m.players[0], m.players[1], m.status, m.score[0], m.score[1], m.winner,
+                         m.players[0], m.players[1], m.status, m.score[0], m.score[1],
+                         m.start_score[0], m.start_score[1], m.winner,
                          m.shots, m.corrections, m.source])
     return out.getvalue()
 

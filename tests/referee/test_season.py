@@ -134,11 +134,13 @@ def test_matches_csv_has_date_players_and_result(season_journal: Path, tmp_path:
                 str(tmp_path / "matches.csv"), "-o", str(out_dir))[0] == 0
     rows = _csv(out_dir / "season.matches.csv")
     got = [(r["date"], r["input"], r["match_id"], r["player1"], r["player2"], r["status"],
-            r["score1"], r["score2"], r["winner"], r["shots"]) for r in rows]
+            r["score1"], r["score2"], r["start1"], r["start2"], r["winner"], r["shots"])
+           for r in rows]
     assert got == [
-        ("2026-03-01", "m1", "1", "Anna", "Boris", "ended", "24", "1", "", "6"),
-        ("2026-03-08", "m2", "2", "Boris", "Anna", "finished", "60", "15", "Boris", "9"),
-        ("2026-03-15", "m3", "3", "Anna", "Carl", "running", "55", "57", "", "4"),
+        ("2026-03-01", "m1", "1", "Anna", "Boris", "ended", "24", "1", "0", "0", "", "6"),
+        ("2026-03-08", "m2", "2", "Boris", "Anna", "finished", "60", "15", "0", "0", "Boris",
+         "9"),
+        ("2026-03-15", "m3", "3", "Anna", "Carl", "running", "55", "57", "55", "50", "", "4"),
     ]
 
 
@@ -156,7 +158,7 @@ def test_csv_columns(season_journal: Path, tmp_path: Path,
     matches = (out_dir / "season.matches.csv").read_text(encoding="utf-8").splitlines()[0]
     assert matches.split(",") == list(MATCH_COLUMNS) == [
         "date", "input", "match_id", "player1", "player2", "status", "score1", "score2",
-        "winner", "shots", "corrections", "source"]
+        "start1", "start2", "winner", "shots", "corrections", "source"]
 
 
 def test_the_page_has_each_players_row_and_says_what_runs(
@@ -171,7 +173,7 @@ def test_the_page_has_each_players_row_and_says_what_runs(
     for player in EXPECTED:
         # a row in the standings and one in the shots table
         assert text.count(f'<tr data-player="{player}"><td class=name>{player}</td>') == 2
-    assert "Boris won 60:15" in text and "running, 55:57 so far" in text
+    assert "Boris won 60:15" in text and "running, 55:57 so far, from 55:50" in text
     assert "1 match is still running" in text
     assert "are seats" not in text  # every match is named
     assert "<script" not in text and "http" not in text  # self-contained
