@@ -69,8 +69,12 @@ def matches_from_journal(path: Path) -> list[PlayedMatch]:
 
 def matches_from_reports(folder: Path) -> list[PlayedMatch]:
     """Every ``NAME.report.json`` of the folder, by name."""
-    paths = sorted(p for p in folder.iterdir() if p.name.endswith(REPORT_SUFFIX)
-                   and p.is_file())
+    try:
+        paths = sorted(p for p in folder.iterdir() if p.name.endswith(REPORT_SUFFIX)
+                       and p.is_file())
+    except OSError as err:
+        raise InputError(f"cannot list the folder ({err.strerror or type(err).__name__}); "
+                         f"expected a folder of NAME{REPORT_SUFFIX} files", str(folder)) from None
     if not paths:
         raise InputError(f"no match report here (expected files NAME{REPORT_SUFFIX}, as "
                          "`kaisa referee -o` writes)", str(folder))
