@@ -664,6 +664,69 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_season(args: argparse.Namespace) -> int:
+    """``kaisa season``: the season page and CSV files from a journal or a folder of reports.
+    Every input is read and every output place checked before anything is written."""
+    from referee.season import (
+        name_matches,
+        parse_players,
+        refereed_again,
+        season_statistics,
+    )
+    from referee.season_io import (
+        match_from_report,
+        matches_from_journal,
+        matches_from_reports,
+        output_paths,
+        read_matches_file,
+        write_season,
+    )
+
+    if args.source is not None and args.journal is not None:
+        raise InputError("give the journal or the reports once: a JOURNAL_OR_REPORTS argument, "
+                         "or --journal FILE", "season")
+    if args.players is not None and args.matches is not None:
+        raise InputError("give the players once: --players \"A,B\" (every match) or "
+                         "--matches FILE (each match its own)", "season")
+    players = None
+    if args.players is not None:
+        try:
+            players = parse_players(args.players)
+        except ValueError as err:
+            raise InputError(str(err), "--players") from None
+    paths = output_paths(args.output)
+    if paths["html"].parent == args.output:
+        check_output_folder(args.output, "the season's page and CSV files")
+    check_outputs([(paths["html"], "the season page"),
+                   (paths["players"], "the players' CSV"), (paths["matches"], "the matches' CSV")])
+    info = read_matches_file(args.matches) if args.matches is not None else None
+    source: Path = args.source or args.journal or default_journal_path()
+    if source.is_dir():
+        matches = matches_from_reports(source)
+    elif source.name.endswith(".json"):
+        matches = [match_from_report(source)]
+    else:
+        matches = matches_from_journal(source)
+    matches, missing = name_matches(matches, info, players)
+    if missing:
+        print(f"kaisa season: {plural(len(missing), 'match', 'matches')} not in "
+              f"{args.matches} ({', '.join(missing[:5])}{', ...' if len(missing) > 5 else ''}): "
+              "their players are Player 1 and Player 2", file=sys.stderr)
+    for again, ids in refereed_again(matches).items():
+        print(f"kaisa season: {again} is in {len(ids)} matches"
+              + (f" ({', '.join(str(i) for i in ids if i is not None)})" if any(ids) else "")
+              + ": each is counted (a match refereed again is a match of its own in the "
+              "journal)", file=sys.stderr)
+    season = season_statistics(matches)
+    for path in write_season(season, paths, str(source)):
+        print(f"season: {path}", file=sys.stderr)
+    counts = season.counts()
+    print(f"kaisa season: {plural(len(season.matches), 'match', 'matches')} "
+          f"({counts['finished']} finished, {counts['ended']} with no result, "
+          f"{counts['running']} running), {plural(len(season.players), 'player')}")
+    return 0
+
+
 def _jobs_arg(text: str) -> int:
     try:
         value = int(text)
@@ -842,6 +905,30 @@ def build_parser() -> argparse.ArgumentParser:
     jr.add_argument("--html", type=Path, metavar="PATH", help="with report: the HTML report")
     jr.add_argument("--journal", type=Path, help=journal_help)
     jr.set_defaults(run=_cmd_journal)
+
+    se = sub.add_parser(
+        "season", help="season statistics per player and per match (HTML page and CSV files)",
+        description="Season statistics from a journal or a folder of JSON reports: per player "
+                    "matches, results, innings, points, average per inning, best inning, "
+                    "caroms, pots by ball, fouls by kind; per match date, players and result.",
+        epilog="Players are named by --players (every match) or --matches FILE: CSV with the "
+               "columns input,player1,player2[,date], or JSON {\"NAME\": {\"players\": [\"A\", "
+               "\"B\"], \"date\": \"YYYY-MM-DD\"}}, NAME being the input's file name without "
+               "its suffix (as NAME.report.json), its file name or its path. Unnamed matches "
+               "have Player 1 and Player 2, totalled per seat. Running matches are listed, "
+               "not counted in wins.")
+    se.add_argument("source", nargs="?", type=Path, metavar="JOURNAL_OR_REPORTS",
+                    help="a journal, a folder of NAME.report.json files or one report (default: "
+                         "the journal, as --journal)")
+    se.add_argument("--journal", type=Path, help=journal_help)
+    se.add_argument("-o", "--output", type=Path, required=True, metavar="DIR_OR_HTML",
+                    help="a folder: season.html, season.players.csv and season.matches.csv in "
+                         "it (made if missing); or a page's name (X.html): the CSV files beside "
+                         "it (X.players.csv, X.matches.csv)")
+    se.add_argument("--players", metavar="A,B", help="the two players of every match (A plays W1)")
+    se.add_argument("--matches", type=Path, metavar="FILE",
+                    help="each match's players and date (CSV or JSON, see below)")
+    se.set_defaults(run=_cmd_season)
     return parser
 
 
