@@ -253,8 +253,10 @@ def placement_warnings(state: GameState, shot: ShotFacts) -> list[PlacementWarni
     return check_placement(state.table, state.respot_targets, to_place, where)
 
 
-def match_report(run: RefereeRun, timings: dict[str, float]) -> dict[str, Any]:
-    """DESIGN.md's match report: the labelled-clip structure with the facts and verdicts."""
+def match_report(run: RefereeRun, timings: dict[str, float], status: str | None = None
+                 ) -> dict[str, Any]:
+    """DESIGN.md's match report: the labelled-clip structure with the facts and verdicts, and
+    the match's ``status`` in the journal when known (finished, ended, running)."""
     game = run.game
     shots = []
     played = 0
@@ -280,6 +282,7 @@ def match_report(run: RefereeRun, timings: dict[str, float]) -> dict[str, Any]:
         "timings": timings,
         "players": list(DEFAULT_PLAYERS), "date": datetime.now(UTC).date().isoformat(),
         **({"skipped_shots": list(run.skipped)} if run.skipped else {}),
+        **({"status": status} if status is not None else {}),
     }
 
 
@@ -488,7 +491,8 @@ def _referee_and_report(job: RefereeJob, game: Game, found: VideoFacts | None,
             drawing.abandon()
         raise
     extra = video_report(found) if found is not None else {}
-    report = match_report(run, {**extra.pop("timings", {}), "total_s": clock()})
+    report = match_report(run, {**extra.pop("timings", {}), "total_s": clock()},
+                          "finished" if run.match.state.winner is not None else ENDED)
     report.update(extra)
     if stopped is not None:
         report["stopped"] = str(stopped)
@@ -607,7 +611,7 @@ def rewrite_reports(journal_path: Path, match_id: int | None, output: Path | Non
               f"{state.score[0]}:{state.score[1]}); nothing to judge"
               + ("; its reports are written again from the journal" if output or html else ""),
               file=sys.stderr)
-    report = match_report(run, {"total_s": clock()})
+    report = match_report(run, {"total_s": clock()}, status)
     if is_video(Path(run.game.path)):
         report["video"] = str(run.game.path)
     return tuple(write_reports(report, output, html))

@@ -587,3 +587,19 @@ def test_a_journal_file_killed_before_its_set_up_reads_as_empty(journal_path: Pa
                           str(journal_path))
     assert code == 0, err
     assert _verdicts(journal_path) == DEMO
+
+
+def test_a_report_says_its_matchs_status(journal_path: Path, game: Path, tmp_path: Path,
+                                         capsys):
+    # a season read from reports needs it: finished (a winner), running (from the journal)
+    report = tmp_path / "r.json"
+    code, _, err = _run(capsys, "referee", str(game), "-o", str(report), "--journal",
+                        str(journal_path))
+    assert code == 0, err
+    assert json.loads(report.read_text())["status"] == "finished"
+    code, _, err = _run(capsys, "journal", "undo", "1", "--journal", str(journal_path))
+    assert code == 0, err
+    code, _, err = _run(capsys, "journal", "report", "1", "-o", str(report), "--journal",
+                        str(journal_path))
+    assert code == 0, err
+    assert json.loads(report.read_text())["status"] == "running"
