@@ -12,8 +12,9 @@ from typing import Any
 
 import pytest
 
-from referee.cli import demo_game_path, main
+from referee.cli import demo_game_path
 from referee.gamefile import load_game
+from tests.referee.conftest import run_cli as _run
 
 COMMANDS = ["score", "referee"]
 
@@ -63,12 +64,6 @@ GOOD = [
 def _write(path: Path, game: Any) -> Path:
     path.write_text(json.dumps(game), encoding="utf-8")
     return path
-
-
-def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def _assert_one_line_error(err: str, *must_name: str) -> str:

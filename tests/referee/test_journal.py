@@ -9,18 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from referee.cli import demo_game_path, main
 from referee.gamefile import load_game
 from referee.journal import Journal
-
-
-@pytest.fixture
-def journal_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "journal.sqlite"
-    monkeypatch.setenv("KAISA_JOURNAL", str(path))
-    return path
 
 
 def straight_run_verdicts() -> list[dict]:

@@ -19,9 +19,10 @@ from typing import Any
 
 import pytest
 
-from referee.cli import demo_game_path, main
+from referee.cli import demo_game_path
 from referee.gamefile import load_game
 from referee.journal import SCHEMA_VERSION, Journal, JournalError, source_key
+from tests.referee.conftest import run_cli as _run
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = [v.to_dict() for _, _, v in load_game(demo_game_path()).judged()]
@@ -37,27 +38,6 @@ CREATE TABLE entries (match_id INTEGER NOT NULL REFERENCES matches(id), seq INTE
     kind TEXT NOT NULL, shot_key TEXT, facts_json TEXT, verdict_json TEXT, score_json TEXT,
     note TEXT, created_at TEXT NOT NULL, PRIMARY KEY (match_id, seq));
 """
-
-
-@pytest.fixture
-def journal_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "journal.sqlite"
-    monkeypatch.setenv("KAISA_JOURNAL", str(path))
-    return path
-
-
-@pytest.fixture
-def game(tmp_path: Path) -> Path:
-    """A copy of the demo's GAME record (its own input: its own source key)."""
-    path = tmp_path / "demo.game.json"
-    shutil.copy(demo_game_path(), path)
-    return path
-
-
-def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def _one_line(err: str, *must_name: str) -> str:

@@ -16,36 +16,17 @@ from typing import Any
 
 import pytest
 
-from referee.cli import demo_game_path, main
+from referee.cli import demo_game_path
 from referee.gamefile import load_game
 from referee.journal import SCHEMA_VERSION, Journal
 from rules import GameState, Match, RuleOptions, ShotFacts
+from tests.referee.conftest import run_cli as _run
 
 DEMO_GAME = json.loads(demo_game_path().read_text())
 DEMO = [v.to_dict() for _, _, v in load_game(demo_game_path()).judged()]
 SHOTS = len(DEMO)
 SHOT_LINE = re.compile(r"^\s*\d+:\d\d\.\d\d\s+shot\s+(\d+)", re.M)
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_videos"
-
-
-@pytest.fixture
-def journal_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "journal.sqlite"
-    monkeypatch.setenv("KAISA_JOURNAL", str(path))
-    return path
-
-
-@pytest.fixture
-def game(tmp_path: Path) -> Path:
-    path = tmp_path / "demo.game.json"
-    shutil.copy(demo_game_path(), path)
-    return path
-
-
-def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def _verdicts(path: Path, match_id: int = 1) -> list[dict[str, Any]]:

@@ -42,6 +42,7 @@ from referee.season import (
 )
 from referee.season_io import MATCH_COLUMNS, PLAYER_COLUMNS, output_paths
 from rules import Verdict
+from tests.referee.conftest import run_cli as _run
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "golden"
@@ -93,12 +94,6 @@ def season_journal(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
 
 def _csv(path: Path) -> list[dict[str, str]]:
     return list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8"))))
-
-
-def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def _one_line(err: str, *named: str) -> None:
