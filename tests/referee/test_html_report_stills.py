@@ -4,7 +4,6 @@ next shot moves), and the cloth's colour for the diagrams."""
 
 from __future__ import annotations
 
-import base64
 from pathlib import Path
 
 import cv2
@@ -13,22 +12,13 @@ import pytest
 
 from calibration import Calibration
 from referee.pipeline import Illustrator
-from rules import ShotFacts, TableSpec
+from rules import TableSpec
+from tests.referee.test_stills import _facts, _grey
 
 
 def _frame(index: int) -> np.ndarray:
     """A frame that tells its index: a grey level of 2 * index."""
     return np.full((72, 128, 3), 2 * index, np.uint8)
-
-
-def _facts(strike: int, rest: int) -> ShotFacts:
-    return ShotFacts.from_dict({"events": [{"t": strike / 30, "type": "strike", "ball": "W1"}],
-                                "strike_frame": strike, "rest_frame": rest})
-
-
-def _grey(still_b64: str) -> float:
-    image = cv2.imdecode(np.frombuffer(base64.b64decode(still_b64), np.uint8), cv2.IMREAD_COLOR)
-    return float(image.mean())
 
 
 def _no_second_reading(monkeypatch) -> None:
