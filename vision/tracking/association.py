@@ -179,5 +179,8 @@ def second_chance(view: FrameView, s: BallState, det: Detection, free: list[Dete
             or left_along_its_streak(setting, s, det)
             or in_a_row_from(setting, s, det, free, left_over)
             )) or sent_toward(setting, s, det, view.frame):
-        return dist
+        # (dearer for another colour, as within the gate: an unseen white sent from rest took
+        # the nearer of two blurred pieces of the red it hit, over its own pale picture)
+        return dist + (setting.params.doubtful_colour_diameters * setting.d
+                       if det.colour != CLASS_OF[s.ball] else 0.0)
     return None
