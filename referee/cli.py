@@ -459,6 +459,9 @@ def _cmd_synth(args: argparse.Namespace) -> int:
         for name in SCENARIO_BUILDERS:
             print(f"{name:22s} {scenario(name).shows}")
         return 0
+    if args.hard and args.committed:
+        raise InputError("--hard makes fresh sets; --committed remakes the committed clips "
+                         "(give one of them)", "synth")
     if args.output is None and not args.committed:
         raise InputError("expected -o DIR, the folder to write the clips in (only --committed "
                          "has a default: sample_videos/, the committed clips remade)", "synth")
@@ -473,10 +476,11 @@ def _cmd_synth(args: argparse.Namespace) -> int:
         if args.scenario not in SCENARIO_BUILDERS:
             raise InputError(f"unknown scenario (expected one of {', '.join(SCENARIO_BUILDERS)})",
                              args.scenario)
-        clips = [(args.scenario if args.seed is None else f"{args.scenario}_s{args.seed}",
+        tag = "h" if args.hard else "s"
+        clips = [(args.scenario if args.seed is None else f"{args.scenario}_{tag}{args.seed}",
                   args.scenario, args.seed or 0)]
     else:
-        clips = random_set(args.seed or 0)
+        clips = random_set(args.seed or 0, hard=True) if args.hard else random_set(args.seed or 0)
     # A random set goes on past a scenario its seed cannot play (the others are still worth
     # having); a clip asked for by name, or listed in a manifest, must be made.
     go_on = not args.committed and not args.scenario
@@ -494,7 +498,8 @@ def _cmd_synth(args: argparse.Namespace) -> int:
             bars[0].to(done)
 
         try:
-            paths = make_clip(name, scenario_name, seed, out, progress)
+            paths = (make_clip(name, scenario_name, seed, out, progress, hard=True) if args.hard
+                     else make_clip(name, scenario_name, seed, out, progress))
         except ScenarioError as err:
             for bar in bars:
                 bar.close()
@@ -758,6 +763,11 @@ def build_parser() -> argparse.ArgumentParser:
     sy.add_argument("--committed", action="store_true",
                     help="remake the clips listed in OUTPUT/manifest.json")
     sy.add_argument("--manifest", action="store_true", help="write OUTPUT/manifest.json")
+    sy.add_argument("--hard", action="store_true",
+                    help="a club room's conditions, drawn per clip from its seed and written "
+                         "into its labels as \"conditions\": drifting and flickering light, hot "
+                         "spots, hard shadows, defocus, noise, white balance, 960x540, low-quality "
+                         "H.264, other cloths, a camera bump")
     sy.add_argument("--list", action="store_true", help="list the scenarios")
     sy.set_defaults(run=_cmd_synth)
 

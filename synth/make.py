@@ -18,16 +18,20 @@ MANIFEST = "manifest.json"
 
 
 def make_clip(name: str, scenario_name: str, seed: int, out_dir: Path,
-              progress: Callable[[int, int], None] | None = None) -> dict[str, Path]:
-    """Play, render and write one clip; ScenarioError when the scenario cannot be played."""
+              progress: Callable[[int, int], None] | None = None,
+              hard: bool = False) -> dict[str, Path]:
+    """Play, render and write one clip; ScenarioError when the scenario cannot be played.
+    ``hard``: under a club room's conditions drawn from ``seed`` (:mod:`synth.conditions`)."""
     clip = play(scenario(scenario_name), seed)
-    return write_clip(clip, out_dir, name, progress)
+    return write_clip(clip, out_dir, name, progress, hard=hard)
 
 
-def random_set(seed: int) -> list[tuple[str, str, int]]:
-    """Every scenario once (the demo match excepted), seeds drawn from ``seed``."""
+def random_set(seed: int, hard: bool = False) -> list[tuple[str, str, int]]:
+    """Every scenario once (the demo match excepted), seeds drawn from ``seed``; a hard set
+    plays the same shots as the normal set of its seed, named ``NAME_hSEED``."""
     names = [n for n in SCENARIO_BUILDERS if n != "demo_match"]
-    return [(f"{n}_s{seed}", n, seed * 1000 + i) for i, n in enumerate(names)]
+    tag = "h" if hard else "s"
+    return [(f"{n}_{tag}{seed}", n, seed * 1000 + i) for i, n in enumerate(names)]
 
 
 def read_manifest(folder: Path) -> list[tuple[str, str, int]]:
