@@ -445,6 +445,7 @@ def _cmd_synth(args: argparse.Namespace) -> int:
         from synth.make import (
             ScenarioError,
             make_clip,
+            manifest_is_hard,
             random_set,
             read_manifest,
             write_manifest,
@@ -459,28 +460,31 @@ def _cmd_synth(args: argparse.Namespace) -> int:
         for name in SCENARIO_BUILDERS:
             print(f"{name:22s} {scenario(name).shows}")
         return 0
-    if args.hard and args.committed:
-        raise InputError("--hard makes fresh sets; --committed remakes the committed clips "
-                         "(give one of them)", "synth")
     if args.output is None and not args.committed:
         raise InputError("expected -o DIR, the folder to write the clips in (only --committed "
                          "has a default: sample_videos/, the committed clips remade)", "synth")
     out: Path = args.output or Path("sample_videos")
     check_output_folder(out, "the clips", create=not args.committed)
+    hard = bool(args.hard)
     if args.committed:
         try:
             clips = read_manifest(out)
+            listed_hard = manifest_is_hard(out)
         except (OSError, ValueError, KeyError) as err:
             raise InputError(f"cannot read {out}/manifest.json ({err})", str(out)) from None
+        if hard and not listed_hard:
+            raise InputError("--hard with --committed remakes a hard set, and this manifest "
+                             "lists clips made without --hard", str(out / "manifest.json"))
+        hard = listed_hard  # a hard set is remade hard
     elif args.scenario:
         if args.scenario not in SCENARIO_BUILDERS:
             raise InputError(f"unknown scenario (expected one of {', '.join(SCENARIO_BUILDERS)})",
                              args.scenario)
-        tag = "h" if args.hard else "s"
+        tag = "h" if hard else "s"
         clips = [(args.scenario if args.seed is None else f"{args.scenario}_{tag}{args.seed}",
                   args.scenario, args.seed or 0)]
     else:
-        clips = random_set(args.seed or 0, hard=True) if args.hard else random_set(args.seed or 0)
+        clips = random_set(args.seed or 0, hard=True) if hard else random_set(args.seed or 0)
     # A random set goes on past a scenario its seed cannot play (the others are still worth
     # having); a clip asked for by name, or listed in a manifest, must be made.
     go_on = not args.committed and not args.scenario
@@ -498,7 +502,7 @@ def _cmd_synth(args: argparse.Namespace) -> int:
             bars[0].to(done)
 
         try:
-            paths = (make_clip(name, scenario_name, seed, out, progress, hard=True) if args.hard
+            paths = (make_clip(name, scenario_name, seed, out, progress, hard=True) if hard
                      else make_clip(name, scenario_name, seed, out, progress))
         except ScenarioError as err:
             for bar in bars:
@@ -515,9 +519,15 @@ def _cmd_synth(args: argparse.Namespace) -> int:
         made.append((name, scenario_name, seed))
         print(f"[{k}/{len(clips)}] {paths['video']}", file=sys.stderr)
     if not args.committed and args.manifest:
-        write_manifest(out, made)
+        if hard:
+            write_manifest(out, made, hard=True)
+        else:
+            write_manifest(out, made)
     if args.committed or args.manifest:
-        write_readme(out)
+        if hard:
+            write_readme(out, hard=True)
+        else:
+            write_readme(out)
     if skipped:
         print(f"kaisa: made {len(made)} of {len(clips)} clips; not playable with this seed: "
               f"{', '.join(skipped)}", file=sys.stderr)

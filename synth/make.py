@@ -39,18 +39,27 @@ def read_manifest(folder: Path) -> list[tuple[str, str, int]]:
     return [(c["name"], c["scenario"], int(c["seed"])) for c in data["clips"]]
 
 
-def write_manifest(folder: Path, clips: list[tuple[str, str, int]]) -> None:
+def manifest_is_hard(folder: Path) -> bool:
+    """Whether the manifest in ``folder`` lists a hard set (its clips made with ``--hard``)."""
+    data = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    return bool(data.get("hard", False))
+
+
+def write_manifest(folder: Path, clips: list[tuple[str, str, int]], hard: bool = False) -> None:
     shows = {n: scenario(n).shows for _, n, _ in clips}
-    doc = {"format": "kaisa-sample-manifest/1",
-           "clips": [{"name": name, "scenario": sc, "seed": seed, "shows": shows[sc]}
-                     for name, sc, seed in clips]}
+    doc: dict[str, object] = {"format": "kaisa-sample-manifest/1"}
+    if hard:
+        doc["hard"] = True
+    doc["clips"] = [{"name": name, "scenario": sc, "seed": seed, "shows": shows[sc]}
+                    for name, sc, seed in clips]
     (folder / MANIFEST).write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
 
 
-__all__ = ["ScenarioError", "make_clip", "random_set", "read_manifest", "write_manifest"]
+__all__ = ["ScenarioError", "make_clip", "manifest_is_hard", "random_set", "read_manifest",
+           "write_manifest"]
 
 
-def write_readme(folder: Path) -> Path:
+def write_readme(folder: Path, hard: bool = False) -> Path:
     """sample_videos/README.md: every clip, its length and what it shows, from the labels."""
     lines = ["# Sample clips", "",
              "Synthetic overhead-camera clips (1280x720, 30 fps, H.264) with exact labels,",
@@ -61,6 +70,12 @@ def write_readme(folder: Path) -> Path:
              "`name.tracks.csv` (every ball's true position and visibility in every frame).", "",
              "| clip | seconds | shots | shows | verdicts (points, fouls) |",
              "|---|---|---|---|---|"]
+    if hard:
+        lines[0:7] = ["# Hard clips", "",
+                      "Synthetic overhead-camera clips in a club room's conditions (`kaisa synth",
+                      "--hard`): each clip's labels say what it shows under `conditions` (light",
+                      "drift and flicker, hot spots, shadows, defocus, noise, white balance, size",
+                      "and encoding, cloth, a camera bump with its frame and true calibration)."]
     for name, scenario_name, _ in read_manifest(folder):
         doc = json.loads((folder / f"{name}.labels.json").read_text(encoding="utf-8"))
         verdicts = ", ".join(

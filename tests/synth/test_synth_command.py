@@ -69,5 +69,21 @@ def test_hard_makes_the_same_scenarios_under_drawn_conditions(
     assert made == [("carom_2_s9", "carom_2", 9, False)]
 
 
-def test_hard_is_for_fresh_sets_not_the_committed_clips(tmp_path: Path) -> None:
+def test_a_hard_sets_manifest_remakes_it_hard_and_a_normal_one_is_not_made_hard(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    made: list[tuple[str, bool]] = []
+
+    def fake_make_clip(name: str, scenario_name: str, seed: int, out_dir: Path,
+                       progress: object = None, hard: bool = False) -> dict[str, Path]:
+        made.append((name, hard))
+        return {"video": out_dir / f"{name}.mp4"}
+
+    monkeypatch.setattr(synth.make, "make_clip", fake_make_clip)
+    monkeypatch.setattr(synth.make, "write_readme", lambda out, hard=False: None)
+    synth.make.write_manifest(tmp_path, [("pot_HL_h5", "pot_HL", 5000)], hard=True)
+    assert json.loads((tmp_path / "manifest.json").read_text())["hard"] is True
+    assert main(["synth", "--committed", "-o", str(tmp_path)]) == 0
+    assert made == [("pot_HL_h5", True)]
+    synth.make.write_manifest(tmp_path, [("pot_HL_s5", "pot_HL", 5000)])
+    assert "hard" not in json.loads((tmp_path / "manifest.json").read_text())
     assert main(["synth", "--hard", "--committed", "-o", str(tmp_path)]) == 2
