@@ -22,8 +22,11 @@ clip shows beyond a normal fresh clip; it is written into the clip's labels as `
 - ``bump``: the camera knocked at ``frame``: the picture's centre moves by ``shift_px`` and the
   picture turns by ``roll_deg`` about it; the true calibration from that frame on is in the labels.
 
-What is not here (yet): players' arms resting on the table, frozen balls, near misses and grazes
-(scenario-level conditions).
+- ``arm``: a player's arm resting on the table over or beside a ball for 1-2 s once the last
+  shot's balls are at rest (the clip is made longer for it); where and when in the labels.
+
+What is not here (yet): players leaning in other moments than after the last shot, frozen balls,
+near misses and grazes (scenario-level conditions of issue 53).
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ from numpy.typing import NDArray
 
 from rules.table import TableSpec
 from synth.camera import CameraPose
-from synth.render import BGR, HotSpots, Look, _hsv_bgr
+from synth.render import BGR, CueState, HotSpots, Look, _hsv_bgr
 from video import Encoding
 
 TIER = "hard"
@@ -130,6 +133,60 @@ class Bump:
 
 
 @dataclass(frozen=True)
+class ArmRest:
+    """A player's arm resting on the table for ``duration_s`` once the last shot's balls are at
+    rest (a player leaning over to look at a position, cue in hand): the bridge hand and
+    forearm over a ball (``over``) or just beside it. ``pick`` (0..1) chooses the ball among
+    those at rest, ``seed`` the directions tried; :func:`resting_arm` places it."""
+
+    duration_s: float
+    over: bool
+    pick: float
+    seed: int
+
+
+@dataclass(frozen=True)
+class RestingArm:
+    """An :class:`ArmRest` placed in a clip: from ``start_s`` to ``end_s`` the player's cue and
+    arm are ``cue``, near ``ball``."""
+
+    start_s: float
+    end_s: float
+    ball: str
+    over: bool
+    cue: CueState
+
+
+def resting_arm(rest: ArmRest, positions: dict[str, tuple[float, float]], start_s: float,
+                table: TableSpec | None = None) -> RestingArm | None:
+    """Where the arm of ``rest`` lies over (or beside) one of the balls at ``positions``: the
+    ball 215-290 mm behind the cue's tip along the cue (under the bridge hand and forearm,
+    as in the hidden_under_arm scenario), or also 90-130 mm to the side of that line; the tip
+    on the cloth and clear of every ball. None when no direction of 64 fits."""
+    table = table or TableSpec()
+    if not positions:
+        return None
+    balls = sorted(positions)
+    ball = balls[min(int(rest.pick * len(balls)), len(balls) - 1)]
+    bx, by = positions[ball]
+    rng = np.random.default_rng([rest.seed, 1])
+    r = table.ball_radius_mm
+    for _ in range(64):
+        d = float(rng.uniform(0, 2 * math.pi))
+        ux, uy = math.cos(d), math.sin(d)
+        back = float(rng.uniform(215, 290))
+        side = 0.0 if rest.over else float(rng.choice([-1.0, 1.0]) * rng.uniform(90, 130))
+        tip = (bx + ux * back - uy * side, by + uy * back + ux * side)
+        bridge = (tip[0] - ux * 230.0, tip[1] - uy * 230.0)
+        inside = all(3 * r <= p[0] <= table.length_mm - 3 * r
+                     and 3 * r <= p[1] <= table.width_mm - 3 * r for p in (tip, bridge))
+        if inside and all(math.dist(tip, q) > 3 * r for q in positions.values()):
+            cue = CueState(tip, d, True, bridge)
+            return RestingArm(start_s, start_s + rest.duration_s, ball, rest.over, cue)
+    return None
+
+
+@dataclass(frozen=True)
 class Conditions:
     """One hard clip's drawn conditions (see the module's docstring); None or 0: not shown."""
 
@@ -147,6 +204,7 @@ class Conditions:
     noise_sigma: float | None = None
     white_balance: BGR | None = None
     bump: Bump | None = None
+    arm: ArmRest | None = None
 
     # --- drawing ------------------------------------------------------------------------------
     @staticmethod
@@ -193,11 +251,12 @@ class Conditions:
             mag, ang = u(2.0, 6.0), u(0, 2 * math.pi)
             bump = Bump(frame, (_r(mag * math.cos(ang), 3), _r(mag * math.sin(ang), 3)),
                         _r(float(rng.choice([-1.0, 1.0])) * u(0.15, 0.5)))
+        arm = ArmRest(_r(u(1.0, 2.0), 3), bool(u() < 0.6), _r(u()), int(rng.integers(2 ** 31)))
         return cls(cloth=cloth, cloth_albedo=cast(BGR, albedo), exposure=exposure,
                    image_size=size, lamps=lamps, crf=int(rng.integers(34, 41)), drift=drift,
                    flicker=flicker, hot_spots=spots, shadows=shadows,
                    defocus_px=_r(u(1.0, 2.0), 3), noise_sigma=_r(u(4.0, 8.0), 3),
-                   white_balance=wb, bump=bump)
+                   white_balance=wb, bump=bump, arm=arm)
 
     # --- what the renderer and the writer take ---------------------------------------------------
     def apply_look(self, look: Look) -> Look:
@@ -249,9 +308,9 @@ class Conditions:
         return out
 
     def to_dict(self, bumped: CameraPose | None = None, table: TableSpec | None = None,
-                fps: float = 30.0) -> dict[str, Any]:
+                fps: float = 30.0, arm: RestingArm | None = None) -> dict[str, Any]:
         """The labels' ``conditions`` (JSON-ready); with the bumped camera, the bump's true
-        calibration from its frame on."""
+        calibration from its frame on; with the arm as placed, its frames and place."""
         def opt(value: Any) -> Any:
             return None if value is None else {k: list(v) if isinstance(v, tuple) else v
                                               for k, v in value.__dict__.items()}
@@ -279,6 +338,15 @@ class Conditions:
                                 "exposure_scale": None if h.exposure_scale is None
                                 else round(h.exposure_scale, 4),
                                 "measured_ratio": h.measured_ratio}
+        doc["arm"] = None
+        if arm is not None:
+            doc["arm"] = {"from_frame": math.floor(arm.start_s * fps + 0.5),
+                          "to_frame": math.floor(arm.end_s * fps + 0.5), "ball": arm.ball,
+                          "over": arm.over,
+                          "tip_mm": [round(v, 2) for v in arm.cue.tip_xy_mm],
+                          "bridge_mm": [round(v, 2) for v in arm.cue.bridge_xy_mm or ()],
+                          "direction_rad": round(arm.cue.direction_rad, 6),
+                          "hidden": "the tracks' visible column says when each ball is covered"}
         if self.bump is not None and bumped is not None:
             cal = bumped.calibration_dict(table or TableSpec(), frame=self.bump.frame,
                                           source="manual")

@@ -14,8 +14,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from synth.camera import CameraPose, random_pose
-from synth.clip import FPS, PlayedClip, PlayedShot, labels
-from synth.conditions import Conditions
+from synth.clip import FPS, TAIL_S, PlayedClip, PlayedShot, labels
+from synth.conditions import Conditions, RestingArm, resting_arm
 from synth.physics import BALL_IDS
 from synth.render import BallPose, CueState, Look, Renderer, roll
 from video import Encoding, FileSource, VideoError, VideoWriter
@@ -25,6 +25,7 @@ SUBFRAMES = 4  # motion blur: samples averaged over the exposure of one frame
 CUE_IN_S = 0.9  # the cue is over the table this long before the strike ...
 CUE_OUT_S = 0.35  # ... and this long after it
 BACKSWING_MM = 140.0
+ARM_AFTER_REST_S = 0.3  # a hard clip's resting arm comes this long after the last ball stops
 CRF = 30  # x264 quality: small files, artefacts like a webcam stream's
 # Every clip's encoding: x264 at CRF, one thread (the same frames give the same bytes), the
 # encoder's own conversion to 4:2:0; no other encoder.
@@ -40,9 +41,9 @@ class FrameState:
     cue: CueState | None
 
 
-def timeline(clip: PlayedClip) -> Iterator[FrameState]:
+def timeline(clip: PlayedClip, arm: RestingArm | None = None) -> Iterator[FrameState]:
     """Every frame of the clip: balls still before a strike, moving during a shot, put back
-    (respots, whites in hand) halfway between shots."""
+    (respots, whites in hand) halfway between shots; ``arm``: a resting arm in its time."""
     shots = clip.shots
     for frame in range(clip.frame_count):
         t = frame / FPS
@@ -50,7 +51,10 @@ def timeline(clip: PlayedClip) -> Iterator[FrameState]:
         times = [t + ((k + 0.5) / SUBFRAMES - 0.5) / FPS for k in range(SUBFRAMES)]
         current = _shot_at(shots, t)
         samples = [_positions_at(shots, current, tt) for tt in times]
-        yield FrameState(samples, _cue_at(shots, t))
+        cue = _cue_at(shots, t)
+        if cue is None and arm is not None and arm.start_s <= t <= arm.end_s:
+            cue = arm.cue
+        yield FrameState(samples, cue)
 
 
 def _shot_at(shots: tuple[PlayedShot, ...], t: float) -> int:
@@ -113,10 +117,17 @@ def write_clip(clip: PlayedClip, out_dir: Path, name: str,
     rng = np.random.default_rng(clip.seed + 7_000_003)
     conditions: Conditions | None = None
     bumped: Renderer | None = None
+    arm: RestingArm | None = None
     if hard:
         base_look = Look.random(rng, clip.table)
         conditions = Conditions.draw(Conditions.rng(clip.seed), base_look, clip.frame_count,
                                      clip.table)
+        if conditions.arm is not None and clip.shots:
+            final = clip.shots[-1].shot
+            arm = resting_arm(conditions.arm, dict(final.final_positions),
+                              final.rest_time + ARM_AFTER_REST_S, clip.table)
+            if arm is not None:  # the clip goes on while the arm rests, and a little after
+                clip = replace(clip, duration_s=max(clip.duration_s, arm.end_s + TAIL_S))
         image_size = conditions.image_size
         camera: CameraPose = random_pose(rng, clip.table, image_size)
         look = conditions.apply_look(base_look)
@@ -141,7 +152,7 @@ def write_clip(clip: PlayedClip, out_dir: Path, name: str,
     rows: list[tuple[int, str, float, float, int]] = []
     noise = np.random.default_rng(clip.seed + 11)
     with VideoWriter(paths["video"], image_size, FPS, encoding) as video:
-        for frame_index, state in enumerate(timeline(clip)):
+        for frame_index, state in enumerate(timeline(clip, arm)):
             poses = []
             for sample in state.samples:
                 pose = {}
@@ -174,7 +185,7 @@ def write_clip(clip: PlayedClip, out_dir: Path, name: str,
     document["look"] = {"cloth": look.cloth_kind, "seed": clip.seed}
     if conditions is not None:
         document["conditions"] = conditions.to_dict(
-            None if bumped is None else bumped.camera, clip.table, FPS)
+            None if bumped is None else bumped.camera, clip.table, FPS, arm)
     paths["labels"].write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
     with paths["tracks"].open("w", newline="", encoding="utf-8") as f:
         writer = csv.writer(f)

@@ -24,16 +24,18 @@ from synth.camera import CameraPose, random_pose, rotation_from_angles
 from synth.clip import FPS, play
 from synth.conditions import (
     CLOTHS,
+    ArmRest,
     Bump,
     Conditions,
     Drift,
     Flicker,
     Shadows,
     disc_kernel,
+    resting_arm,
 )
 from synth.render import BallPose, HotSpots, Look, Renderer
 from synth.scenarios import scenario
-from synth.video import write_clip
+from synth.video import timeline, write_clip
 
 TABLE = TableSpec()
 L, W, R = TABLE.length_mm, TABLE.width_mm, TABLE.ball_radius_mm
@@ -88,6 +90,7 @@ def test_the_draws_stay_in_their_ranges_and_cover_every_choice():
         assert g == 1.0 and 0.05 <= abs(b - 1) <= 0.10 + 1e-9 and 0.05 <= abs(r - 1) <= 0.1 + 1e-9
         assert 1.0 <= c.defocus_px <= 2.0 and c.noise_sigma is not None and c.noise_sigma >= 4
         assert 34 <= c.crf <= 40
+        assert c.arm is not None and 1.0 <= c.arm.duration_s <= 2.0
         if c.bump is not None:
             bumps += 1
             assert 2.0 - 1e-3 <= math.hypot(*c.bump.shift_px) <= 6.0 + 1e-3
@@ -292,8 +295,16 @@ def test_a_bump_moves_the_picture_by_the_drawn_shift_and_roll():
 
 
 # --- a whole hard clip -------------------------------------------------------------------------
-def _short_hard_clip(seed: int, out: Path) -> dict[str, Path]:
-    clip = replace(play(scenario("pot_HR"), seed), duration_s=0.5)  # 16 frames
+def _short_hard_clip(seed: int, out: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
+    """16 frames of a hard clip (without its resting arm, which would make it seconds longer:
+    the arm has tests of its own)."""
+    draw = Conditions.draw
+
+    def no_arm(*args: object, **kwargs: object) -> Conditions:
+        return replace(draw(*args, **kwargs), arm=None)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Conditions, "draw", no_arm)
+    clip = replace(play(scenario("pot_HR"), seed), duration_s=0.5)
     return write_clip(clip, out, "c", hard=True)
 
 
@@ -308,10 +319,11 @@ def _seed_with(size: tuple[int, int], bump: bool) -> int:
     raise AssertionError("no such seed")
 
 
-def test_a_hard_clip_is_remade_identically_and_labelled_with_its_conditions(tmp_path: Path):
+def test_a_hard_clip_is_remade_identically_and_labelled_with_its_conditions(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     seed = _seed_with((960, 540), True)
-    first = _short_hard_clip(seed, tmp_path / "a")
-    second = _short_hard_clip(seed, tmp_path / "b")
+    first = _short_hard_clip(seed, tmp_path / "a", monkeypatch)
+    second = _short_hard_clip(seed, tmp_path / "b", monkeypatch)
     for kind in ("labels", "tracks", "video"):
         assert first[kind].read_bytes() == second[kind].read_bytes(), kind
     doc = json.loads(first["labels"].read_text())
@@ -334,11 +346,46 @@ def test_a_hard_clip_is_remade_identically_and_labelled_with_its_conditions(tmp_
     assert not np.allclose(before, after)
 
 
-def test_a_hard_clip_without_a_bump_at_720p(tmp_path: Path):
+def test_a_hard_clip_without_a_bump_at_720p(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     seed = _seed_with((1280, 720), False)
-    paths = _short_hard_clip(seed, tmp_path)
+    paths = _short_hard_clip(seed, tmp_path, monkeypatch)
     doc = json.loads(paths["labels"].read_text())
     assert doc["image_size"] == [1280, 720] and doc["conditions"]["bump"] is None
+    assert doc["frame_count"] == 16 and doc["conditions"]["arm"] is None
     with av.open(str(paths["video"])) as container:
         stream = container.streams.video[0]
         assert (stream.codec_context.width, stream.codec_context.height) == (1280, 720)
+
+
+# --- a resting arm -------------------------------------------------------------------------------
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_resting_arm_hides_the_ball_it_lies_over_and_not_one_beside_it(seed):
+    positions = {"W1": (1000.0, 700.0), "R1": (2100.0, 900.0), "Y": (1500.0, 420.0)}
+    cond = _plain(seed, (640, 360))
+    renderer = _renderer(cond, seed)
+    poses = [{b: BallPose(*xy) for b, xy in positions.items()}]
+    for over in (True, False):
+        arm = resting_arm(ArmRest(1.5, over, 0.5, seed), positions, 3.0, TABLE)
+        assert arm is not None and arm.ball == "W1" and arm.over == over
+        assert arm.end_s == pytest.approx(4.5)
+        assert all(math.dist(arm.cue.tip_xy_mm, xy) > 3 * R for xy in positions.values())
+        _, visible = renderer.render_frame(poses, arm.cue)
+        assert visible["W1"] is (not over)
+        assert visible["R1"] and visible["Y"]
+        doc = replace(cond, arm=ArmRest(1.5, over, 0.5, seed)).to_dict(arm=arm)
+        assert doc["arm"]["from_frame"] == 90 and doc["arm"]["to_frame"] == 135
+        assert doc["arm"]["ball"] == "W1" and doc["arm"]["over"] == over
+
+
+def test_the_arm_is_in_the_timeline_only_while_it_rests():
+    clip = play(scenario("pot_HR"), 3)
+    final = clip.shots[-1].shot
+    arm = resting_arm(ArmRest(1.0, True, 0.0, 4), dict(final.final_positions),
+                      final.rest_time + 0.3, TABLE)
+    assert arm is not None
+    clip = replace(clip, duration_s=arm.end_s + 0.6)
+    states = list(timeline(clip, arm))
+    resting = [f for f, s in enumerate(states) if s.cue == arm.cue]
+    assert resting[0] == math.ceil(arm.start_s * FPS) and resting[-1] == math.floor(arm.end_s * FPS)
+    assert len(resting) == resting[-1] - resting[0] + 1
+    assert states[-1].cue is None
