@@ -162,27 +162,30 @@ def resting_arm(rest: ArmRest, positions: dict[str, tuple[float, float]], start_
     """Where the arm of ``rest`` lies over (or beside) one of the balls at ``positions``: the
     ball 215-290 mm behind the cue's tip along the cue (under the bridge hand and forearm,
     as in the hidden_under_arm scenario), or also 90-130 mm to the side of that line; the tip
-    on the cloth and clear of every ball. None when no direction of 64 fits."""
+    and the bridge hand 100 mm or more inside the cushions, the tip clear of every ball. When
+    no direction of 64 fits (a ball against a cushion), the next ball in name order is tried;
+    None when none fits."""
     table = table or TableSpec()
     if not positions:
         return None
     balls = sorted(positions)
-    ball = balls[min(int(rest.pick * len(balls)), len(balls) - 1)]
-    bx, by = positions[ball]
+    first = min(int(rest.pick * len(balls)), len(balls) - 1)
     rng = np.random.default_rng([rest.seed, 1])
     r = table.ball_radius_mm
-    for _ in range(64):
-        d = float(rng.uniform(0, 2 * math.pi))
-        ux, uy = math.cos(d), math.sin(d)
-        back = float(rng.uniform(215, 290))
-        side = 0.0 if rest.over else float(rng.choice([-1.0, 1.0]) * rng.uniform(90, 130))
-        tip = (bx + ux * back - uy * side, by + uy * back + ux * side)
-        bridge = (tip[0] - ux * 230.0, tip[1] - uy * 230.0)
-        inside = all(3 * r <= p[0] <= table.length_mm - 3 * r
-                     and 3 * r <= p[1] <= table.width_mm - 3 * r for p in (tip, bridge))
-        if inside and all(math.dist(tip, q) > 3 * r for q in positions.values()):
-            cue = CueState(tip, d, True, bridge)
-            return RestingArm(start_s, start_s + rest.duration_s, ball, rest.over, cue)
+    for ball in balls[first:] + balls[:first]:
+        bx, by = positions[ball]
+        for _ in range(64):
+            d = float(rng.uniform(0, 2 * math.pi))
+            ux, uy = math.cos(d), math.sin(d)
+            back = float(rng.uniform(215, 290))
+            side = 0.0 if rest.over else float(rng.choice([-1.0, 1.0]) * rng.uniform(90, 130))
+            tip = (bx + ux * back - uy * side, by + uy * back + ux * side)
+            bridge = (tip[0] - ux * 230.0, tip[1] - uy * 230.0)
+            inside = all(3 * r <= p[0] <= table.length_mm - 3 * r
+                         and 3 * r <= p[1] <= table.width_mm - 3 * r for p in (tip, bridge))
+            if inside and all(math.dist(tip, q) > 3 * r for q in positions.values()):
+                cue = CueState(tip, d, True, bridge)
+                return RestingArm(start_s, start_s + rest.duration_s, ball, rest.over, cue)
     return None
 
 

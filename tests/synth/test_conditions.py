@@ -377,6 +377,12 @@ def test_a_resting_arm_hides_the_ball_it_lies_over_and_not_one_beside_it(seed):
         assert doc["arm"]["ball"] == "W1" and doc["arm"]["over"] == over
 
 
+def test_an_arm_goes_to_another_ball_when_its_ball_lies_against_a_cushion():
+    positions = {"R2": (3204.0, 1739.0), "W1": (3470.0, 1059.0), "Y": (3253.0, 951.0)}
+    arm = resting_arm(ArmRest(1.6, True, 0.0, 1431424040), positions, 4.6, TABLE)
+    assert arm is not None and arm.ball == "W1"
+
+
 def test_the_arm_is_in_the_timeline_only_while_it_rests():
     clip = play(scenario("pot_HR"), 3)
     final = clip.shots[-1].shot
