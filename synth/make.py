@@ -71,11 +71,13 @@ def write_readme(folder: Path, hard: bool = False) -> Path:
              "| clip | seconds | shots | shows | verdicts (points, fouls) |",
              "|---|---|---|---|---|"]
     if hard:
-        lines[0:7] = ["# Hard clips", "",
+        lines[0:8] = ["# Hard clips", "",
                       "Synthetic overhead-camera clips in a club room's conditions (`kaisa synth",
                       "--hard`): each clip's labels say what it shows under `conditions` (light",
                       "drift and flicker, hot spots, shadows, defocus, noise, white balance, size",
-                      "and encoding, cloth, a camera bump with its frame and true calibration)."]
+                      "and encoding, cloth, a camera bump with its frame and true calibration, a",
+                      "resting arm); `name.tracks.csv` has every ball's true position and",
+                      "visibility in every frame."]
     for name, scenario_name, _ in read_manifest(folder):
         doc = json.loads((folder / f"{name}.labels.json").read_text(encoding="utf-8"))
         verdicts = ", ".join(

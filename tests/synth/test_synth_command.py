@@ -87,3 +87,13 @@ def test_a_hard_sets_manifest_remakes_it_hard_and_a_normal_one_is_not_made_hard(
     synth.make.write_manifest(tmp_path, [("pot_HL_s5", "pot_HL", 5000)])
     assert "hard" not in json.loads((tmp_path / "manifest.json").read_text())
     assert main(["synth", "--hard", "--committed", "-o", str(tmp_path)]) == 2
+
+
+def test_a_hard_sets_readme_says_so(tmp_path: Path) -> None:
+    synth.make.write_manifest(tmp_path, [], hard=True)
+    text = synth.make.write_readme(tmp_path, hard=True).read_text()
+    lines = text.splitlines()
+    assert lines[0] == "# Hard clips" and "conditions" in text
+    header = lines.index("| clip | seconds | shots | shows | verdicts (points, fouls) |")
+    assert lines[header - 1] == ""
+    assert "committed" not in text
