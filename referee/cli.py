@@ -445,6 +445,7 @@ def _cmd_synth(args: argparse.Namespace) -> int:
         from synth.make import (
             ScenarioError,
             make_clip,
+            manifest_is_hard,
             random_set,
             read_manifest,
             write_manifest,
@@ -464,19 +465,26 @@ def _cmd_synth(args: argparse.Namespace) -> int:
                          "has a default: sample_videos/, the committed clips remade)", "synth")
     out: Path = args.output or Path("sample_videos")
     check_output_folder(out, "the clips", create=not args.committed)
+    hard = bool(args.hard)
     if args.committed:
         try:
             clips = read_manifest(out)
+            listed_hard = manifest_is_hard(out)
         except (OSError, ValueError, KeyError) as err:
             raise InputError(f"cannot read {out}/manifest.json ({err})", str(out)) from None
+        if hard and not listed_hard:
+            raise InputError("--hard with --committed remakes a hard set, and this manifest "
+                             "lists clips made without --hard", str(out / "manifest.json"))
+        hard = listed_hard  # a hard set is remade hard
     elif args.scenario:
         if args.scenario not in SCENARIO_BUILDERS:
             raise InputError(f"unknown scenario (expected one of {', '.join(SCENARIO_BUILDERS)})",
                              args.scenario)
-        clips = [(args.scenario if args.seed is None else f"{args.scenario}_s{args.seed}",
+        tag = "h" if hard else "s"
+        clips = [(args.scenario if args.seed is None else f"{args.scenario}_{tag}{args.seed}",
                   args.scenario, args.seed or 0)]
     else:
-        clips = random_set(args.seed or 0)
+        clips = random_set(args.seed or 0, hard=True) if hard else random_set(args.seed or 0)
     # A random set goes on past a scenario its seed cannot play (the others are still worth
     # having); a clip asked for by name, or listed in a manifest, must be made.
     go_on = not args.committed and not args.scenario
@@ -494,7 +502,8 @@ def _cmd_synth(args: argparse.Namespace) -> int:
             bars[0].to(done)
 
         try:
-            paths = make_clip(name, scenario_name, seed, out, progress)
+            paths = (make_clip(name, scenario_name, seed, out, progress, hard=True) if hard
+                     else make_clip(name, scenario_name, seed, out, progress))
         except ScenarioError as err:
             for bar in bars:
                 bar.close()
@@ -510,9 +519,15 @@ def _cmd_synth(args: argparse.Namespace) -> int:
         made.append((name, scenario_name, seed))
         print(f"[{k}/{len(clips)}] {paths['video']}", file=sys.stderr)
     if not args.committed and args.manifest:
-        write_manifest(out, made)
+        if hard:
+            write_manifest(out, made, hard=True)
+        else:
+            write_manifest(out, made)
     if args.committed or args.manifest:
-        write_readme(out)
+        if hard:
+            write_readme(out, hard=True)
+        else:
+            write_readme(out)
     if skipped:
         print(f"kaisa: made {len(made)} of {len(clips)} clips; not playable with this seed: "
               f"{', '.join(skipped)}", file=sys.stderr)
@@ -821,6 +836,11 @@ def build_parser() -> argparse.ArgumentParser:
     sy.add_argument("--committed", action="store_true",
                     help="remake the clips listed in OUTPUT/manifest.json")
     sy.add_argument("--manifest", action="store_true", help="write OUTPUT/manifest.json")
+    sy.add_argument("--hard", action="store_true",
+                    help="a club room's conditions, drawn per clip from its seed and written "
+                         "into its labels as \"conditions\": drifting and flickering light, hot "
+                         "spots, hard shadows, defocus, noise, white balance, 960x540, low-quality "
+                         "H.264, other cloths, a camera bump")
     sy.add_argument("--list", action="store_true", help="list the scenarios")
     sy.set_defaults(run=_cmd_synth)
 

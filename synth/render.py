@@ -28,7 +28,7 @@ from __future__ import annotations
 import colorsys
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
 import cv2
@@ -238,6 +238,43 @@ class Look:
         )
 
 
+@dataclass(frozen=True)
+class HotSpots:
+    """Bright pools of light under low lamps (the hard tier's hot spots).
+
+    Each spot is a Gaussian of ``sigma_mm`` around a point on the cloth, multiplying the light
+    there (balls, cloth and rails alike); its strength is set so that the cloth's mean pixel
+    luminance inside ``sigma_mm / 2`` of the spots (``region``) is ``ratio`` times its mean over
+    the whole cloth. ``amplitude`` (the spots' peak extra gain, never negative: where the lamps
+    alone already make the cloth under them brighter than ``ratio``, no spot is added) and
+    ``exposure_scale`` (the auto-exposure's answer, which keeps the spots under the camera's
+    shoulder) are solved by the first :class:`Renderer` that uses them, which also measures
+    ``measured_ratio`` in its empty table (the ratio the picture shows); pass the solved value
+    (``Renderer.hot_spots``) to another renderer of the same clip (a bumped camera) so both light
+    the room the same way.
+    """
+
+    centres_mm: tuple[tuple[float, float], ...]
+    sigma_mm: float
+    ratio: float
+    amplitude: float | None = None
+    exposure_scale: float | None = None
+    measured_ratio: float | None = None
+
+    def field(self, x: F32, y: F32) -> F32:
+        """The spots' shape (0..1, 1 at a centre) at the table points (x, y)."""
+        out = np.zeros_like(x)
+        k = np.float32(-0.5 / self.sigma_mm ** 2)
+        for cx, cy in self.centres_mm:
+            d2 = (x - np.float32(cx)) ** 2 + (y - np.float32(cy)) ** 2
+            out = np.maximum(out, np.exp(d2 * k))
+        return out.astype(np.float32)
+
+    def region(self, x: F32, y: F32) -> NDArray[np.bool_]:
+        """The table points within ``sigma_mm / 2`` of a spot's centre (where ``ratio`` holds)."""
+        return self.field(x, y) >= np.float32(math.exp(-0.125))
+
+
 def roll(rot: NDArray[np.float64], dx_mm: float, dy_mm: float,
          radius: float) -> NDArray[np.float64]:
     """The orientation after the ball rolls without slipping by (dx, dy) mm on the cloth.
@@ -327,8 +364,10 @@ class Renderer:
     """
 
     def __init__(self, table: TableSpec, camera: CameraPose, look: Look,
-                 rails: RailSpec | None = None, seed: int = 0) -> None:
+                 rails: RailSpec | None = None, seed: int = 0,
+                 hot_spots: HotSpots | None = None) -> None:
         self.table, self.camera, self.look = table, camera, look
+        self.hot_spots = hot_spots
         self.rails = rails or RailSpec()
         self.width, self.height = camera.image_size
         self._cam_c = camera.centre
@@ -514,12 +553,49 @@ class Renderer:
         vig = (1 - look.vignetting * rr * (1 + 0.3 * rr)).astype(np.float32)
         self._gain: F32 = vig[..., None] * np.array(look.white_balance, np.float32) \
             * np.float32(look.exposure)
+        if self.hot_spots is not None:
+            self._gain = self._gain * self._hot_gain(img, xc, yc, a_open * (1 - a_hole))
         img = _tone(img * self._gain)
         if look.blur_px > 0:
             img = cast(F32, cv2.GaussianBlur(img, (0, 0), look.blur_px))
         self._bg = img
         self._bg_u8: U8 = np.clip(img + 0.5, 0, 255).astype(np.uint8)
         self._cloth_w = (a_open * (1 - a_hole)).astype(np.float32)
+        if self.hot_spots is not None and self.hot_spots.measured_ratio is None:
+            lum = self._bg_u8.astype(np.float32) @ np.array([0.114, 0.587, 0.299], np.float32)
+            on_cloth = self._cloth_w > 0.99
+            inside = on_cloth & self.hot_spots.region(xc, yc)
+            self.hot_spots = replace(self.hot_spots, measured_ratio=round(
+                float(lum[inside].mean() / lum[on_cloth].mean()), 4))
+
+    def _hot_gain(self, img: F32, xc: F32, yc: F32, cloth_w: F32) -> F32:
+        """The hot spots' gain (h, w, 1), their amplitude and exposure solved when not given
+        (``self.hot_spots`` then holds the solved values)."""
+        spots = self.hot_spots
+        assert spots is not None  # (called only with hot spots)
+        shape = spots.field(xc, yc)
+        amplitude, scale = spots.amplitude, spots.exposure_scale
+        if amplitude is None or scale is None:
+            # the cloth's pixel luminance without the spots is linear in the gain: the mean
+            # over the spots and over the cloth are linear in the amplitude, so the ratio is
+            # met in closed form
+            lum_w = np.array([0.114, 0.587, 0.299], np.float32)
+            lum = (img * self._gain) @ lum_w
+            cloth = cloth_w > 0.99
+            inside = cloth & spots.region(xc, yc)
+            if not inside.any():
+                raise ValueError("expected the hot spots over the cloth in view")
+            nc, ncs = float(lum[cloth].mean()), float((lum * shape)[cloth].mean())
+            ns, nss = float(lum[inside].mean()), float((lum * shape)[inside].mean())
+            amplitude = max((spots.ratio * nc - ns) / max(nss - spots.ratio * ncs, 1e-9), 0.0)
+            # auto-exposure: the brightest cloth in the spots stays on the linear part
+            lit = (img * self._gain * (1 + np.float32(amplitude) * shape)[..., None])[inside]
+            scale = min(1.0, 190.0 / max(float(np.percentile(lit, 99.5)), 1e-6))
+            spots = HotSpots(spots.centres_mm, spots.sigma_mm, spots.ratio, float(amplitude),
+                             float(scale))
+            self.hot_spots = spots
+        gain: F32 = ((1 + np.float32(amplitude) * shape) * np.float32(scale))[..., None]
+        return gain
 
     def _window(self, x_mm: float, y_mm: float, half_mm: float,
                 z_mm: float) -> tuple[slice, slice] | None:

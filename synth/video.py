@@ -7,14 +7,15 @@ import csv
 import json
 import math
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 from numpy.typing import NDArray
 
 from synth.camera import CameraPose, random_pose
-from synth.clip import FPS, PlayedClip, PlayedShot, labels
+from synth.clip import FPS, TAIL_S, PlayedClip, PlayedShot, labels
+from synth.conditions import Conditions, RestingArm, resting_arm
 from synth.physics import BALL_IDS
 from synth.render import BallPose, CueState, Look, Renderer, roll
 from video import Encoding, FileSource, VideoError, VideoWriter
@@ -24,6 +25,7 @@ SUBFRAMES = 4  # motion blur: samples averaged over the exposure of one frame
 CUE_IN_S = 0.9  # the cue is over the table this long before the strike ...
 CUE_OUT_S = 0.35  # ... and this long after it
 BACKSWING_MM = 140.0
+ARM_AFTER_REST_S = 0.3  # a hard clip's resting arm comes this long after the last ball stops
 CRF = 30  # x264 quality: small files, artefacts like a webcam stream's
 # Every clip's encoding: x264 at CRF, one thread (the same frames give the same bytes), the
 # encoder's own conversion to 4:2:0; no other encoder.
@@ -39,9 +41,9 @@ class FrameState:
     cue: CueState | None
 
 
-def timeline(clip: PlayedClip) -> Iterator[FrameState]:
+def timeline(clip: PlayedClip, arm: RestingArm | None = None) -> Iterator[FrameState]:
     """Every frame of the clip: balls still before a strike, moving during a shot, put back
-    (respots, whites in hand) halfway between shots."""
+    (respots, whites in hand) halfway between shots; ``arm``: a resting arm in its time."""
     shots = clip.shots
     for frame in range(clip.frame_count):
         t = frame / FPS
@@ -49,7 +51,10 @@ def timeline(clip: PlayedClip) -> Iterator[FrameState]:
         times = [t + ((k + 0.5) / SUBFRAMES - 0.5) / FPS for k in range(SUBFRAMES)]
         current = _shot_at(shots, t)
         samples = [_positions_at(shots, current, tt) for tt in times]
-        yield FrameState(samples, _cue_at(shots, t))
+        cue = _cue_at(shots, t)
+        if cue is None and arm is not None and arm.start_s <= t <= arm.end_s:
+            cue = arm.cue
+        yield FrameState(samples, cue)
 
 
 def _shot_at(shots: tuple[PlayedShot, ...], t: float) -> int:
@@ -104,12 +109,41 @@ def _cue_at(shots: tuple[PlayedShot, ...], t: float) -> CueState | None:
 
 
 def write_clip(clip: PlayedClip, out_dir: Path, name: str,
-               progress: Callable[[int, int], object] | None = None) -> dict[str, Path]:
-    """Render ``clip`` and write the video, labels and tracks into ``out_dir``."""
+               progress: Callable[[int, int], object] | None = None,
+               hard: bool = False) -> dict[str, Path]:
+    """Render ``clip`` and write the video, labels and tracks into ``out_dir``; ``hard``: under
+    a club room's conditions drawn from the clip's seed (:mod:`synth.conditions`), recorded in
+    the labels as ``conditions``."""
     rng = np.random.default_rng(clip.seed + 7_000_003)
-    camera: CameraPose = random_pose(rng, clip.table, IMAGE_SIZE)
-    look = Look.random(rng, clip.table)
-    renderer = Renderer(clip.table, camera, look, seed=clip.seed)
+    conditions: Conditions | None = None
+    bumped: Renderer | None = None
+    arm: RestingArm | None = None
+    if hard:
+        base_look = Look.random(rng, clip.table)
+        conditions = Conditions.draw(Conditions.rng(clip.seed), base_look, clip.frame_count,
+                                     clip.table)
+        if conditions.arm is not None and clip.shots:
+            final = clip.shots[-1].shot
+            arm = resting_arm(conditions.arm, dict(final.final_positions),
+                              final.rest_time + ARM_AFTER_REST_S, clip.table)
+            if arm is not None:  # the clip goes on while the arm rests, and a little after
+                clip = replace(clip, duration_s=max(clip.duration_s, arm.end_s + TAIL_S))
+        image_size = conditions.image_size
+        camera: CameraPose = random_pose(rng, clip.table, image_size)
+        look = conditions.apply_look(base_look)
+        renderer = Renderer(clip.table, camera, look, seed=clip.seed,
+                            hot_spots=conditions.hot_spots)
+        conditions = replace(conditions, hot_spots=renderer.hot_spots)  # (solved)
+        if conditions.bump is not None:
+            bumped = Renderer(clip.table, conditions.bump.pose(camera), look, seed=clip.seed,
+                              hot_spots=renderer.hot_spots)
+        encoding = conditions.encoding()
+    else:
+        image_size = IMAGE_SIZE
+        camera = random_pose(rng, clip.table, IMAGE_SIZE)
+        look = Look.random(rng, clip.table)
+        renderer = Renderer(clip.table, camera, look, seed=clip.seed)
+        encoding = CLIP_ENCODING
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = {"video": out_dir / f"{name}.mp4", "labels": out_dir / f"{name}.labels.json",
              "tracks": out_dir / f"{name}.tracks.csv"}
@@ -117,8 +151,8 @@ def write_clip(clip: PlayedClip, out_dir: Path, name: str,
     last: dict[str, tuple[float, float]] = {}
     rows: list[tuple[int, str, float, float, int]] = []
     noise = np.random.default_rng(clip.seed + 11)
-    with VideoWriter(paths["video"], IMAGE_SIZE, FPS, CLIP_ENCODING) as video:
-        for frame_index, state in enumerate(timeline(clip)):
+    with VideoWriter(paths["video"], image_size, FPS, encoding) as video:
+        for frame_index, state in enumerate(timeline(clip, arm)):
             poses = []
             for sample in state.samples:
                 pose = {}
@@ -129,7 +163,15 @@ def write_clip(clip: PlayedClip, out_dir: Path, name: str,
                     last[b] = xy
                     pose[b] = BallPose(xy[0], xy[1], rotations[b])
                 poses.append(pose)
-            image, visible = renderer.render_frame(poses, state.cue, noise)
+            if conditions is None:
+                image, visible = renderer.render_frame(poses, state.cue, noise)
+            else:
+                now = renderer
+                if bumped is not None and conditions.bump is not None \
+                        and frame_index >= conditions.bump.frame:
+                    now = bumped
+                image, visible = now.render_frame(poses, state.cue)
+                image = now.finish(conditions.optics(image, frame_index, FPS), noise)
             mid = true_positions(clip, frame_index)
             for b in BALL_IDS:
                 if b in mid:
@@ -139,8 +181,11 @@ def write_clip(clip: PlayedClip, out_dir: Path, name: str,
                 progress(frame_index + 1, clip.frame_count)
     calibration = camera.calibration_dict(clip.table, frame=0, source="manual")
     calibration["origin"] = "synthetic ground truth (the renderer's camera)"
-    document = labels(clip, paths["video"].name, IMAGE_SIZE, calibration)
+    document = labels(clip, paths["video"].name, image_size, calibration)
     document["look"] = {"cloth": look.cloth_kind, "seed": clip.seed}
+    if conditions is not None:
+        document["conditions"] = conditions.to_dict(
+            None if bumped is None else bumped.camera, clip.table, FPS, arm)
     paths["labels"].write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
     with paths["tracks"].open("w", newline="", encoding="utf-8") as f:
         writer = csv.writer(f)

@@ -46,3 +46,54 @@ def test_a_clip_asked_for_by_name_that_cannot_be_played_stops_the_command(
 
     monkeypatch.setattr(synth.make, "make_clip", unplayable)
     assert main(["synth", "--scenario", "carom_2", "--seed", "9", "-o", str(tmp_path)]) == 1
+
+
+def test_hard_makes_the_same_scenarios_under_drawn_conditions(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    made: list[tuple[str, str, int, bool]] = []
+
+    def fake_make_clip(name: str, scenario_name: str, seed: int, out_dir: Path,
+                       progress: object = None, hard: bool = False) -> dict[str, Path]:
+        made.append((name, scenario_name, seed, hard))
+        return {"video": out_dir / f"{name}.mp4"}
+
+    monkeypatch.setattr(synth.make, "make_clip", fake_make_clip)
+    assert main(["synth", "--hard", "--seed", "5", "-o", str(tmp_path)]) == 0
+    normal = synth.make.random_set(5)
+    assert [(n, s) for n, s, _, _ in made] == [(n.replace("_s5", "_h5"), s)
+                                                for n, s, _ in normal]
+    assert [seed for _, _, seed, _ in made] == [seed for _, _, seed in normal]
+    assert all(hard for *_, hard in made)
+    made.clear()
+    assert main(["synth", "--scenario", "carom_2", "--seed", "9", "-o", str(tmp_path)]) == 0
+    assert made == [("carom_2_s9", "carom_2", 9, False)]
+
+
+def test_a_hard_sets_manifest_remakes_it_hard_and_a_normal_one_is_not_made_hard(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    made: list[tuple[str, bool]] = []
+
+    def fake_make_clip(name: str, scenario_name: str, seed: int, out_dir: Path,
+                       progress: object = None, hard: bool = False) -> dict[str, Path]:
+        made.append((name, hard))
+        return {"video": out_dir / f"{name}.mp4"}
+
+    monkeypatch.setattr(synth.make, "make_clip", fake_make_clip)
+    monkeypatch.setattr(synth.make, "write_readme", lambda out, hard=False: None)
+    synth.make.write_manifest(tmp_path, [("pot_HL_h5", "pot_HL", 5000)], hard=True)
+    assert json.loads((tmp_path / "manifest.json").read_text())["hard"] is True
+    assert main(["synth", "--committed", "-o", str(tmp_path)]) == 0
+    assert made == [("pot_HL_h5", True)]
+    synth.make.write_manifest(tmp_path, [("pot_HL_s5", "pot_HL", 5000)])
+    assert "hard" not in json.loads((tmp_path / "manifest.json").read_text())
+    assert main(["synth", "--hard", "--committed", "-o", str(tmp_path)]) == 2
+
+
+def test_a_hard_sets_readme_says_so(tmp_path: Path) -> None:
+    synth.make.write_manifest(tmp_path, [], hard=True)
+    text = synth.make.write_readme(tmp_path, hard=True).read_text()
+    lines = text.splitlines()
+    assert lines[0] == "# Hard clips" and "conditions" in text
+    header = lines.index("| clip | seconds | shots | shows | verdicts (points, fouls) |")
+    assert lines[header - 1] == ""
+    assert "committed" not in text
