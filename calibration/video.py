@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -47,9 +47,11 @@ def frame_count(path: str | Path) -> int:
         raise _video_error(err) from None
 
 
-def sample_frames(path: str | Path, n: int = 9) -> list[tuple[int, Frame]]:
+def sample_frames(path: str | Path, n: int = 9,
+                  seen: Callable[[int, int], None] | None = None) -> list[tuple[int, Frame]]:
     """``n`` frames spread evenly over the video (first and last included), as
-    ``(frame_index, bgr_frame)``: for a median frame that hands, cue and balls vanish from."""
+    ``(frame_index, bgr_frame)``: for a median frame that hands, cue and balls vanish from.
+    ``seen(k, of)``, when given, is told each frame passed over (k of the ``of`` read)."""
     if n < 1:
         raise CalibrationError(f"expected at least 1 frame to sample, got {n}", "frames")
     total = frame_count(path)
@@ -57,7 +59,17 @@ def sample_frames(path: str | Path, n: int = 9) -> list[tuple[int, Frame]]:
         raise CalibrationError("expected a video with frames, found none", "video")
     wanted = sorted({round(i * (total - 1) / max(n - 1, 1)) for i in range(n)})
     want = set(wanted)
-    out = [(i, f) for i, f in read_frames(path, stop=wanted[-1] + 1) if i in want]
+    try:
+        source = FileSource(path, planar=False)
+
+        def keep(i: int) -> bool:
+            if seen is not None:
+                seen(i + 1, wanted[-1] + 1)
+            return i in want
+
+        out = list(source.bgr_frames(keep, wanted[-1] + 1))
+    except VideoError as err:
+        raise _video_error(err) from None
     if not out:
         raise CalibrationError("expected a video with frames, none could be decoded", "video")
     return out

@@ -18,7 +18,7 @@ from calibration import (
     DriftEvent,
     DriftMonitor,
     find_table,
-    frame_count,
+    sample_frames,
 )
 from referee.annotate import DrawnAsRead, OverlayPlan
 from referee.errors import InputError
@@ -35,7 +35,7 @@ from rules import (
     Verdict,
     cue_ball_of,
 )
-from video import AnyFrame, FileSource, VideoError, as_bgr, probe, read_frame, video_fps
+from video import AnyFrame, VideoError, as_bgr, probe, read_frame, video_fps
 from vision.detection import (
     DEFAULT_DETECTION,
     DetectionParams,
@@ -234,24 +234,19 @@ def tracking_progress(video: Path, first_frame: int = 0, shown: bool = True,
 
 
 def sample_frames_shown(video: Path, n: int = 9) -> list[tuple[int, Any]]:
-    """:func:`calibration.sample_frames` (the same frames: ``n`` spread evenly over the video,
-    first and last included), with its pass over the video shown as progress."""
-    total = frame_count(video)
-    wanted = sorted({round(i * (total - 1) / max(n - 1, 1)) for i in range(n)})
-    want = set(wanted)
-    out: list[tuple[int, Any]] = []
-    with Progress(f"{video.name}: calibration", wanted[-1] + 1) as bar:
-        def keep(i: int) -> bool:
-            bar.to(i + 1)
-            return i in want
+    """:func:`calibration.sample_frames`, its pass over the video shown as progress."""
+    bar: Progress | None = None
 
-        try:
-            out = list(FileSource(video, planar=False).bgr_frames(keep, wanted[-1] + 1))
-        except VideoError as err:
-            raise InputError(err.detail, str(video)) from None
-    if not out:
-        raise InputError("expected a video with frames, none could be decoded", str(video))
-    return out
+    def seen(k: int, of: int) -> None:
+        nonlocal bar
+        bar = bar or Progress(f"{video.name}: calibration", of)
+        bar.to(k)
+
+    try:
+        return sample_frames(video, n, seen)
+    finally:
+        if bar is not None:
+            bar.close()
 
 
 def tracked_frames(video: Path, calibration: Calibration, table: TableSpec,
