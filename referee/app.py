@@ -208,7 +208,9 @@ def _skip_after_the_win(run: RefereeRun, index: int, raw: Mapping[str, Any] | Sh
           file=sys.stderr, flush=True)
 
 
-START_TOLERANCE_MM = 100.0  # farther than this from where the start state has it: not there
+# farther than this (ball diameters) from where the start state has it: not there (100 mm on
+# the 68 mm ball)
+START_TOLERANCE_DIAMETERS = 1.5
 
 
 def start_contradictions(state: GameState, shot: Mapping[str, Any] | ShotFacts) -> list[str]:
@@ -230,7 +232,7 @@ def start_contradictions(state: GameState, shot: Mapping[str, Any] | ShotFacts) 
             wrong.append(f"{ball.value} not seen")
             continue
         off = ((seen[ball][0] - x) ** 2 + (seen[ball][1] - y) ** 2) ** 0.5
-        if off > START_TOLERANCE_MM:
+        if off > START_TOLERANCE_DIAMETERS * state.table.ball_diameter_mm:
             wrong.append(f"{ball.value} {off:.0f} mm from where it should be")
     wrong += [f"{b.value} on the table, not in hand" for b in sorted(
         state.in_hand, key=lambda b: b.value) if b in seen and b is not cue_ball_of(
