@@ -41,7 +41,7 @@ from numpy.typing import NDArray
 
 from rules.table import TableSpec
 from synth.camera import CameraPose
-from synth.render import BGR, CueState, HotSpots, Look, _hsv_bgr
+from synth.render import BGR, CueState, HotSpots, Look, hsv_bgr
 from video import Encoding
 
 TIER = "hard"
@@ -229,7 +229,7 @@ class Conditions:
                "blue-green": (u(170, 190), u(0.45, 0.75), u(0.3, 0.5)),
                "grey-blue": (u(200, 220), u(0.12, 0.3), u(0.35, 0.5)),
                "red": (u(-10, 6) % 360, u(0.55, 0.8), u(0.3, 0.45))}[cloth]
-        albedo = tuple(_r(c) for c in _hsv_bgr(*hsv))
+        albedo = tuple(_r(c) for c in hsv_bgr(*hsv))
         luminance = 0.114 * albedo[0] + 0.587 * albedo[1] + 0.299 * albedo[2]
         exposure = _r(min(u(90, 130) / luminance, 450.0), 3)
         drift = Drift(_r(u(0.10, 0.15)), _r(u(2.0, 6.0), 3), _r(u(0, 2 * math.pi)))

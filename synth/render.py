@@ -170,7 +170,7 @@ class Look:
                    (u(0, 360), u(0.03, 0.12), u(0.3, 0.5)),       # grey
                    (u(265, 300), u(0.35, 0.65), u(0.25, 0.42)),   # purple
                    (u(28, 42), u(0.35, 0.6), u(0.4, 0.6))][int(rng.integers(4))]  # camel
-        cloth_albedo = _hsv_bgr(*hsv)
+        cloth_albedo = hsv_bgr(*hsv)
         luminance = 0.114 * cloth_albedo[0] + 0.587 * cloth_albedo[1] + 0.299 * cloth_albedo[2]
         L, W = table.length_mm, table.width_mm
         # lamps along the table: one row over the centre line, or two rows (a wide lamp box)
@@ -193,7 +193,7 @@ class Look:
                     (u(0, 360), u(0.0, 0.1), u(0.05, 0.15))][wood_kind]  # black
         skin = [(0.55, 0.66, 0.86), (0.42, 0.55, 0.75), (0.3, 0.42, 0.6), (0.17, 0.24, 0.36)]
         skin_bgr = np.array(skin[int(rng.integers(len(skin)))]) * u(0.9, 1.1)
-        sleeve = _hsv_bgr(u(0, 360), u(0.0, 0.7), float(rng.choice([u(0.04, 0.15), u(0.2, 0.8)])))
+        sleeve = hsv_bgr(u(0, 360), u(0.0, 0.7), float(rng.choice([u(0.04, 0.15), u(0.2, 0.8)])))
         ivory = (u(0.72, 0.82), u(0.84, 0.9), u(0.88, 0.93))
         red = (u(0.03, 0.08), u(0.03, 0.08), u(0.55, 0.7))
         yellow = (u(0.02, 0.08), u(0.58, 0.7), u(0.75, 0.85))
@@ -201,12 +201,12 @@ class Look:
             cloth_kind=kind,
             cloth_albedo=cloth_albedo,
             cushion_shade=u(0.95, 1.12),
-            rail_albedo=_hsv_bgr(*wood_hsv),
+            rail_albedo=hsv_bgr(*wood_hsv),
             rail_grain=u(0.04, 0.12),
             rail_gloss=u(0.0, 0.25),
-            floor_albedo=_hsv_bgr(u(0, 360), u(0, 0.3), u(0.05, 0.2)),
+            floor_albedo=hsv_bgr(u(0, 360), u(0, 0.3), u(0.05, 0.2)),
             sight_albedo=(u(0.75, 0.9), u(0.8, 0.9), u(0.82, 0.92)),
-            rim_albedo=_hsv_bgr(u(0, 360), u(0, 0.2), u(0.04, 0.18)),
+            rim_albedo=hsv_bgr(u(0, 360), u(0, 0.2), u(0.04, 0.18)),
             lamps=lamps,
             lamp_powers=tuple(float(p) for p in powers / powers.sum()),
             lamp_size_mm=u(150, 450),
@@ -232,9 +232,9 @@ class Look:
             skin_albedo=_bgr(np.clip(skin_bgr, 0, 1)),
             sleeve_albedo=sleeve,
             bare_forearm=float(rng.choice([0.0, u(0.2, 0.7)])),
-            hair_albedo=_hsv_bgr(u(15, 40), u(0.3, 0.7), u(0.03, 0.35)),
+            hair_albedo=hsv_bgr(u(15, 40), u(0.3, 0.7), u(0.03, 0.35)),
             cue_shaft_albedo=(u(0.45, 0.6), u(0.68, 0.8), u(0.8, 0.92)),
-            cue_butt_albedo=_hsv_bgr(u(0, 30), u(0.3, 0.8), u(0.04, 0.2)),
+            cue_butt_albedo=hsv_bgr(u(0, 30), u(0.3, 0.8), u(0.04, 0.2)),
         )
 
 
@@ -1293,7 +1293,7 @@ def _dot_directions() -> dict[str, NDArray[np.float32]]:
     }
 
 
-def _hsv_bgr(h_deg: float, s: float, v: float) -> BGR:
+def hsv_bgr(h_deg: float, s: float, v: float) -> BGR:
     r, g, b = colorsys.hsv_to_rgb((h_deg % 360) / 360, min(max(s, 0), 1), min(max(v, 0), 1))
     return (b, g, r)
 
