@@ -12,6 +12,9 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+from numpy.typing import NDArray
+
 from vision.detection import Detection
 from vision.shots import REST_JITTER_DIAMETERS
 from vision.tracking.departure import (
@@ -184,3 +187,27 @@ def second_chance(view: FrameView, s: BallState, det: Detection, free: list[Dete
         return dist + (setting.params.doubtful_colour_diameters * setting.d
                        if det.colour != CLASS_OF[s.ball] else 0.0)
     return None
+
+
+def own_colour_claims(view: FrameView, balls: Sequence[BallState], dets: Sequence[Detection],
+                      cost: NDArray[np.float64], unfound: Sequence[BallState]
+                      ) -> list[tuple[int, int]]:
+    """The pairs (ball, detection) of ``cost`` (an assignment's costs, a row a ball of
+    ``balls``) that may not be given because the detection, of another colour than the ball,
+    is claimed by a ball of its own colour: one of ``unfound`` that has just left its rest that
+    way, or was sent that way, no further than the hardest shot goes. A doubtful colour lets
+    a ball take a streak of another colour; not when a ball of that colour is missing and
+    could be it (a struck white, gone beyond its gate, left its streak by a red at rest)."""
+    setting = view.setting
+
+    def claims(t: BallState, det: Detection) -> bool:
+        reach = setting.params.hardest_shot_diameters_per_frame * setting.d * max(
+            1, view.frame - t.last_seen)
+        return CLASS_OF[t.ball] == det.colour and (
+            (ahead(setting, t, det) and math.hypot(det.x_mm - t.x, det.y_mm - t.y) <= reach)
+            or sent_toward(setting, t, det, view.frame))
+
+    return [(i, int(j)) for i, s in enumerate(balls) if unfound
+            for j in np.flatnonzero(cost[i] < FAR)
+            if dets[int(j)].colour != CLASS_OF[s.ball]
+            and any(claims(t, dets[int(j)]) for t in unfound)]

@@ -170,7 +170,8 @@ def pick_up_moving(setting: Setting, frame: int, free: list[Detection],
         if not ids or det.piece:
             continue
         row = rolling_row(setting, det, [ds for _, ds in reversed(steps)], frames_on)
-        if row is None or (never and not all(o.colour_sure for o in row)):
+        if row is None or (never and not all(o.colour_sure for o in row)) or pieces_along(
+                setting, row, free):
             # (a ball never seen is named only from sightings sure of their colour: a
             # white's warm blur reads as a red mixed with the cloth)
             continue
@@ -191,6 +192,28 @@ def pick_up_moving(setting: Setting, frame: int, free: list[Detection],
         s.clean_seen = frame
         left.remove(det)
     return left
+
+
+def pieces_along(setting: Setting, row: list[Detection], now: list[Detection]) -> bool:
+    """Two or more other things of the row's colour lie now on the way it came (within half a
+    diameter of its line, from a diameter behind its newest sighting back to its oldest): a
+    row along a reddish cue's pieces (the cue following through moves them along it, frame
+    by frame, like a red's steady steps), not a ball rolling, which leaves its way empty."""
+    newest, oldest = row[0], row[-1]
+    way = (newest.x_mm - oldest.x_mm, newest.y_mm - oldest.y_mm)
+    span = math.hypot(*way)
+    if span <= 0.0:
+        return False
+    ux, uy = way[0] / span, way[1] / span
+    lying = 0
+    for o in now:
+        if o is newest or o.colour != newest.colour:
+            continue
+        dx, dy = newest.x_mm - o.x_mm, newest.y_mm - o.y_mm
+        behind, across = dx * ux + dy * uy, abs(dx * uy - dy * ux)
+        if across <= 0.5 * setting.d and setting.d <= behind <= span + setting.d:
+            lying += 1
+    return lying >= 2
 
 
 def rolling_row(setting: Setting, det: Detection, before: list[list[Detection]],

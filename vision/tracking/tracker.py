@@ -67,7 +67,13 @@ from vision.detection import (
     VisionError,
     ballfit,
 )
-from vision.tracking.association import FrameView, looked_for, second_chance, sighting_cost
+from vision.tracking.association import (
+    FrameView,
+    looked_for,
+    own_colour_claims,
+    second_chance,
+    sighting_cost,
+)
 from vision.tracking.first_frames import (
     by_class,
     named_by_dots_and_place,
@@ -368,6 +374,9 @@ class Tracker:
                                                   after.get(s.ball, ()))
                     if p is not None:
                         prior[i, j] = p
+            unfound = [s for i, s in enumerate(active) if not np.any(cost[i] < FAR)]
+            for i, j in own_colour_claims(view, active, dets, cost, unfound):
+                cost[i, j] = FAR
             rows, cols = linear_sum_assignment(cost)
             taken = {int(i): int(j) for i, j in zip(rows, cols, strict=True)
                      if cost[i, j] < FAR}
@@ -401,6 +410,8 @@ class Tracker:
                                              s.ball in after)
                         if dist is not None:
                             cost2[i, k] = dist
+                for i, k in own_colour_claims(view, left, free_dets, cost2, left):
+                    cost2[i, k] = FAR
                 rows, cols = linear_sum_assignment(cost2)
                 for i, k in zip(rows, cols, strict=True):
                     if cost2[i, k] < FAR:
