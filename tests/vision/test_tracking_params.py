@@ -90,11 +90,16 @@ OLD_INLINE = {
     "row_step_off_share": 0.5,  # reacquire.rolling_row
     "hidden_pick_up_ratio": 3,  # pick_up.pick_up: 3 * pick_up_frames
 }
+# the thresholds added since the move, each with the rule that reads it
+ADDED = {
+    "swept_diameters": 1.5,  # departure.swept_by
+}
 
 
 def test_the_defaults_are_the_old_constants():
-    assert DEFAULT_TRACKING.to_dict() == OLD_CONSTANTS | OLD_INLINE
-    for name, value in (OLD_CONSTANTS | OLD_INLINE).items():  # the same type: ints stay counts
+    assert DEFAULT_TRACKING.to_dict() == OLD_CONSTANTS | OLD_INLINE | ADDED
+    # the same type: ints stay counts
+    for name, value in (OLD_CONSTANTS | OLD_INLINE | ADDED).items():
         assert type(getattr(DEFAULT_TRACKING, name)) is type(value), name
 
 

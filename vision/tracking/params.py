@@ -101,6 +101,10 @@ class TrackingParams:
     # a ball at rest before the cue ball is struck is seen this near
     unhit_gate_diameters: float = 0.5
     sent_frames: int = 10  # a ball hit from rest while unseen is looked for its way this long
+    # a ball at rest unseen with another ball's streak's line this near its centre (along the
+    # streak) was hit by it: touching is a diameter, and the blur of the hitter bending away at
+    # the contact puts the streak's fitted line up to half a diameter further
+    swept_diameters: float = 1.5
     # a ball seen rolling this few frames ago and still now was stopped by a kiss, not found at
     # rest: a ball that then comes is no hitter of it (a white, its speed read as nothing just after
     # a kiss off the yellow, had its own next picture barred as lying toward the yellow, "hitting"

@@ -74,6 +74,7 @@ from vision.tracking.association import (
     second_chance,
     sighting_cost,
 )
+from vision.tracking.departure import swept_by
 from vision.tracking.first_frames import (
     by_class,
     named_by_dots_and_place,
@@ -421,9 +422,16 @@ class Tracker:
             cue_balls = frozenset(b for b in BALLS
                                   if self.shot.may_be_the_cue_ball(b, self.unresolved))
             struck_away(self.setting, active, dets, used, frame, cue_balls, self.states.values())
+        free_now = [d for j, d in enumerate(dets) if j not in used]
+        unfound = [s for s in active if s.last_seen != frame]
+        for s in unfound:  # hit at rest by a ball whose streak runs against it
+            if s.sent is None and s.status in ("table", "hidden") and not s.hidden_rolling and (
+                    is_resting(self.setting, s)):
+                way = swept_by(self.setting, s, free_now, frame, unfound)
+                if way is not None:
+                    s.sent = (frame, *way)
         for s in active:
             after_the_frame(self.setting, s, frame, self.leftovers.unclaimed)
-        free_now = [d for j, d in enumerate(dets) if j not in used]
         free_now = back_to_rest(self.setting, frame, active, free_now)
         free_now = self._pick_up_moving(frame, free_now)
         self._pick_up(frame, free_now)
