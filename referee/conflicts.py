@@ -161,7 +161,7 @@ def fit_camera_facts(state: GameState, record: Mapping[str, Any] | ShotFacts, wh
     docstring): the facts, their ``extra["conflicts"]`` listing what was repaired (replacing
     any the record carried), and the "left out" notes. Raises FactsError (naming ``where``)
     only for a record with no strike to judge."""
-    facts, conflicts = read_camera_record(record, where)
+    facts, conflicts = read_camera_record(record, where, cue_ball_of(state.shooter))
     left_out: list[str] = []
     for repair in (_struck_white_in_hand, _call_of_own_white):
         facts, notes = repair(state, facts)
@@ -185,10 +185,12 @@ def fit_to_state(state: GameState, facts: ShotFacts) -> tuple[ShotFacts, list[st
     return fit_camera_facts(state, facts)
 
 
-def read_camera_record(record: Mapping[str, Any] | ShotFacts, where: str = "shot"
-                       ) -> tuple[ShotFacts, list[str]]:
+def read_camera_record(record: Mapping[str, Any] | ShotFacts, where: str = "shot",
+                       cue: Ball | None = None) -> tuple[ShotFacts, list[str]]:
     """A camera's record as facts, and what was repaired to read it (repair 1). Facts found in
-    a video are valid by construction and come back as they are."""
+    a video are valid by construction and come back as they are. A record with no strike whose
+    first event is one of the striker's white (``cue``) was struck then (the tracker saw the
+    ball move, not the cue meet it)."""
     if isinstance(record, ShotFacts):
         return record, []
     try:
@@ -205,7 +207,7 @@ def read_camera_record(record: Mapping[str, Any] | ShotFacts, where: str = "shot
             events.append(Event.from_dict(item, f"events[{i}]"))
         except FactsError as err:
             notes.append(f"record: {err} (left out)")
-    events, more = _events_in_order(events, where)
+    events, more = _events_in_order(events, where, cue)
     notes += more
     call = None
     if record.get("call") is not None:
@@ -222,7 +224,8 @@ def read_camera_record(record: Mapping[str, Any] | ShotFacts, where: str = "shot
         raise err.at(where) from None
 
 
-def _events_in_order(events: list[Event], where: str) -> tuple[list[Event], list[str]]:
+def _events_in_order(events: list[Event], where: str, cue: Ball | None
+                     ) -> tuple[list[Event], list[str]]:
     """The events in time order from the (first) strike on, with no event of a ball after it
     left the table, and no frame out of order; what was changed."""
     notes: list[str] = []
@@ -230,8 +233,15 @@ def _events_in_order(events: list[Event], where: str) -> tuple[list[Event], list
     if ordered != events:
         notes.append("record: events put in time order")
     strike = next((i for i, e in enumerate(ordered) if e.type is EventType.STRIKE), None)
+    if strike is None and ordered and cue is not None and cue in ordered[0].balls:
+        first = ordered[0]
+        ordered.insert(0, Event(EventType.STRIKE, first.t, (cue,), frame=first.frame))
+        notes.append(f"record: no strike seen: {cue} taken as struck at t={first.t:g} s, its "
+                     "first event")
+        strike = 0
     if strike is None:
-        raise FactsError("no strike event: the shot cannot be judged", f"{where}.events")
+        raise FactsError("no strike event (and the striker's white is not the first ball "
+                         "seen moving): the shot cannot be judged", f"{where}.events")
     if strike:
         notes.append(f"record: {_count(strike, 'event')} before the strike left out")
     kept: list[Event] = []
