@@ -21,7 +21,12 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from referee.conflicts import conflicts_of, judge_camera_shot, settled_by_operator
+from referee.conflicts import (
+    conflicts_of,
+    fit_camera_shot,
+    judge_camera_shot,
+    settled_by_operator,
+)
 from referee.describe import DEFAULT_PLAYERS, describe
 from referee.errors import InputError
 from referee.gamefile import Game, load_game, read_json
@@ -158,10 +163,13 @@ def _judge_the_rest(game: Game, journal: Journal, claim: Claim, pace_s: float,
                 # and flagged, or the shot recorded not judged (referee.conflicts)
                 judged = judge_camera_shot(state, raw, where)
                 facts, left_out, camera = judged.facts, judged.left_out, judged.verdict
+            elif applying and game.from_camera:  # the operator's word settles the conflicts
+                facts, left_out = fit_camera_shot(state, raw, where)
+                facts = settled_by_operator(_overridden(facts, applying, state, i))
             else:
                 facts, left_out = game.fitted(raw, state, where)
-                if applying:  # the operator's word settles the camera's conflicts
-                    facts = settled_by_operator(_overridden(facts, applying, state, i))
+                if applying:
+                    facts = _overridden(facts, applying, state, i)
             for warning in placement_warnings(state, facts):
                 run.placement[i].append(warning)
                 print(f"  {'':8s}  placement before shot {i + 1}: {warning.describe()}",

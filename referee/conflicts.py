@@ -107,6 +107,18 @@ def judge_camera_shot(state: GameState, record: Mapping[str, Any] | ShotFacts,
     return CameraShot(facts, left_out, verdict)
 
 
+def fit_camera_shot(state: GameState, record: Mapping[str, Any] | ShotFacts, where: str
+                    ) -> tuple[ShotFacts, list[str]]:
+    """:func:`fit_camera_facts`, or for a record that cannot be read, facts to record it by
+    (the striker's strike alone, the reason in its conflicts): what an operator's override of
+    the shot is applied to. Never raises."""
+    try:
+        return fit_camera_facts(state, record, where)
+    except KaisaError as err:
+        facts = _placeholder(state, record, _earliest_t(record))
+        return _with_conflicts(facts, [f"not judged: {_located(err, where)}"]), []
+
+
 def _not_judged_shot(state: GameState, facts: ShotFacts, why: str,
                      left_out: list[str]) -> CameraShot:
     facts, verdict = not_judged(state, facts, why)

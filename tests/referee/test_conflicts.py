@@ -23,7 +23,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from referee.app import RefereeJob, _referee_and_report, referee_game, run_from_journal, timed
+from referee.app import (
+    RefereeJob,
+    _referee_and_report,
+    match_report,
+    referee_game,
+    run_from_journal,
+    timed,
+)
 from referee.conflicts import (
     CONFLICTS,
     CONFLICTS_OVERRIDDEN,
@@ -372,6 +379,9 @@ def test_an_unjudgeable_camera_shot_passes_the_turn_and_the_match_goes_on(tmp_pa
     assert Flag.NOT_JUDGED in first.flags and first.next_shooter == 2
     assert second.shooter == 2 and second.points == 3 and second.fouls == ()
     assert run.match.state.score == (0, 3)
+    page = render_html(match_report(run, {"total_s": 0.0}))
+    assert "not judged: the operator judges this shot" in page
+    assert "camera conflict: not judged: shots[0].events: no strike event" in page
 
 
 def test_the_operators_override_settles_the_conflict(tmp_path: Path):
@@ -395,6 +405,27 @@ def test_the_operators_override_settles_the_conflict(tmp_path: Path):
     assert verdict.points == 3 and Flag.CAMERA_CONFLICT not in verdict.flags
     assert CONFLICTS not in fixed.extra
     assert fixed.extra[CONFLICTS_OVERRIDDEN][0].startswith("W1 seen struck")
+
+
+def test_a_shot_not_judged_is_judged_by_the_operators_facts(tmp_path: Path):
+    """An unreadable record (no strike; a red first seen moving) is recorded not judged; the
+    operator undoes it and gives its facts whole: on resume it is judged from them."""
+    record = {"events": [{"t": 4.0, "type": "contact", "balls": ["R1", "Y"]}], "rest_frame": 9}
+    video = tmp_path / "v.mp4"
+    video.write_bytes(b"a video")
+    game = Game(video, RuleOptions(), midgame(shooter=1), (record,), from_camera=True)
+    path = tmp_path / "j.sqlite"
+    with Journal(path) as journal:
+        run = referee_game(game, journal, out=io.StringIO())
+        assert Flag.NOT_JUDGED in run.judged_now[0][2].flags
+        journal.record_undo(run.match_id, "the camera missed the strike")
+        journal.record_override(run.match_id, Override(facts=shot(
+            strike("W1"), hit("W1", "R1"), pot("R1", "FR"), call="R FR")), "seen by the marker")
+        again = referee_game(game, journal, resume=True, out=io.StringIO())
+    (_, facts, verdict), = again.judged_now
+    assert (verdict.points, verdict.scored_ball) == (3, Ball.R1)
+    assert not {Flag.NOT_JUDGED, Flag.CAMERA_CONFLICT} & set(verdict.flags)
+    assert CONFLICTS not in facts.extra
 
 
 # --- the property: perturbed camera facts never stop a match ----------------------------------
