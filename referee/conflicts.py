@@ -187,7 +187,7 @@ def fit_camera_facts(state: GameState, record: Mapping[str, Any] | ShotFacts, wh
     left_out += notes
     extra = {k: v for k, v in facts.extra.items() if k != CONFLICTS}
     if conflicts:
-        extra[CONFLICTS] = conflicts
+        extra[CONFLICTS] = [_one_line(n) for n in conflicts]
     return replace(facts, extra=extra), left_out
 
 
@@ -417,7 +417,13 @@ def renamed(facts: ShotFacts, names: Mapping[Ball, Ball]) -> ShotFacts:
 
 # --- helpers ------------------------------------------------------------------------------------
 def _with_conflicts(facts: ShotFacts, notes: list[str]) -> ShotFacts:
-    return replace(facts, extra={**facts.extra, CONFLICTS: [*conflicts_of(facts), *notes]})
+    return replace(facts, extra={**facts.extra, CONFLICTS: [
+        *conflicts_of(facts), *map(_one_line, notes)]})
+
+
+def _one_line(note: str) -> str:
+    """A note as one line (an operator's page lists them a line each)."""
+    return " ".join(note.split())
 
 
 def _located(err: KaisaError, where: str) -> str:

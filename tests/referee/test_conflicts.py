@@ -220,6 +220,9 @@ def test_a_record_out_of_order_is_put_in_order_and_flagged():
     assert "record: a pocket event of R1 after it left the table left out" in notes
     assert "record: final position of R1 left out (it left the table)" in notes
     assert any(n.startswith("record: final position 'X9'") for n in notes)
+    assert all("\n" not in n for n in notes)
+    odd = {**record, "final_positions": {"R2": "1\n2"}}
+    assert all("\n" not in n for n in conflicts_of(judged(midgame(), odd)[0]))
 
 
 def test_a_record_with_no_strike_is_recorded_not_judged():
