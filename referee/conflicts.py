@@ -343,9 +343,10 @@ def _without_balls_in_hand(state: GameState, facts: ShotFacts
     if len(events) < len(facts.events):
         gone = len(facts.events) - len(events)
         notes.append(f"{_count(gone, 'event')} of {names} left out (in hand)")
+        one = len(away) == 1
         conflicts.append(f"{names} seen in play ({_count(gone, 'event')}), but the state has "
-                         f"{'it' if len(away) == 1 else 'them'} in hand (off the table): judged "
-                         "without them")
+                         f"{'it' if one else 'them'} in hand (off the table): "
+                         f"{'its' if one else 'their'} events left out")
     finals = facts.final_positions
     if finals is not None and away & set(finals):
         notes.append("final_positions of "
