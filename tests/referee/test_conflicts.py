@@ -56,6 +56,7 @@ from rules import (
     RuleOptions,
     ShotFacts,
     Verdict,
+    advance,
     judge,
 )
 from tests.referee.conftest import run_cli
@@ -302,8 +303,6 @@ def _with_the_issues_conflict() -> tuple[Game, int]:
     index = 4
     states = [game.start]
     for _, _, v in game.judged():
-        from rules import advance
-
         states.append(advance(states[-1], v))
     assert states[index].shooter == 2 and Ball.W1 in states[index].in_hand
     swap = {"W1": "W2", "W2": "W1"}
@@ -511,8 +510,6 @@ def test_perturbed_camera_facts_never_stop_a_match_and_every_repair_is_flagged(
         except KaisaError:
             left_out = fit_camera_facts(state, shots[i])[1] if not notes else []
             assert notes or left_out, shots[i]
-        from rules import advance
-
         state = advance(state, verdict)
         played += 1
     assert played == len(shots) or state.winner is not None
