@@ -21,6 +21,12 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from referee.conflicts import (
+    conflicts_of,
+    fit_camera_shot,
+    judge_camera_shot,
+    settled_by_operator,
+)
 from referee.describe import DEFAULT_PLAYERS, describe
 from referee.errors import InputError
 from referee.gamefile import Game, load_game, read_json
@@ -149,18 +155,34 @@ def _judge_the_rest(game: Game, journal: Journal, claim: Claim, pace_s: float,
             _skip_after_the_win(run, i, raw)
             continue
         applying = overrides.pop(shot_key, [])
+        state = run.match.state
         try:
-            facts, left_out = game.fitted(raw, run.match.state, where)
-            if applying:
-                facts = _overridden(facts, applying, run.match.state, i)
-            for warning in placement_warnings(run.match.state, facts):
+            camera: Verdict | None = None
+            if game.from_camera and not applying:
+                # a camera's shot never stops the match: what contradicts the state is repaired
+                # and flagged, or the shot recorded not judged (referee.conflicts)
+                judged = judge_camera_shot(state, raw, where)
+                facts, left_out, camera = judged.facts, judged.left_out, judged.verdict
+            elif applying and game.from_camera:  # the operator's word settles the conflicts
+                facts, left_out = fit_camera_shot(state, raw, where)
+                facts = settled_by_operator(_overridden(facts, applying, state, i))
+            else:
+                facts, left_out = game.fitted(raw, state, where)
+                if applying:
+                    facts = _overridden(facts, applying, state, i)
+            for warning in placement_warnings(state, facts):
                 run.placement[i].append(warning)
                 print(f"  {'':8s}  placement before shot {i + 1}: {warning.describe()}",
                       file=out)
             for note in left_out:
                 run.camera_notes[i].append(note)
                 print(f"  {'':8s}  camera, shot {i + 1}: {note}", file=out)
-            run.match, verdict = run.match.play(facts)
+            for note in conflicts_of(facts) if game.from_camera else []:
+                print(f"  {'':8s}  camera conflict, shot {i + 1}: {note}", file=out)
+            if camera is None:
+                run.match, verdict = run.match.play(facts)
+            else:
+                run.match, verdict = run.match.record(facts, camera), camera
         except KaisaError as err:
             located = err if err.where.startswith(where) else err.at(where)
             hint = (f" (judged with {', '.join(o.describe() for o in applying)}; `kaisa journal "

@@ -44,7 +44,9 @@ _SPOT_WORDS = {Spot.POINT1: "point 1", Spot.POINT2: "point 2", Spot.POINT3: "poi
 def describe(verdict: Verdict) -> str:
     """One line: what happened, the points, the score and what to put where."""
     parts: list[str] = []
-    if verdict.scored_ball is not None:
+    if Flag.NOT_JUDGED in verdict.flags:
+        parts.append("NOT JUDGED: the camera's facts contradict the game state")
+    elif verdict.scored_ball is not None:
         how = " (combination)" if verdict.combination else ""
         how += " banked" if verdict.bank else ""
         caroms = ", caroms " + "+".join(b.value for b in verdict.caroms) if verdict.caroms else ""
@@ -71,6 +73,8 @@ def describe(verdict: Verdict) -> str:
         line += "  [" + ", ".join(todo) + "]"
     if Flag.UNCALLED in verdict.flags and verdict.scored_ball is not None:
         line += "  (uncalled)"
+    if Flag.CAMERA_CONFLICT in verdict.flags:
+        line += "  (camera conflict: the operator checks it)"
     return line
 
 
@@ -211,6 +215,13 @@ def explain(verdict: Verdict, facts: ShotFacts, options: RuleOptions | None = No
     options = options or RuleOptions()
     who = _player(names, verdict.shooter)
     other = _player(names, verdict.opponent)
+    if Flag.NOT_JUDGED in verdict.flags:
+        return (f"{who} played {facts.strike.ball.value}, but what the camera saw contradicts "
+                "the game state and no repair made it judgeable (the notes say why): nothing "
+                f"is scored, no foul is called, and the turn passes to {other} (§5: only a "
+                "shot known to have scored keeps it). The operator judges this shot (kaisa "
+                f"journal undo, then kaisa journal override). Score {verdict.score[0]}:"
+                f"{verdict.score[1]}.")
     fouls = set(verdict.fouls)
     flags = set(verdict.flags)
     said = [_what_happened(facts, verdict, names)]
@@ -307,6 +318,11 @@ def explain(verdict: Verdict, facts: ShotFacts, options: RuleOptions | None = No
                         "to_opponent).")
         else:
             said.append(f"The penalty of {verdict.penalty} is deducted from {who} (§5).")
+
+    if Flag.CAMERA_CONFLICT in flags:
+        said.append("What the camera saw contradicted the game state: the shot is judged as "
+                    "well as its facts allow (the notes say what was changed); the operator "
+                    "confirms it or corrects it.")
 
     # the turn
     score = f"{verdict.score[0]}:{verdict.score[1]}"

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from referee.conflicts import fit_camera_facts, fit_to_state, judge_camera_shot
 from referee.errors import InputError
 from rules import (
     GameState,
@@ -20,9 +21,7 @@ from rules import (
     ShotFacts,
     Verdict,
     advance,
-    cue_ball_of,
     judge,
-    overlaps_at_rest,
 )
 from rules.options import parse_rules_text
 
@@ -70,7 +69,7 @@ class Game:
     start: GameState
     shots: Iterable[Mapping[str, Any] | ShotFacts]
     description: str = ""
-    from_camera: bool = False  # the shots were found in a video (see fit_to_state)
+    from_camera: bool = False  # the shots were found in a video (see referee.conflicts)
     first_shot: int = 0  # the index of ``shots``' first (a video taken up after it was judged)
     # told each verdict with its shot and the game state after it, as soon as it is made (a
     # video's tracking then follows the next shot from that state; its drawing shows it)
@@ -82,20 +81,29 @@ class Game:
     def fitted(self, shot: Mapping[str, Any] | ShotFacts, state: GameState, where: str
                ) -> tuple[ShotFacts, list[str]]:
         """A shot (a record, parsed here; or a camera's facts) as judged from ``state``, and
-        what was left out of it: a camera's facts are fitted to the state (see
-        :func:`fit_to_state`), a file's are not. Raises KaisaError naming ``where``."""
+        what was left out of it: a camera's facts are fitted to the state, their conflicts
+        with it repaired and listed in ``extra["conflicts"]`` (see referee.conflicts), a
+        file's are not. Raises KaisaError naming ``where``."""
+        if self.from_camera:
+            return fit_camera_facts(state, shot, where)
         facts = shot if isinstance(shot, ShotFacts) else ShotFacts.from_dict(shot, where)
-        return fit_to_state(state, facts) if self.from_camera else (facts, [])
+        return facts, []
 
     def judged(self) -> Iterator[tuple[int, ShotFacts, Verdict]]:
         """Each shot with its verdict, judged in order. Raises InputError (naming the file, the
-        shot and the field) at the first shot that cannot be judged; earlier ones are yielded."""
+        shot and the field) at the first shot that cannot be judged; earlier ones are yielded.
+        A camera's shots are judged as well as their facts allow (referee.conflicts): one that
+        cannot be judged is recorded ``not_judged`` and the match goes on."""
         state = self.start
         for i, shot in enumerate(self.shots, self.first_shot):
             where = f"shots[{i}]"
             try:
-                facts = self.fitted(shot, state, where)[0]
-                verdict = judge(state, facts)
+                if self.from_camera:
+                    camera = judge_camera_shot(state, shot, where)
+                    facts, verdict = camera.facts, camera.verdict
+                else:
+                    facts = self.fitted(shot, state, where)[0]
+                    verdict = judge(state, facts)
             except KaisaError as err:
                 located = err if err.where.startswith(where) else err.at(where)
                 raise InputError(str(located), str(self.path)) from None
@@ -119,57 +127,4 @@ def load_game(path: Path, options: RuleOptions | None = None) -> Game:
     return Game(path, opts, start, tuple(shots), str(data.get("description", "")))
 
 
-def fit_to_state(state: GameState, facts: ShotFacts) -> tuple[ShotFacts, list[str]]:
-    """A camera's shot facts made to fit the game state they are judged from, and what was
-    left out: a ball the state has in hand, other than the shooter's cue ball (which he
-    places), is off the table, so what the tracker took for it (a hand, a shadow in the house)
-    was not it: its events after the strike and its positions are dropped. Without this the
-    record is refused as impossible (RULES.md 6.4) and the match stops at a tracker's slip.
-    Likewise final positions that overlap (RULES.md 7.8, two tracks on one ball) are left out:
-    those balls keep their last place, and the verdict says the positions were estimated."""
-    facts, notes = _without_balls_in_hand(state, facts)
-    facts, more = _without_overlaps(state, facts)
-    return facts, notes + more
-
-
-def _without_balls_in_hand(state: GameState, facts: ShotFacts) -> tuple[ShotFacts, list[str]]:
-    """A camera's facts without the balls in hand (see :func:`fit_to_state`)."""
-    cue = cue_ball_of(state.shooter)
-    away = {b for b in state.in_hand if b is not cue}
-    if not away:
-        return facts, []
-    names = ", ".join(sorted(b.value for b in away))
-    notes = []
-    events = facts.events[:1] + tuple(e for e in facts.events[1:] if not away & set(e.balls))
-    if len(events) < len(facts.events):
-        gone = len(facts.events) - len(events)
-        notes.append(f"{gone} {'event' if gone == 1 else 'events'} of {names} left out "
-                     "(in hand)")
-    finals = facts.final_positions
-    if finals is not None and away & set(finals):
-        notes.append("final_positions of "
-                     f"{', '.join(sorted(b.value for b in away & set(finals)))} left out "
-                     "(in hand)")
-        finals = {b: xy for b, xy in finals.items() if b not in away}
-    extra = dict(facts.extra)
-    placed = extra.get("start_positions")
-    if isinstance(placed, Mapping) and {b.value for b in away} & set(placed):
-        notes.append("start_positions of "
-                     f"{', '.join(sorted({b.value for b in away} & set(placed)))} left out "
-                     "(in hand)")
-        extra["start_positions"] = {b: xy for b, xy in placed.items()
-                                    if b not in {a.value for a in away}}
-    return replace(facts, events=events, final_positions=finals, extra=extra), notes
-
-
-def _without_overlaps(state: GameState, facts: ShotFacts) -> tuple[ShotFacts, list[str]]:
-    """A camera's facts without the final positions that overlap (see :func:`fit_to_state`)."""
-    clashes = overlaps_at_rest(state, facts)
-    if not clashes or facts.final_positions is None:
-        return facts, []
-    drop = {b for a, b2, _ in clashes for b in (a, b2)} & set(facts.final_positions)
-    pairs = "; ".join(f"{a.value}-{b.value} {apart:.0f} mm apart" for a, b, apart in clashes)
-    finals = {b: xy for b, xy in facts.final_positions.items() if b not in drop}
-    return replace(facts, final_positions=finals), [
-        f"final_positions of {', '.join(sorted(b.value for b in drop))} left out "
-        f"(overlapping: {pairs})"]
+__all__ = ["Game", "fit_to_state", "load_game", "read_json", "read_rules_file", "read_text"]

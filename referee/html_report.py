@@ -55,6 +55,8 @@ FLAG_WORDS = {
     Flag.NOT_HIT: "the called ball dropped untouched",
     Flag.PENALTY_BUST: "penalty not given: it would pass the target",
     Flag.POSITIONS_ESTIMATED: "a ball's final place was not measured (estimated)",
+    Flag.CAMERA_CONFLICT: "the camera's facts contradicted the game state: to be confirmed",
+    Flag.NOT_JUDGED: "not judged: the operator judges this shot",
 }
 
 CSS = """
@@ -472,10 +474,18 @@ def _card(no: int, shot: Mapping[str, Any], verdict: Verdict, facts: ShotFacts,
     for w in shot.get("placement_warnings") or []:
         remarks.append(_placement_words(w))
     remarks += [f"camera: {note}" for note in shot.get("left_out") or []]
+    remarks += [f"camera conflict: {note}" for note in _listed(shot.get("conflicts"))]
+    remarks += [f"camera conflict, settled by the operator's override: {note}"
+                for note in _listed(shot.get("conflicts_overridden"))]
     if remarks:
         parts.append(f"<p class=notes>Notes: {esc('; '.join(remarks))}</p>")
     parts.append("</article>")
     return "".join(parts)
+
+
+def _listed(notes: object) -> list[str]:
+    """A report's list of notes (a camera's conflicts), or none when it holds something else."""
+    return [str(n) for n in notes] if isinstance(notes, list) else []
 
 
 def _placement_words(warning: Mapping[str, Any]) -> str:

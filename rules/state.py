@@ -37,6 +37,11 @@ class Flag(StrEnum):
     NOT_HIT = "not_hit"  # the called ball dropped with no ball contact recorded
     PENALTY_BUST = "penalty_bust"  # a penalty to the opponent would pass an exact finish
     POSITIONS_ESTIMATED = "positions_estimated"  # a ball's final position was not given
+    # Set by the referee, never by judge(): a camera's facts contradicted the game state and were
+    # repaired to be judged (the facts' ``conflicts`` say how); the operator confirms or corrects.
+    CAMERA_CONFLICT = "camera_conflict"
+    # ... and no repair made them judgeable: nothing scored, the turn passed; the operator judges.
+    NOT_JUDGED = "not_judged"
 
 
 def _score_dict(score: tuple[int, int]) -> dict[str, int]:

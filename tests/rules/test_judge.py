@@ -434,3 +434,18 @@ class TestFactsMustFitTheState:
         v = judge(midgame(), shot(strike("W1"), hit("W1", "R2"), finals=finals))
         assert v.positions_after[Ball.R2] == (3100.0, 1500.0)
         assert Flag.POSITIONS_ESTIMATED not in v.flags
+
+
+def test_the_referees_flags_are_never_set_by_judge_and_round_trip():
+    """``camera_conflict`` and ``not_judged`` are the referee's (a camera's facts repaired, or
+    not judgeable): judge sets neither; a verdict carrying them reads back as it was written."""
+    from dataclasses import replace
+
+    from rules import Verdict
+
+    v = judge(midgame(), shot(strike("W2"), hit("W2", "R2")))  # a real foul: wrong cue ball
+    assert not {Flag.CAMERA_CONFLICT, Flag.NOT_JUDGED} & set(v.flags)
+    flagged = replace(v, flags=(*v.flags, Flag.CAMERA_CONFLICT, Flag.NOT_JUDGED))
+    back = Verdict.from_dict(flagged.to_dict())
+    assert back.flags == flagged.flags
+    assert flagged.to_dict()["flags"][-2:] == ["camera_conflict", "not_judged"]
