@@ -17,13 +17,16 @@ import hmac
 import ipaddress
 import json
 import socket
+import threading
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import FrameType
 from typing import Any
 from urllib.parse import quote
 
+import uvicorn
 from fastapi import FastAPI, Request
 from fastapi.responses import (
     FileResponse,
@@ -35,6 +38,7 @@ from fastapi.responses import (
 )
 from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from live.files import LiveFiles, append_command
 from live.web_state import SHOT_KEY, Since, page_state, stamp
@@ -167,6 +171,41 @@ def qr_terminal(text: str) -> str:
     return out.getvalue()
 
 
+class TokenCheck:
+    """Every request must carry the token (``?token=``, then kept as a cookie; or a header),
+    else 401. Plain ASGI, so that the event stream passes through untouched."""
+
+    def __init__(self, app: ASGIApp, token: str) -> None:
+        self.app = app
+        self.token = token.encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        request = Request(scope)
+        given = _given_token(request)
+        if given is None or not hmac.compare_digest(given.encode(), self.token):
+            refused = PlainTextResponse("401: this page needs the token: open the URL that "
+                                        "`kaisa live` printed (or scan its QR code)", 401)
+            await refused(scope, receive, send)
+            return
+        if not request.query_params.get("token"):
+            await self.app(scope, receive, send)
+            return
+        cookie = Response()
+        cookie.set_cookie(COOKIE, self.token.decode(), httponly=True, samesite="strict",
+                          max_age=7 * 24 * 3600)
+        extra = [(k, v) for k, v in cookie.raw_headers if k == b"set-cookie"]
+
+        async def send_with_cookie(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", []), *extra]}
+            await send(message)
+
+        await self.app(scope, receive, send_with_cookie)
+
+
 def _given_token(request: Request) -> str | None:
     bearer = request.headers.get("authorization", "")
     return (request.query_params.get("token") or request.headers.get("x-kaisa-token")
@@ -180,22 +219,13 @@ def make_app(files: LiveFiles, token: str | None = None, *, public_host: str | N
     (None: no check, for 127.0.0.1). ``public_host``: the host name put in the operator's QR
     code when a page was opened on this machine's loopback (a phone cannot reach that)."""
     app = FastAPI(title="kaisa live", docs_url=None, redoc_url=None, openapi_url=None)
+    # set when the server is to stop: the event streams end at once (a stream left open
+    # would be cancelled after the grace time, with a traceback in the log)
+    closing = threading.Event()
+    app.state.closing = closing
 
-    @app.middleware("http")
-    async def check_token(request: Request,
-                          call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-        if token is None:
-            return await call_next(request)
-        given = _given_token(request)
-        if given is None or not hmac.compare_digest(given.encode(), token.encode()):
-            return PlainTextResponse("401: this page needs the token: open the URL that "
-                                     "`kaisa live` printed (or scan its QR code)", 401)
-        response = await call_next(request)
-        if request.query_params.get("token"):
-            response.set_cookie(COOKIE, token, httponly=True, samesite="strict",
-                                max_age=7 * 24 * 3600)
-        return response
-
+    if token is not None:
+        app.add_middleware(TokenCheck, token=token)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
     def page(name: str) -> FileResponse:
@@ -227,7 +257,7 @@ def make_app(files: LiveFiles, token: str | None = None, *, public_host: str | N
         where = Since.parse(request.headers.get("last-event-id"), match, since)
         life = timing.lifetime_s if lifetime_s is None else min(max(lifetime_s, 0.1),
                                                                    timing.lifetime_s)
-        return StreamingResponse(_stream(request, files, where, timing, life),
+        return StreamingResponse(_stream(request, files, where, timing, life, closing),
                                  media_type="text/event-stream",
                                  headers={"Cache-Control": "no-cache",
                                           "X-Accel-Buffering": "no"})
@@ -278,7 +308,7 @@ def _event(state: Mapping[str, Any], where: Since) -> bytes:
 
 
 async def _stream(request: Request, files: LiveFiles, where: Since, timing: StreamTiming,
-                  lifetime_s: float) -> AsyncIterator[bytes]:
+                  lifetime_s: float, closing: threading.Event) -> AsyncIterator[bytes]:
     yield f"retry: {timing.retry_ms}\n\n".encode()
     seen = None
     start = last_sent = time.monotonic()
@@ -293,7 +323,8 @@ async def _stream(request: Request, files: LiveFiles, where: Since, timing: Stre
             # the server's clock: a page tells a silent engine from a quiet table by it
             yield f"event: tick\ndata: {json.dumps({'server_unix': time.time()})}\n\n".encode()
             last_sent = time.monotonic()
-        if time.monotonic() - start > lifetime_s or await request.is_disconnected():
+        if (time.monotonic() - start > lifetime_s or closing.is_set()
+                or await request.is_disconnected()):
             return
         await asyncio.sleep(timing.poll_s)
 
@@ -302,14 +333,26 @@ def serve(files: LiveFiles, host: str = "127.0.0.1", port: int = 8080,
           token: str | None = None) -> None:
     """Serve the pages until interrupted (blocking). Any host but loopback needs a token:
     ValueError without one."""
-    import uvicorn
-
     if not is_loopback(host) and not token:
         raise ValueError(f"serving on {host} (the network) needs a token; expected one, or "
                          "--host 127.0.0.1")
     public = lan_address() if host in ("0.0.0.0", "::", "") else \
         (None if is_loopback(host) else host)
     app = make_app(files, token, public_host=public)
-    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False,
-                timeout_graceful_shutdown=2)
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False,
+                            timeout_graceful_shutdown=2)
+    ClosingServer(config, app.state.closing).run()
+
+
+class ClosingServer(uvicorn.Server):
+    """uvicorn's server that tells the app's event streams to end when it is told to stop
+    (Ctrl-C, SIGTERM)."""
+
+    def __init__(self, config: uvicorn.Config, closing: threading.Event) -> None:
+        super().__init__(config)
+        self.closing = closing
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        self.closing.set()
+        super().handle_exit(sig, frame)
 

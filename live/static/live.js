@@ -81,6 +81,9 @@ const Live = (() => {
   // The table from above. opts: positions {ball: [x, y]}, placement [mark], pocketTap(pocket),
   // selectedPocket, pocketRadiusMm (the tap target).
   function drawTable(svg, table, opts = {}) {
+    const key = JSON.stringify([table, opts]);  // (pocketTap, a function, is left out)
+    if (svg.dataset.key === key) return;  // unchanged: a tap in progress keeps its target
+    svg.dataset.key = key;
     const L = table.length_mm, W = table.width_mm, ball = table.ball_mm;
     const pad = opts.padMm || 0;  // room around the rail (for the pockets' tap targets)
     svg.setAttribute("viewBox",
@@ -106,7 +109,8 @@ const Live = (() => {
           fill: selected ? "#ffc400" : "#111", stroke: selected ? "#fff" : "#ffc400",
           "stroke-width": 18}));
         g.append(el("svg:text", {x, y: y + tapR * 0.32, "text-anchor": "middle",
-          "font-size": tapR * 0.9, "font-weight": "700", fill: selected ? "#000" : "#fff"}, name));
+          "font-size": tapR * 0.9, "font-weight": "700", fill: selected ? "#000" : "#fff",
+          "pointer-events": "none"}, name));
         g.addEventListener("click", () => opts.pocketTap(name));
       } else {
         g.append(el("svg:circle", {cx: x, cy: y, r: 75, fill: "#0b0b0b"}));

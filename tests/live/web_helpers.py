@@ -75,6 +75,7 @@ class Served:
             probe.bind(("127.0.0.1", 0))
             port = probe.getsockname()[1]
         self.url = f"http://127.0.0.1:{port}"
+        self.app = app
         self.server = uvicorn.Server(uvicorn.Config(
             app, host="127.0.0.1", port=port, log_level="warning",  # type: ignore[arg-type]
             timeout_graceful_shutdown=1, lifespan="off"))
@@ -87,5 +88,12 @@ class Served:
             time.sleep(0.05)
 
     def stop(self) -> None:
+        """As the live command stops: the event streams are told first, then the server."""
+        import time
+
+        closing = getattr(getattr(self.app, "state", None), "closing", None)
+        if closing is not None:
+            closing.set()
+            time.sleep(0.4)  # (a stream looks every 0.25 s)
         self.server.should_exit = True
         self.thread.join(10)
