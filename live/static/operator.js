@@ -125,7 +125,7 @@
     $("flagbox").hidden = !state.flagged.length;
     for (const f of state.flagged) {
       const li = el("li", {"data-shot": f.shot_key});
-      li.append(el("div", {}, `${f.shot}: ${f.short}`));
+      li.append(el("div", {}, `${f.shot[0].toUpperCase()}${f.shot.slice(1)}: ${f.short}`));
       if (f.reasons.length) li.append(el("div", {class: "reasons"}, f.reasons.join("; ")));
       const row = el("div", {class: "row"});
       const b = el("button", {class: "primary"},
