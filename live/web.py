@@ -41,7 +41,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from live.files import LiveFiles, append_command
-from live.web_state import SHOT_KEY, Since, page_state, stamp
+from live.web_state import SHOT_KEY, JournalView, Since, page_state, stamp
 
 STATIC = Path(__file__).parent / "static"
 COOKIE = "kaisa_token"
@@ -310,13 +310,14 @@ def _event(state: Mapping[str, Any], where: Since) -> bytes:
 async def _stream(request: Request, files: LiveFiles, where: Since, timing: StreamTiming,
                   lifetime_s: float, closing: threading.Event) -> AsyncIterator[bytes]:
     yield f"retry: {timing.retry_ms}\n\n".encode()
+    view = JournalView()
     seen = None
     start = last_sent = time.monotonic()
     while True:
         now_stamp = stamp(files)
         if now_stamp != seen:
             seen = now_stamp
-            state, where = await run_in_threadpool(page_state, files, where)
+            state, where = await run_in_threadpool(page_state, files, where, view)
             yield _event(state, where)
             last_sent = time.monotonic()
         elif time.monotonic() - last_sent > timing.heartbeat_s:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import sqlite3
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -173,11 +174,48 @@ def _open(path: Path) -> Journal | None:
         return None  # not written yet (the engine makes it at its first match)
 
 
-def page_state(files: LiveFiles, since: Since = Since()) -> tuple[dict[str, Any], Since]:
+class JournalView:
+    """The current match's entries and rules as last read, read again only when the journal
+    says it changed: the status changes several times a second, the journal once a shot, and
+    rebuilding a long match each time would cost the referee's CPU."""
+
+    def __init__(self) -> None:
+        self._key: tuple[Any, ...] | None = None
+        self._value: tuple[list[TimelineEntry], RuleOptions] = ([], RuleOptions())
+
+    def read(self, journal: Journal, match_id: int) -> tuple[list[TimelineEntry], RuleOptions]:
+        key = (str(journal.path), match_id, _signature(journal, match_id))
+        if key != self._key or key[2] is None:
+            try:
+                timeline = journal.timeline(match_id)
+            except JournalError:
+                timeline = []
+            self._value = (timeline, _options(journal, match_id))
+            self._key = key
+        return self._value
+
+
+def _signature(journal: Journal, match_id: int) -> tuple[int, ...] | None:
+    """What changes whenever an entry of the match is written or withdrawn (None: unknown, an
+    old journal)."""
+    if journal.version < 1:
+        return None
+    try:
+        row = journal.db.execute(
+            "SELECT COUNT(*), COALESCE(MAX(seq), -1), COUNT(undone_by), COUNT(void) FROM entries "
+            "WHERE match_id = ?", (match_id,)).fetchone()
+    except sqlite3.Error:
+        return None
+    return tuple(int(v) for v in row)
+
+
+def page_state(files: LiveFiles, since: Since = Since(), view: JournalView | None = None
+               ) -> tuple[dict[str, Any], Since]:
     """Everything a page needs after ``since``: the status (None before the engine wrote
     one), the entries of the current match after the page's last seq (all of them when the
     match is not the page's), the withdrawn entries, the shots waiting for confirmation. And
-    where the page is once it has this."""
+    where the page is once it has this. ``view``: the journal as a stream last read it."""
+    view = view or JournalView()
     status = read_status(files)
     names: Sequence[str] = status.players if status is not None else ("Player 1", "Player 2")
     journal = _open(files.journal)
@@ -191,11 +229,7 @@ def page_state(files: LiveFiles, since: Since = Since()) -> tuple[dict[str, Any]
         last = after
         options: RuleOptions | None = None
         if journal is not None and match_id is not None:
-            try:
-                timeline = journal.timeline(match_id)
-            except JournalError:
-                timeline = []
-            options = _options(journal, match_id)
+            timeline, options = view.read(journal, match_id)
             gap_shots = [str(g.get("shot")) for g in (status.gaps if status else ())
                          if g.get("shot")]
             confirmed = {str(c.payload.get("shot")) for c in read_commands(files)

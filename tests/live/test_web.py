@@ -18,7 +18,7 @@ from fastapi.testclient import TestClient
 
 from live.files import LiveFiles, PlacementMark, read_commands, write_still
 from live.web import StreamTiming, is_loopback, make_app, page_urls, serve
-from live.web_state import Since, page_state
+from live.web_state import JournalView, Since, page_state
 from referee.describe import describe
 from referee.journal import Journal
 from tests.live.web_helpers import record_shots, start_match, status_after, write
@@ -299,3 +299,22 @@ def test_the_page_state_follows_the_status_match_over_the_journals_last(files, f
     write(files, status_after(second, None))
     state, where = page_state(files, where)
     assert state["match_id"] == second and state["reset"] and state["entries"] == []
+
+
+def test_a_stream_reads_the_journal_again_only_when_it_changed(files, four_shots, monkeypatch):
+    view = JournalView()
+    _, where = page_state(files, Since(), view)
+    reads = []
+    timeline = Journal.timeline
+    monkeypatch.setattr(Journal, "timeline",
+                        lambda self, match_id: reads.append(match_id) or timeline(self, match_id))
+    write(files, status_after(four_shots, None, camera="stalled"))  # the status alone changed
+    state, where = page_state(files, where, view)
+    assert reads == [] and state["status"]["camera"] == "stalled"
+    with Journal(files.journal) as journal:
+        journal.record_undo(four_shots, "not a pot")
+    state, where = page_state(files, where, view)
+    assert len(reads) >= 1 and state["undone"] == {"3": 4}
+    record_shots(files, four_shots, 3, 1)  # the shot judged again
+    state, _ = page_state(files, where, view)
+    assert [(e["seq"], e["shot_key"]) for e in state["entries"]] == [(5, "shot3")]
