@@ -264,6 +264,10 @@ def make_app(files: LiveFiles, token: str | None = None, *, public_host: str | N
 
     @app.post("/api/command")
     async def command(request: Request) -> JSONResponse:
+        # JSON only: another site's page cannot send it without asking first (CORS), so it
+        # cannot slip a command in through the operator's browser
+        if not request.headers.get("content-type", "").startswith("application/json"):
+            return JSONResponse({"error": "expected Content-Type: application/json"}, 415)
         try:
             body = await request.json()
         except ValueError:

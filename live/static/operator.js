@@ -231,5 +231,9 @@
     ev.preventDefault();
   });
 
+  // a tapped button lets go of the focus, so that Space (a clicker) is not also its click
+  document.addEventListener("click", ev => {
+    if (ev.target instanceof HTMLElement && ev.target.closest("button")) ev.target.closest("button").blur();
+  });
   Live.connect(render, up => document.body.classList.toggle("disconnected", !up));
 })();

@@ -318,3 +318,68 @@ def test_a_stream_reads_the_journal_again_only_when_it_changed(files, four_shots
     record_shots(files, four_shots, 3, 1)  # the shot judged again
     state, _ = page_state(files, where, view)
     assert [(e["seq"], e["shot_key"]) for e in state["entries"]] == [(5, "shot3")]
+
+
+def test_a_command_not_sent_as_json_is_refused(files):
+    r = client(files).post("/api/command", content='{"kind": "undo", "payload": {}}',
+                           headers={"Content-Type": "text/plain"})
+    assert r.status_code == 415 and read_commands(files) == []
+
+
+SERVE = """
+import sys
+from pathlib import Path
+from live.files import LiveFiles
+from live.web import serve
+try:
+    serve(LiveFiles(Path(sys.argv[1])), "127.0.0.1", int(sys.argv[2]))
+except KeyboardInterrupt:
+    print("stopped")
+"""
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_the_server_at_once_with_a_page_open(files, four_shots):
+    import http.client
+    import signal
+    import subprocess
+    import sys
+
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-c", SERVE, str(files.folder), str(port)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              cwd=Path(__file__).resolve().parents[2])
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                page = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+                page.request("GET", "/api/events")
+                stream = page.getresponse()
+                break
+            except OSError:
+                page.close()
+                if time.monotonic() > deadline or server.poll() is not None:
+                    pytest.fail("the server did not start: " + server.stderr.read())  # type: ignore[union-attr]
+                time.sleep(0.1)
+        assert stream.status == 200 and b"event: state" in stream.read1(65536) + stream.read1(
+            65536)
+        asked = time.monotonic()
+        server.send_signal(signal.SIGINT)
+        out, err = server.communicate(timeout=10)
+        assert time.monotonic() - asked < 1.8  # before uvicorn's grace time (2 s) ran out
+        assert "stopped" in out
+        assert "Exception in ASGI" not in err and "graceful shutdown exceeded" not in err, err
+        page.close()
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
