@@ -206,3 +206,29 @@ def test_the_display_says_when_the_camera_reconnects(browser, files, served):
     until(lambda: "reconnecting" in text(browser, "#camera"), "the camera's state")
     assert "no frame for 5 s" in text(browser, "#camera") and "2 reconnects" in text(
         browser, "#camera")
+
+
+def test_a_page_that_lost_the_server_catches_up_when_it_is_back(browser, files, served):
+    match_id = start_match(files)
+    verdicts = record_shots(files, match_id, 0, 2)
+    write(files, status_after(match_id, verdicts[-1], updated_unix=time.time()))
+    browser.set_window_size(1280, 720)
+    browser.get(served.url + "/display")
+    until(lambda: "Shot 2" in text(browser, "#latest"), "shot 2 shown")
+    served.stop()
+    until(lambda: "disconnected" in browser.find_element(
+        "css selector", "body").get_attribute("class"), "the page saying it lost the server")
+    verdicts = record_shots(files, match_id, 2, 2)  # two shots while the page was cut off
+    write(files, status_after(match_id, verdicts[-1], updated_unix=time.time()))
+    again = Served(make_app(files), port=served.port)
+    try:
+        until(lambda: "Shot 4" in text(browser, "#latest"), "shot 4 shown after the reconnect")
+        assert "disconnected" not in browser.find_element(
+            "css selector", "body").get_attribute("class")
+        seqs = browser.execute_script(
+            "return [...document.querySelectorAll('#latest[data-seq], #history li')]"
+            ".map(e => e.dataset.seq)")
+        assert sorted(seqs) == ["0", "1", "2", "3"]  # each verdict once
+        assert text(browser, "#p1 .pts") == "55"
+    finally:
+        again.stop()

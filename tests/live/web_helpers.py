@@ -64,16 +64,18 @@ class Served:
     """The pages' app served by uvicorn on a free loopback port, in a thread (``url``; ``stop``
     ends it)."""
 
-    def __init__(self, app: object) -> None:
+    def __init__(self, app: object, port: int = 0) -> None:
         import socket
         import threading
         import time
 
         import uvicorn
 
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            port = probe.getsockname()[1]
+        if not port:
+            with socket.socket() as probe:
+                probe.bind(("127.0.0.1", 0))
+                port = probe.getsockname()[1]
+        self.port = port
         self.url = f"http://127.0.0.1:{port}"
         self.app = app
         self.server = uvicorn.Server(uvicorn.Config(
