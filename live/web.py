@@ -53,7 +53,8 @@ NAME_CHARS = 40
 @dataclass(frozen=True)
 class StreamTiming:
     """How the event stream watches the files: ``poll_s`` between looks at their mtimes,
-    ``heartbeat_s`` between keep-alive comments (a proxy or phone drops a silent connection),
+    ``heartbeat_s`` of quiet before a ``tick`` event with the server's clock (it keeps a proxy
+    or a phone from dropping a silent connection, and lets a page tell a silent engine),
     ``lifetime_s`` before the server ends a stream (the browser reconnects at once, from where
     it was: a stream cannot outlive a dead client for long), ``retry_ms`` the browser's wait
     before it reconnects."""
@@ -216,15 +217,16 @@ def _given_token(request: Request) -> str | None:
 def make_app(files: LiveFiles, token: str | None = None, *, public_host: str | None = None,
              timing: StreamTiming = StreamTiming()) -> FastAPI:
     """The pages' app over the live folder ``files``. ``token``: every request must carry it
-    (None: no check, for 127.0.0.1). ``public_host``: the host name put in the operator's QR
-    code when a page was opened on this machine's loopback (a phone cannot reach that)."""
+    (None or empty: no check, for 127.0.0.1). ``public_host``: the host name put in the
+    operator's QR code when a page was opened on this machine's loopback (a phone cannot reach
+    that)."""
     app = FastAPI(title="kaisa live", docs_url=None, redoc_url=None, openapi_url=None)
     # set when the server is to stop: the event streams end at once (a stream left open
     # would be cancelled after the grace time, with a traceback in the log)
     closing = threading.Event()
     app.state.closing = closing
 
-    if token is not None:
+    if token:
         app.add_middleware(TokenCheck, token=token)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 

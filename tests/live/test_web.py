@@ -383,3 +383,10 @@ def test_ctrl_c_stops_the_server_at_once_with_a_page_open(files, four_shots):
         if server.poll() is None:
             server.kill()
             server.wait()
+
+
+def test_the_operators_url_as_a_qr_code_for_a_terminal():
+    from live.web import qr_terminal
+
+    lines = qr_terminal("http://192.168.1.20:8080/operator?token=t").splitlines()
+    assert len(lines) >= 12 and len({len(line) for line in lines if line}) <= 2
