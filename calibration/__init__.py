@@ -1,6 +1,7 @@
 """Image <-> table: find the table in video frames, the homography image -> table mm on the plane
 of ball centres (with a radial lens model, and the cushion noses' height above that plane taken
-into account), its residual, the ``kaisa-calibration/1`` file, and a drift check.
+into account), its residual, the ``kaisa-calibration/1`` file, a drift check and a bumped
+camera followed.
 
 Imports ``rules`` (geometry) only. Typical use::
 
@@ -10,6 +11,7 @@ Imports ``rules`` (geometry) only. Typical use::
     save_preview("calib.png", frame, calibration, detection)
 """
 
+from calibration.bump import Bump, BumpParams, BumpWatch
 from calibration.detect import TableDetection, detect_table, find_table, median_frame
 from calibration.drift import Drift, DriftEvent, DriftMonitor, measure_drift
 from calibration.errors import CalibrationError
@@ -18,6 +20,9 @@ from calibration.preview import draw_calibration, save_preview
 from calibration.video import detect_table_in_video, frame_count, read_frames, sample_frames
 
 __all__ = [
+    "Bump",
+    "BumpParams",
+    "BumpWatch",
     "Calibration",
     "CalibrationError",
     "Drift",

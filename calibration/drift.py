@@ -12,6 +12,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from calibration.bump import BumpParams, BumpWatch
 from calibration.cloth import to_lab
 from calibration.detect import (
     POCKET_MARGIN,
@@ -242,6 +243,9 @@ class DriftEvent:
     drift_mm: float | None
     calibration: Calibration
     message: str = ""
+    # a bump followed: how the picture moved (3x3 full-resolution pixels, new = motion @ old),
+    # so that what was learned of the old picture can be carried over; None otherwise
+    motion: FloatArray | None = None
 
     @property
     def changed(self) -> bool:
@@ -274,7 +278,7 @@ class DriftMonitor:
                  threshold_mm: float = RECALIBRATE_MM,
                  recalibrate: Callable[[NDArray[np.uint8]], Calibration] | None = None,
                  reference: NDArray[np.uint8] | None = None,
-                 search_mm: float = SEARCH_MM) -> None:
+                 search_mm: float = SEARCH_MM, bump: BumpParams | None = None) -> None:
         if not (math.isfinite(every_s) and every_s >= 0):
             raise CalibrationError(f"expected every_s >= 0 seconds, got {every_s!r}", "every_s")
         if not (math.isfinite(threshold_mm) and threshold_mm > 0):
@@ -287,22 +291,39 @@ class DriftMonitor:
         self.search_mm = float(search_mm)
         self._probe = None if reference is None else \
             _Probe(calibration, _check_size(reference, calibration, "reference"), search_mm)
+        # a bumped camera is looked for more often, and followed (see calibration.bump)
+        self.bumps = None if bump is None else BumpWatch(calibration, bump)
         self._last_t: float | None = None
         self._pending = False
         self.events: list[DriftEvent] = []  # every check that was not "ok", in order
 
+    def _probe_due(self, t_s: float) -> bool:
+        return self._last_t is None or t_s - self._last_t >= self.every_s
+
     def due(self, t_s: float) -> bool:
         """Whether :meth:`check` at ``t_s`` would measure (a caller can then skip making the
         frame)."""
-        return self._last_t is None or t_s - self._last_t >= self.every_s
+        return self._probe_due(t_s) or (self.bumps is not None and self.bumps.due(t_s))
 
     def check(self, frame_index: int, t_s: float, frame: NDArray[np.uint8]
               ) -> DriftEvent | None:
-        """Measure the drift if ``every_s`` has passed since the last check (None otherwise)."""
+        """Measure the drift if ``every_s`` has passed since the last check, and look for a
+        bump if its watch is due (None when neither is due)."""
         if not self.due(t_s):
             return None
-        self._last_t = t_s
         img = _check_size(frame, self.calibration, "frame")
+        if self.bumps is not None and self.bumps.due(t_s):
+            bump = self.bumps.look(frame_index, t_s, img)
+            if bump is not None:
+                self.calibration = bump.calibration
+                self._probe = _Probe(bump.calibration, img, self.search_mm)
+                self._pending = False
+                return self._event(frame_index, t_s, "recalibrated", bump.moved_mm,
+                                   f"the camera was bumped: the table moved {bump.moved_mm:.1f} "
+                                   "mm in the picture; followed", bump.motion)
+        if not self._probe_due(t_s):
+            return None
+        self._last_t = t_s
         if self._probe is None:
             self._probe = _Probe(self.calibration, img, self.search_mm)
             return self._event(frame_index, t_s, "ok", 0.0, "reference frame")
@@ -327,13 +348,15 @@ class DriftMonitor:
                                f"({err.detail}); keeping the last good calibration")
         self.calibration = new
         self._probe = _Probe(new, img, self.search_mm)
+        if self.bumps is not None:
+            self.bumps.adopt(new, img)
         return self._event(frame_index, t_s, "recalibrated", moved,
                            f"the table moved {moved:.1f} mm; recalibrated")
 
     def _event(self, frame: int, t_s: float, status: DriftStatus, drift_mm: float | None,
-               message: str = "") -> DriftEvent:
+               message: str = "", motion: FloatArray | None = None) -> DriftEvent:
         event = DriftEvent(frame=frame, t_s=t_s, status=status, drift_mm=drift_mm,
-                           calibration=self.calibration, message=message)
+                           calibration=self.calibration, message=message, motion=motion)
         if status != "ok":
             self.events.append(event)
         return event

@@ -346,10 +346,12 @@ def tracker_rows(labels: Any, calibration: Any = None) -> list[tuple[int, str, f
     what the referee knows before the video: the start state (where the balls were left, so the
     two reds, which no camera tells apart, are named as the labels name them) and the shooter."""
     from calibration import Calibration
-    from referee.pipeline import track_rows
+    from referee.pipeline import camera_watch, track_rows
     from rules import cue_ball_of
 
     calibration = calibration or Calibration.from_dict(labels.doc["calibration"])
+    # (the camera watched as the referee watches it: a bumped camera is followed)
     rows = track_rows(labels.video_path, calibration, labels.table,
-                      cue_ball_of(labels.start.shooter).value, start=labels.start)
+                      cue_ball_of(labels.start.shooter).value, start=labels.start,
+                      drift=camera_watch(calibration, labels.table))
     return rows

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from calibration import (
+    BumpParams,
     Calibration,
     DriftEvent,
     DriftMonitor,
@@ -53,6 +54,13 @@ from vision.shots import (
 from vision.tracking import DEFAULT_TRACKING, FrameTracks, ShotStart, TrackingParams, track_video
 
 DRIFT_CHECK_S = 5.0  # seconds of video between two checks that the camera has not moved
+
+
+def camera_watch(calibration: Calibration, table: TableSpec) -> DriftMonitor:
+    """How the referee watches the camera: a bump looked for four times a second and followed
+    (:mod:`calibration.bump`), the table found again when it drifted (every DRIFT_CHECK_S)."""
+    return DriftMonitor(calibration, every_s=DRIFT_CHECK_S, bump=BumpParams(),
+                        recalibrate=lambda frame: find_table(frame, table))
 
 
 def load_calibration(path: Path) -> Calibration:
@@ -415,8 +423,7 @@ def game_from_video(video: Path, options: RuleOptions, start: GameState,
     if calibration.table in (table, fitted):
         table = fitted
         calibration = replace(calibration, table=fitted)
-    drift = DriftMonitor(calibration, every_s=DRIFT_CHECK_S,
-                         recalibrate=lambda frame: find_table(frame, table))
+    drift = camera_watch(calibration, table)
     found = VideoFacts(calibration, {"calibration_s": round(time.perf_counter() - clock, 3)},
                        stream, shot_facts, detection, tracking, drift=drift.events)
     if annotated is not None:

@@ -114,6 +114,32 @@ class ClothModel:
         self.learned = (self.threshold, self.level)
         self.learned_from = small  # the next frame's noise floors the threshold
 
+    def carry_from(self, old: ClothModel, motion: NDArray[np.float64]) -> None:
+        """Take ``old``'s model (of another work grid: the picture before it moved by
+        ``motion``, 3x3 full-resolution pixels, new = motion @ old) onto this grid: each work
+        pixel's cloth is the old model's where that point of the table was seen before. The
+        threshold and the cloth's brightness stay: the camera moved, the light did not (a model
+        learned anew from one frame would take in whatever lies over the cloth then: a player
+        leaning over a ball)."""
+        assert old.image is not None
+        x0, y0, _, _ = self.grid.roi
+        ww, wh = self.grid.work_size
+        cols, rows = np.meshgrid(x0 + (np.arange(ww) + 0.5) * self.grid.sx - 0.5,
+                                 y0 + (np.arange(wh) + 0.5) * self.grid.sy - 0.5)
+        back = np.linalg.inv(motion)
+        den = back[2, 0] * cols + back[2, 1] * rows + back[2, 2]
+        px = (back[0, 0] * cols + back[0, 1] * rows + back[0, 2]) / den
+        py = (back[1, 0] * cols + back[1, 1] * rows + back[1, 2]) / den
+        ox0, oy0, _, _ = old.grid.roi
+        map_x = ((px - ox0 + 0.5) / old.grid.sx - 0.5).astype(np.float32)
+        map_y = ((py - oy0 + 0.5) / old.grid.sy - 0.5).astype(np.float32)
+        self.image = np.asarray(cv2.remap(old.image, map_x, map_y, cv2.INTER_LINEAR,
+                                          borderMode=cv2.BORDER_REPLICATE), np.float32)
+        self.threshold, self.level, self.by_light = old.threshold, old.level, old.by_light
+        self.brighter = old.brighter
+        self.learned = (self.threshold, self.level)
+        self.learned_from = None
+
     def _paint_expected_balls(self, paint: Frame, small: Frame,
                               balls_at: Sequence[tuple[float, float]]) -> None:
         """Mark in ``paint`` (work pixels) the surroundings of each expected ball (table mm)

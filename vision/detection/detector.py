@@ -85,6 +85,20 @@ class BallDetector:
         self.classifier = Classifier(params, self.cloth_model)
         self.refiner = Refiner(grid, self.cloth_model, self.classifier)
 
+    def moved(self, calibration: Calibration, motion: NDArray[np.float64]) -> BallDetector:
+        """This detector for the picture moved by ``motion`` (3x3 full-resolution pixels, new
+        = motion @ old; a bumped camera, see :mod:`calibration.bump`) and now calibrated by
+        ``calibration``: its cloth model carried over (see :meth:`ClothModel.carry_from`), its
+        colour classes and settings kept."""
+        new = BallDetector(calibration, self.params,
+                           work_diameter_px=self.grid.work_diameter_px,
+                           cloth_update_every=self.cloth_update_every,
+                           cloth_update_rate=self.cloth_update_rate)
+        new.colours = self.colours
+        if self.cloth_model.image is not None:
+            new.cloth_model.carry_from(self.cloth_model, motion)
+        return new
+
     @property
     def cloth(self) -> F32 | None:
         """The cloth model's picture of the empty cloth (None until learned)."""

@@ -135,6 +135,7 @@ class WorkGrid:
 
     def __init__(self, calibration: Calibration, work_diameter_px: float) -> None:
         self.calibration = calibration
+        self.work_diameter_px = work_diameter_px
         self.table = calibration.table
         w, h = calibration.image_size
         t = self.table

@@ -602,8 +602,11 @@ def track_video(video_path: str | Path, calibration: Calibration,
         event = (drift.check(index, index / fps, as_bgr(frame))
                  if drift is not None and drift.due(index / fps) else None)
         if event is not None and event.changed:
-            colours, detector = detector.colours, BallDetector(event.calibration, detection)
-            detector.colours = colours
+            if event.motion is not None:  # a bumped camera: what the detector knew, moved
+                detector = detector.moved(event.calibration, event.motion)
+            else:
+                colours, detector = detector.colours, BallDetector(event.calibration, detection)
+                detector.colours = colours
             recalibrated = True
         small, ahead = (None, None) if recalibrated or ready is None else ready
         if detector.cloth is None:

@@ -1,0 +1,142 @@
+"""A bumped camera (calibration/bump.py): found in a look or two, followed to within a few mm,
+and not confused with the lamps changing the picture's brightness."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from calib_synth import Scene, grid_error_mm, render
+
+from calibration import BumpParams, BumpWatch, CalibrationError, DriftMonitor
+from calibration.bump import corners_moved_mm, followed
+from calibration.model import Calibration
+from rules.table import TableSpec
+
+TABLE = TableSpec()
+SCENE = Scene(cloth="green", seed=3, hand=False)
+
+
+def rolled_and_shifted(size: tuple[int, int], roll_deg: float, dx: float, dy: float
+                       ) -> np.ndarray:
+    """A knock on the mount: the picture rolled about its centre and shifted (3x3 pixels)."""
+    a = math.radians(roll_deg)
+    cx, cy = size[0] / 2, size[1] / 2
+    rot = np.array([[math.cos(a), -math.sin(a), 0.0], [math.sin(a), math.cos(a), 0.0],
+                    [0.0, 0.0, 1.0]])
+    to_centre = np.array([[1.0, 0.0, -cx], [0.0, 1.0, -cy], [0.0, 0.0, 1.0]])
+    back = np.array([[1.0, 0.0, cx + dx], [0.0, 1.0, cy + dy], [0.0, 0.0, 1.0]])
+    return back @ rot @ to_centre
+
+
+@pytest.fixture(scope="module")
+def scene() -> tuple[np.ndarray, Calibration]:
+    return render(SCENE, TABLE)
+
+
+def relit(frame: np.ndarray, gain: float, offset: float, hot_spot: float) -> np.ndarray:
+    """The same picture under other lamps: brighter or darker, with a hot spot in the middle."""
+    h, w = frame.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w]
+    spot = 1.0 + hot_spot * np.exp(-((xx - w / 2) ** 2 + (yy - h / 2) ** 2) / (2 * (w / 5) ** 2))
+    out = frame.astype(np.float32) * gain * spot[..., None] + offset
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
+def test_a_bump_is_followed_to_within_a_few_mm(scene):
+    frame, true = scene
+    watch = BumpWatch(true)
+    assert watch.look(0, 0.0, frame) is None  # the reference
+    motion = rolled_and_shifted(true.image_size, 0.3, 4.0, -2.0)
+    moved_true = followed(true, motion)
+    moved_frame = render(SCENE, TABLE, calibration=moved_true)[0]
+    bump = watch.look(8, 0.25, moved_frame) or watch.look(16, 0.5, moved_frame)
+    assert bump is not None
+    assert bump.moved_mm == pytest.approx(corners_moved_mm(true, motion), abs=2.0)
+    assert bump.moved_mm > 10.0  # the knock moved the table 10+ mm in the picture
+    err = grid_error_mm(moved_true, bump.calibration)
+    assert float(np.mean(err)) < 1.0 and float(np.max(err)) < 2.0
+    # before following, the old calibration is off by the whole knock
+    assert float(np.mean(grid_error_mm(moved_true, true))) > 8.0
+
+
+def test_the_lamps_changing_the_light_are_no_bump(scene):
+    frame, true = scene
+    watch = BumpWatch(true)
+    watch.look(0, 0.0, frame)
+    for k, (gain, offset, spot) in enumerate([(0.85, 5.0, 0.0), (1.1, -8.0, 0.4),
+                                              (0.9, 0.0, 0.5), (1.15, 3.0, 0.2)], 1):
+        assert watch.look(8 * k, 0.25 * k, relit(frame, gain, offset, spot)) is None, k
+    assert watch.calibration is true
+
+
+def test_a_small_motion_seen_once_waits_for_a_second_look(scene):
+    frame, true = scene
+    params = BumpParams()
+    watch = BumpWatch(true, params)
+    watch.look(0, 0.0, frame)
+    motion = rolled_and_shifted(true.image_size, 0.0, 2.0, 0.0)  # over moved_mm, not 3 times
+    moved_mm = corners_moved_mm(true, motion)
+    assert params.moved_mm < moved_mm < params.sure_moved_ratio * params.moved_mm
+    moved_frame = render(SCENE, TABLE, calibration=followed(true, motion))[0]
+    assert watch.look(8, 0.25, frame) is None
+    assert watch.look(16, 0.5, moved_frame) is None  # seen once
+    assert watch.look(24, 0.75, moved_frame) is not None  # seen again: followed
+
+
+def test_looks_are_taken_every_every_s(scene):
+    frame, true = scene
+    watch = BumpWatch(true, BumpParams(every_s=1.0))
+    assert watch.due(0.0)
+    watch.look(0, 0.0, frame)
+    assert not watch.due(0.5) and watch.look(15, 0.5, frame) is None
+    assert watch.due(1.0)
+
+
+def test_the_drift_monitor_says_a_bump_was_followed_and_how_the_picture_moved(scene):
+    frame, true = scene
+    monitor = DriftMonitor(true, every_s=5.0, bump=BumpParams())
+    monitor.check(0, 0.0, frame)
+    motion = rolled_and_shifted(true.image_size, -0.4, -3.0, 3.0)
+    moved_frame = render(SCENE, TABLE, calibration=followed(true, motion))[0]
+    events = [monitor.check(k, k / 30, moved_frame) for k in range(1, 31)]
+    changed = [e for e in events if e is not None and e.changed]
+    assert len(changed) == 1 and changed[0].motion is not None
+    assert "bumped" in changed[0].message
+    assert np.allclose(changed[0].motion, motion, atol=0.05)
+    assert monitor.calibration is changed[0].calibration
+
+
+@pytest.mark.parametrize("bad", [{"every_s": 0.0}, {"moved_mm": -1.0}, {"confirm_looks": 0},
+                                 {"look_scale": 1.5}, {"band_from_mm": 400.0}])
+def test_bad_bump_parameters_are_refused(bad):
+    with pytest.raises(CalibrationError):
+        BumpParams(**bad)
+
+
+def test_the_detector_carried_over_a_bump_finds_the_balls_where_they_lie(scene):
+    """What the detector learned of the cloth is carried over the knock (not learned anew from
+    one frame, which would take in whatever lies over the cloth then): the balls are found at
+    the same table places in the moved picture, as a detector learned on it finds them."""
+    from vision.detection import BallDetector
+
+    frame, true = scene
+    motion = rolled_and_shifted(true.image_size, 0.35, -3.5, 2.5)
+    moved_true = followed(true, motion)
+    moved_frame = render(SCENE, TABLE, calibration=moved_true)[0]
+    detector = BallDetector(true)
+    before = detector.detect(frame)
+    carried = detector.moved(moved_true, motion)
+    assert carried.cloth is not None and carried.threshold == detector.threshold
+    after = carried.detect(moved_frame)
+    fresh = BallDetector(moved_true).detect(moved_frame)
+    assert len(before) == len(after) == len(fresh) == SCENE.balls
+
+    def places(dets):
+        return sorted((round(d.x_mm), round(d.y_mm)) for d in dets)
+
+    for a, b in zip(places(before), places(after), strict=True):
+        assert math.dist(a, b) < 3.0, (a, b)
+    for a, b in zip(places(fresh), places(after), strict=True):
+        assert math.dist(a, b) < 1.5, (a, b)
