@@ -37,9 +37,7 @@ from rules import (
 )
 from video import (
     AnyFrame,
-    FileSource,
     FrameSource,
-    PacedSource,
     VideoError,
     as_bgr,
     probe,
@@ -72,11 +70,7 @@ Video = Path | FrameSource
 def video_file(video: Video) -> Path | None:
     """The file behind ``video`` (a path, a file source, a file played at its pace); None for
     a camera or a stream (nothing to read again)."""
-    if isinstance(video, Path):
-        return video
-    if isinstance(video, PacedSource):
-        video = video.file
-    return video.path if isinstance(video, FileSource) else None
+    return video if isinstance(video, Path) else video.file_path
 
 
 def video_label(video: Video) -> str:
@@ -396,6 +390,9 @@ class VideoFacts:
     # still picture, frame count and ball positions; called in the reading thread)
     watch_frame: Callable[[int, AnyFrame], None] | None = None
     watch_tracks: Callable[[FrameTracks], None] | None = None
+    # the game state before each next shot, for the tracking (the referee's verdicts put it
+    # there; the live mode too, after the operator changed the state)
+    starts: queue.SimpleQueue[ShotStart] = field(default_factory=queue.SimpleQueue)
     game: Game = field(init=False)
 
     def drift_report(self) -> list[dict[str, Any]]:
@@ -481,7 +478,7 @@ def game_from_video(video: Video, options: RuleOptions, start: GameState,
         state = start if resume is None else resume.state
         found.drawing = DrawnAsRead(annotated, OverlayPlan({"start": state.to_dict()},
                                                            calibration, (), fps))
-    starts: queue.SimpleQueue[ShotStart] = queue.SimpleQueue()
+    starts = found.starts
     path = file if file is not None else Path(where)
     if resume is None:
         book = CallBook(calls)
