@@ -594,6 +594,8 @@ class Engine:
                         journal.release(self.match_id)
                 if source is not None:
                     source.close()
+                if self.found is not None:
+                    self.found.rows.close()
                 self.write_status()
 
 

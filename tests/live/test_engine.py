@@ -1,0 +1,329 @@
+"""The live engine (live/engine.py, live/cli.py): the demo played at its pace gets the verdicts
+`kaisa referee` gives it; a camera stream cut mid-match reconnects, the match goes on and the
+shot is flagged; the live process killed mid-match and started again with --resume loses
+nothing and counts nothing twice; the operator's commands are applied (a call for the next
+shot, an undo). No camera here: a file at its pace, a fake capture over a clip's frames."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from live.camera import CameraParams, WatchedSource
+from live.engine import EngineConfig, run_engine
+from live.files import LiveFiles, append_command, read_status
+from referee.app import RefereeJob, run_job
+from referee.journal import Journal
+from rules import ShotEntry
+from video import FileSource, FrameSource, LiveSource, ReconnectPolicy, TimedFrame, parse_spec
+
+ROOT = Path(__file__).resolve().parents[2]
+DEMO = ROOT / "sample_videos" / "demo_match.mp4"
+ONE_POT = ROOT / "sample_videos" / "pot_FL.mp4"
+FAST = 40.0  # times real time: the engine then goes as fast as it can
+
+
+def verdicts(journal_path: Path, match_id: int | None = None) -> list[tuple[str, dict[str, Any]]]:
+    """(shot key, verdict) of a match's standing verdicts, in order."""
+    with Journal(journal_path, readonly=True) as journal:
+        match_id = match_id if match_id is not None else journal.last_match_id()
+        record = journal.load(match_id)
+        return [(str(key), entry.verdict.to_dict())
+                for entry, key in zip(record.match.entries, record.entry_keys, strict=True)
+                if key is not None and isinstance(entry, ShotEntry)]
+
+
+def gist(verdict: dict[str, Any]) -> dict[str, Any]:
+    """A verdict without where the balls came to rest (measured through the calibration)."""
+    return {k: v for k, v in verdict.items() if k != "positions_after"}
+
+
+@pytest.fixture(scope="module")
+def refereed(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[str, dict[str, Any]]]:
+    """`kaisa referee` on the demo video (its labels beside it: start and calls)."""
+    journal = tmp_path_factory.mktemp("referee") / "journal.sqlite"
+    run_job(RefereeJob(source=DEMO, journal=journal), out=io.StringIO())
+    return verdicts(journal)
+
+
+@pytest.mark.slow
+def test_the_demo_at_its_pace_gets_the_verdicts_kaisa_referee_gives(tmp_path: Path,
+                                                                   refereed: list[Any]) -> None:
+    out = io.StringIO()
+    config = EngineConfig(str(DEMO), tmp_path, realtime=True, pace=FAST)
+    assert run_engine(config, out=out) == 0
+    live = verdicts(config.files.journal)
+    assert live == refereed
+    assert len(live) == 12 and live[-1][1]["winner"] == 2
+    status = read_status(config.files)
+    assert status is not None and status.camera == "ended"
+    assert status.score == (58, 60) and status.winner == 2 and status.shots_judged == 12
+    assert status.flagged == () and status.errors == () and status.gaps == ()
+    assert len(out.getvalue().splitlines()) == 12  # one line a shot, as kaisa referee prints
+    assert config.files.still.read_bytes()[:2] == b"\xff\xd8"  # a JPEG
+    # every verdict was in the journal within a few seconds of its shot's rest frame being read
+    assert all(0 < t["judged_unix"] - t["rest_seen_unix"] < 10 for t in status.verdict_times)
+
+
+# --- a camera whose stream is cut ---------------------------------------------------------------
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+
+
+class Stream:
+    """A camera's frames (a clip's), shared by the captures opened one after another: a
+    reconnection goes on with the next frame. At frame ``cut`` the connection drops once."""
+
+    def __init__(self, frames: Iterator[tuple[int, Any]], cut: int) -> None:
+        self.frames, self.cut = frames, cut
+        self.held: tuple[int, Any] | None = None
+
+    def next(self) -> tuple[int, Any] | None:
+        if self.held is not None:
+            item, self.held = self.held, None
+            return item
+        return next(self.frames, None)
+
+
+class ClipCapture:
+    """A capture over a :class:`Stream`: each read takes a frame's time on the clock; the cut
+    is a read that fails after ``stall_s``; after the stream's end, reads fail."""
+
+    def __init__(self, stream: Stream, clock: FakeClock, opened: bool = True,
+                 stall_s: float = 3.0) -> None:
+        self.stream, self.clock, self.opened, self.stall_s = stream, clock, opened, stall_s
+        self.released = False
+
+    def isOpened(self) -> bool:  # (OpenCV's name)
+        return self.opened
+
+    def read(self) -> tuple[bool, Any]:
+        item = self.stream.next()
+        if item is None:
+            return False, None
+        if item[0] == self.stream.cut:
+            self.stream.cut, self.stream.held = -1, item
+            self.clock.now += self.stall_s
+            return False, None
+        self.clock.now += 1 / 30
+        return True, item[1]
+
+    def get(self, prop: int) -> float:
+        import cv2
+
+        return {cv2.CAP_PROP_FPS: 30.0, cv2.CAP_PROP_FRAME_WIDTH: 1280.0,
+                cv2.CAP_PROP_FRAME_HEIGHT: 720.0}.get(prop, 0.0)
+
+    def release(self) -> None:
+        self.released = True
+
+
+def calibration_file(tmp_path: Path, clip: Path) -> Path:
+    labels = json.loads(clip.with_name(clip.stem + ".labels.json").read_text())
+    path = tmp_path / "table.calib.json"
+    path.write_text(json.dumps(labels["calibration"]))
+    start = tmp_path / "start.json"
+    start.write_text(json.dumps(labels["start"]))
+    return path
+
+
+def test_a_stream_cut_mid_shot_reconnects_the_match_goes_on_and_the_shot_is_flagged(
+        tmp_path: Path, refereed: list[Any]) -> None:
+    """The demo's first two shots and the start of the third from a camera whose connection
+    drops 3 s in the middle of the second shot (struck at 7.9 s, at rest by 13.9 s)."""
+    calibration = calibration_file(tmp_path, DEMO)
+    clock = FakeClock()
+    stream = Stream(FileSource(DEMO, planar=False).bgr_frames(stop=500), cut=270)
+    # the first connection, the one after the cut; then the stream is gone
+    captures = [ClipCapture(stream, clock), ClipCapture(stream, clock),
+                ClipCapture(stream, clock, opened=False)]
+
+    def opener(target: int | str, policy: ReconnectPolicy) -> ClipCapture:
+        return captures.pop(0)
+
+    policy = ReconnectPolicy(stall_s=3.0, backoff_base_s=0.5, max_attempts=1)
+    source = LiveSource(parse_spec("rtsp://table/1"), policy, clock, clock.sleep, opener)
+    config = EngineConfig("rtsp://table/1", tmp_path / "live", calibration=calibration,
+                          start=tmp_path / "start.json")
+    code = run_engine(config, source=source, out=io.StringIO())
+    assert code == 2  # the stream gone for good at the end: said, after the verdicts
+    status = read_status(config.files)
+    assert status is not None and status.camera == "lost" and status.reconnects == 1
+    live = verdicts(config.files.journal)
+    # the match went on: the same verdicts (the balls' places within the calibrations' mm)
+    assert [gist(v) for _, v in live] == [gist(v) for _, v in refereed[:2]]
+    assert status.flagged == ("shot1",) and status.flag_reasons == {"shot1": ("camera_gap",)}
+    (gap,) = status.gaps
+    assert gap["shot"] == "shot1" and gap["gap_s"] == pytest.approx(3.5 + 1 / 30, abs=0.01)
+    with Journal(config.files.journal, readonly=True) as journal:
+        entry = [e for e in journal.timeline(journal.last_match_id()) if e.kind == "verdict"][1]
+        assert entry.facts is not None and entry.facts.extra["camera_gap"][0]["shot"] == "shot1"
+        assert "camera_gap" in journal.load(journal.last_match_id()).left_out[1][0]
+
+
+def test_a_gap_is_found_in_the_time_stamps_and_a_quiet_camera_is_stalled() -> None:
+    class Stamps(FrameSource):
+        live = True
+        name = "stamps"
+
+        @property
+        def fps(self) -> float:
+            return 30.0
+
+        def frames(self) -> Iterator[TimedFrame]:
+            for index, t in enumerate([0.0, 1 / 30, 2 / 30, 0.5, 0.5 + 1 / 30]):
+                yield TimedFrame(index, t, None)  # type: ignore[arg-type]
+
+    wall = [1000.0]
+    watched = WatchedSource(Stamps(), CameraParams(), wall=lambda: wall[0])
+    assert [f.index for f in watched.frames()] == [0, 1, 2, 3, 4]
+    (gap,) = watched.gaps()
+    assert (gap.index, gap.t_s) == (3, pytest.approx(2 / 30))
+    assert watched.gaps_in(20, 60) == [gap] and watched.gaps_in(40, 60) == []
+    assert watched.camera() == ("ended", "stamps has no more frames")
+    watched.state = "ok"
+    wall[0] += 5.0
+    assert watched.camera()[0] == "stalled"
+
+
+# --- the process killed, and resumed ------------------------------------------------------------
+def kaisa_live(*args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-m", "referee.cli", "live", *args],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+
+@pytest.mark.slow
+def test_the_live_process_killed_mid_match_resumes_with_nothing_lost_or_twice(
+        tmp_path: Path, refereed: list[Any]) -> None:
+    files = LiveFiles(tmp_path)
+    args = [str(DEMO), "--realtime", "--pace", str(FAST), "--folder", str(tmp_path),
+            "--no-pages"]
+    first = kaisa_live(*args)
+    until = time.monotonic() + 180
+    judged = 0
+    while time.monotonic() < until and judged < 4:
+        time.sleep(0.2)
+        status = read_status(files)
+        judged = status.shots_judged if status is not None else 0
+    assert judged >= 4, first.communicate(timeout=30)
+    status = read_status(files)
+    assert status is not None
+    os.kill(status.engine_pid, signal.SIGKILL)  # mid-match: no goodbye
+    first.kill()
+    first.communicate(timeout=30)
+    before = verdicts(files.journal)
+    assert 4 <= len(before) < 12
+    second = kaisa_live(*args, "--resume")
+    _, err = second.communicate(timeout=300)
+    assert second.returncode == 0, err
+    after = verdicts(files.journal)
+    # nothing lost, nothing twice, the same verdicts (after the resumption the balls' places
+    # are measured from the frame it took the video up at: the same within a few mm)
+    assert after[:len(before)] == before
+    assert [(k, gist(v)) for k, v in after] == [(k, gist(v)) for k, v in refereed]
+    assert "resuming match 1" in err
+    with Journal(files.journal, readonly=True) as journal:
+        assert [m[0] for m in journal.matches()] == [1]
+
+
+# --- the operator's commands ------------------------------------------------------------------
+class StillCamera(FrameSource):
+    """A clip's frames at its pace, then its last frame again and again (a camera looking at
+    the table after the shot) until ``stop`` is set."""
+
+    live = True
+
+    def __init__(self, clip: Path, stop: threading.Event, pace: float = 2.0) -> None:
+        self.file = FileSource(clip)
+        self.name = clip.name
+        self.stop = stop
+        self.pace = pace
+
+    @property
+    def fps(self) -> float:
+        return self.file.fps
+
+    @property
+    def file_path(self) -> Path | None:
+        return self.file.path
+
+    def frames(self) -> Iterator[TimedFrame]:
+        last: TimedFrame | None = None
+        for last in self.file.frames():
+            time.sleep(1 / self.fps / self.pace)
+            yield last
+        assert last is not None
+        index = last.index
+        while not self.stop.is_set():
+            index += 1
+            time.sleep(1 / self.fps / self.pace)
+            yield TimedFrame(index, index / self.fps, last.image)
+
+
+def wait_for(files: LiveFiles, test: Any, timeout_s: float = 90.0) -> Any:
+    until = time.monotonic() + timeout_s
+    while time.monotonic() < until:
+        status = read_status(files)
+        if status is not None and test(status):
+            return status
+        time.sleep(0.1)
+    raise AssertionError(f"not reached in {timeout_s} s: {read_status(files)}")
+
+
+def test_a_call_is_used_for_the_next_verdict_and_an_undo_withdraws_it(tmp_path: Path) -> None:
+    labels = json.loads(ONE_POT.with_name(ONE_POT.stem + ".labels.json").read_text())
+    start = tmp_path / "start.json"  # the start alone: no calls
+    start.write_text(json.dumps(labels["start"]))
+    stop = threading.Event()
+    config = EngineConfig(str(ONE_POT), tmp_path / "live", start=start)
+    files = config.files
+    append_command(files, "undo", {"note": "from an earlier session"})  # not applied now
+    codes: list[int] = []
+    engine = threading.Thread(target=lambda: codes.append(
+        run_engine(config, source=StillCamera(ONE_POT, stop), out=io.StringIO())))
+    engine.start()
+    try:
+        wait_for(files, lambda s: s.match_id is not None and s.commands_applied == 1)
+        append_command(files, "call", {"ball": "Y", "pocket": "FL"})
+        status = wait_for(files, lambda s: s.next_call is not None)
+        assert status.next_call == {"ball": "Y", "pocket": "FL"}
+        status = wait_for(files, lambda s: s.shots_judged == 1)
+        assert status.score == (6, 0) and status.next_call is None
+        ((_, verdict),) = verdicts(files.journal)
+        assert verdict["called"] == {"ball": "Y", "pocket": "FL"}
+        assert "uncalled" not in verdict["flags"]
+        # the placement check: the yellow to its spot, not there yet (it was pocketed)
+        assert [(m.ball, m.ok) for m in status.placement] == [("Y", False)]
+        append_command(files, "undo", {"note": "the operator saw it otherwise"})
+        status = wait_for(files, lambda s: s.commands_applied == 3)
+        assert status.score == (0, 0) and verdicts(files.journal) == []
+        append_command(files, "correct", {"score": [10, 4], "note": "by hand"})
+        append_command(files, "players", {"names": ["Aino", "Veikko"]})
+        status = wait_for(files, lambda s: s.commands_applied == 5)
+        assert status.score == (10, 4) and status.players == ("Aino", "Veikko")
+    finally:
+        stop.set()
+        engine.join(60)
+    assert codes == [0]
+    with Journal(files.journal, readonly=True) as journal:
+        kinds = [e.kind for e in journal.timeline(journal.last_match_id())]
+    assert kinds == ["verdict", "undo", "correction"]
