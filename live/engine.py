@@ -589,6 +589,9 @@ class Engine:
             finally:
                 self.stop.set()
                 control.join(timeout=5)
+                with self.lock:
+                    if self.camera_override is None:
+                        self.camera_override = ("ended", "the engine stopped")
                 if self.match_id is not None:
                     with contextlib.suppress(KaisaError):
                         journal.release(self.match_id)

@@ -327,3 +327,73 @@ def test_a_call_is_used_for_the_next_verdict_and_an_undo_withdraws_it(tmp_path: 
     with Journal(files.journal, readonly=True) as journal:
         kinds = [e.kind for e in journal.timeline(journal.last_match_id())]
     assert kinds == ["verdict", "undo", "correction"]
+
+
+def test_a_shot_that_cannot_be_judged_is_logged_and_flagged_and_the_engine_goes_on(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import live.engine
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("a fault while judging")
+
+    monkeypatch.setattr(live.engine, "_judge_the_rest", broken)
+    config = EngineConfig(str(ONE_POT), tmp_path, realtime=True, pace=FAST)
+    assert run_engine(config, out=io.StringIO()) == 0  # the source's end, not the fault
+    status = read_status(config.files)
+    assert status is not None and status.camera == "ended"
+    assert [e["shot"] for e in status.errors] == ["shot0"]
+    assert "a fault while judging" in status.errors[0]["message"]
+    assert status.flagged == ("shot0",) and status.flag_reasons == {"shot0": ("not_judged",)}
+    log = (tmp_path / "engine.log").read_text()
+    assert "shot 1 at 1.0 s not judged: a fault while judging" in log and "Traceback" in log
+    assert verdicts(config.files.journal) == []
+
+
+# --- kaisa live: the command and its watchdog ---------------------------------------------------
+def test_bad_input_is_one_line_and_exit_2(tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    from referee.cli import main
+
+    assert main(["live", str(tmp_path / "none.mp4"), "--no-pages", "--folder",
+                 str(tmp_path)]) == 2
+    assert main(["live", "ftp://table/1", "--no-pages", "--folder", str(tmp_path)]) == 2
+    assert main(["live", str(DEMO), "--calibration", str(tmp_path / "none.json"),
+                 "--no-pages", "--folder", str(tmp_path)]) == 2
+    errors = capsys.readouterr().err.splitlines()
+    assert len(errors) == 3 and all(e.startswith("kaisa: ") for e in errors)
+    assert "expected a video file, a camera index" in errors[0]
+
+
+def test_the_pages_beyond_this_machine_need_a_token_and_their_addresses_carry_it() -> None:
+    from live.cli import is_loopback, page_urls
+
+    assert is_loopback("127.0.0.1") and is_loopback("localhost") and is_loopback("::1")
+    assert not is_loopback("0.0.0.0") and not is_loopback("192.168.1.20")
+    urls = page_urls("192.168.1.20", 8765, "abc")
+    assert urls == {"table display": "http://192.168.1.20:8765/display?token=abc",
+                    "operator page": "http://192.168.1.20:8765/operator?token=abc"}
+    assert page_urls("127.0.0.1", 9000, None)["operator page"] == "http://127.0.0.1:9000/operator"
+
+
+def test_the_watchdog_says_when_the_engines_heartbeat_stops(tmp_path: Path) -> None:
+    from live.cli import Watchdog
+    from live.files import LiveStatus, write_status
+
+    class Running:
+        pid = 4242
+
+        def is_alive(self) -> bool:
+            return True
+
+    files = LiveFiles(tmp_path)
+    said: list[str] = []
+    write_status(files, LiveStatus(match_id=1, camera="ok", updated_unix=1000.0))
+    watchdog = Watchdog(files, Running(), stuck_after_s=10, say=said.append)  # type: ignore[arg-type]
+    watchdog.check(now=1005.0)
+    assert said == []
+    watchdog.check(now=1012.0)
+    watchdog.check(now=1013.0)
+    assert len(said) == 1 and "has not answered for 12 s" in said[0]
+    write_status(files, LiveStatus(match_id=1, camera="ok", updated_unix=1013.0))
+    watchdog.check(now=1014.0)
+    assert said[1] == "the engine answers again"
