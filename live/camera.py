@@ -75,7 +75,7 @@ class WatchedSource(FrameSource):
         self._wall = wall
         self._lock = threading.Lock()
         self._frames: Iterator[TimedFrame] | None = None
-        self._read_unix: OrderedDict[int, float] = OrderedDict()
+        self._read: OrderedDict[int, tuple[float, float]] = OrderedDict()  # unix, time_s
         self._gaps: deque[Gap] = deque(maxlen=KEPT_GAPS)
         self._last: TimedFrame | None = None
         self.last_unix: float | None = None  # when the latest frame was read
@@ -118,9 +118,9 @@ class WatchedSource(FrameSource):
                 if step > max(self.params.gap_frames / self.fps, self.params.min_gap_s):
                     self._gaps.append(Gap(frame.index, last.time_s, step))
             self._last = frame
-            self._read_unix[frame.index] = now
-            while len(self._read_unix) > KEPT_TIMES:
-                self._read_unix.popitem(last=False)
+            self._read[frame.index] = (now, frame.time_s)
+            while len(self._read) > KEPT_TIMES:
+                self._read.popitem(last=False)
             self.last_unix = now
             self.frames_read += 1
             self.state, self.message = "ok", ""
@@ -158,7 +158,14 @@ class WatchedSource(FrameSource):
     def read_unix(self, index: int) -> float | None:
         """When frame ``index`` was read (None: not among the kept)."""
         with self._lock:
-            return self._read_unix.get(index)
+            read = self._read.get(index)
+        return read[0] if read is not None else None
+
+    def time_s(self, index: int) -> float | None:
+        """Frame ``index``'s time stamp (None: not among the kept)."""
+        with self._lock:
+            read = self._read.get(index)
+        return read[1] if read is not None else None
 
     def latest_time_s(self) -> float:
         with self._lock:

@@ -164,6 +164,7 @@ class Engine:
         # what the pipeline's hooks note (the main thread), read by the control thread
         self.latest: tuple[int, AnyFrame] | None = None
         self.still_index = -1
+        self.still_t_s: float | None = None
         self.positions: dict[str, tuple[float, float]] = {}
         self.table_mm = (self.options.table.length_mm, self.options.table.width_mm)
 
@@ -199,8 +200,7 @@ class Engine:
                 flag_reasons={k: tuple(v) for k, v in self.flag_reasons.items() if k in flagged},
                 next_call=self.pending_call.to_dict() if self.pending_call else None,
                 commands_applied=self.commands_applied,
-                still_t_s=None if self.still_index < 0 or watched is None
-                else self.still_index / watched.fps,
+                still_t_s=self.still_t_s,
                 engine_pid=os.getpid(), updated_unix=time.time(), source=self.config.source,
                 engine_message=self.message, errors=tuple(self.errors),
                 shots_judged=self.shots_judged, verdict_times=tuple(self.verdict_times))
@@ -243,6 +243,7 @@ class Engine:
         if ok:
             write_still(self.files, jpeg.tobytes())
             self.still_index = index
+            self.still_t_s = self.watched.time_s(index) if self.watched is not None else None
 
     # --- the pipeline's hooks (the main thread) --------------------------------------------
     def seen_frame(self, index: int, frame: AnyFrame) -> None:
@@ -599,6 +600,8 @@ class Engine:
                     source.close()
                 if self.found is not None:
                     self.found.rows.close()
+                with contextlib.suppress(Exception):
+                    self.write_still()
                 self.write_status()
 
 

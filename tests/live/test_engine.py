@@ -397,3 +397,21 @@ def test_the_watchdog_says_when_the_engines_heartbeat_stops(tmp_path: Path) -> N
     write_status(files, LiveStatus(match_id=1, camera="ok", updated_unix=1013.0))
     watchdog.check(now=1014.0)
     assert said[1] == "the engine answers again"
+
+
+def test_a_camera_without_a_calibration_is_calibrated_from_its_first_seconds(
+        tmp_path: Path) -> None:
+    clip = ROOT / "sample_videos" / "hidden_under_arm.mp4"
+    clock = FakeClock()
+    stream = Stream(FileSource(clip, planar=False).bgr_frames(), cut=-1)
+    captures = [ClipCapture(stream, clock), ClipCapture(stream, clock, opened=False)]
+    policy = ReconnectPolicy(stall_s=3.0, max_attempts=1)
+    source = LiveSource(parse_spec(0), policy, clock, clock.sleep,
+                        lambda target, policy: captures.pop(0))
+    config = EngineConfig("0", tmp_path)
+    assert run_engine(config, source=source, out=io.StringIO()) == 2  # the camera gone at the end
+    status = read_status(config.files)
+    assert status is not None and status.camera == "lost"
+    assert status.frames_read == 142 and status.engine_message.startswith("expected frames")
+    assert "the table was not found" not in (tmp_path / "engine.log").read_text()
+    assert config.files.still.is_file()
