@@ -163,6 +163,7 @@ class Engine:
         self.key = ""
         # what the pipeline's hooks note (the main thread), read by the control thread
         self.latest: tuple[int, AnyFrame] | None = None
+        self.previous: LiveStatus | None = None  # the last session's status (for --resume)
         self.still_index = -1
         self.still_t_s: float | None = None
         self.positions: dict[str, tuple[float, float]] = {}
@@ -286,15 +287,14 @@ class Engine:
             return given.start, given.calls, None
         record = journal.load(claim.match_id)
         self.state = record.match.state
-        keys = [e.shot_key for e in journal.timeline(claim.match_id)
-                if e.kind == "verdict" and e.shot_key and e.shot_key[4:].isdigit()]
-        self.next_index = max((int(k[4:]) for k in keys), default=-1) + 1
         last = journal.last_verdict(claim.match_id)
-        if last is not None and file is not None:
-            resume = resume_point(*last, self.state)
-            if resume is not None:
-                self.next_index = resume.first_shot
-        if resume is None and last is not None:
+        if file is not None:  # taken up after its last standing verdict (its shots counted)
+            resume = resume_point(*last, self.state) if last is not None else None
+            self.next_index = resume.first_shot if resume is not None else 0
+        else:  # a camera goes on from now: the shots counted on after every one journalled
+            keys = [e.shot_key for e in journal.timeline(claim.match_id)
+                    if e.kind == "verdict" and e.shot_key and e.shot_key[4:].isdigit()]
+            self.next_index = max((int(k[4:]) for k in keys), default=-1) + 1
             resume = ResumePoint(0, self.next_index, self.state, float("inf"))
         self.recall(journal, record.match.entries, record.entry_keys)
         self.note(f"resuming match {claim.match_id}: {len(record.shot_keys)} shots recorded, "
@@ -315,7 +315,7 @@ class Engine:
         for entry, key in zip(entries, keys, strict=True):
             if key is not None and isinstance(entry, ShotEntry):
                 self.flag_verdict(key, entry.facts, entry.verdict)
-        before = read_status(self.files)
+        before = self.previous
         self.commands_applied = before.commands_applied if before is not None else 0
         for command in read_commands(self.files):
             if command.seq > self.commands_applied:
@@ -556,6 +556,7 @@ class Engine:
         """Referee until the source ends (a file) or the engine is stopped."""
         config = self.config
         self.files.folder.mkdir(parents=True, exist_ok=True)
+        self.previous = read_status(self.files)
         self.write_status()
         control = threading.Thread(target=self.control, name="control", daemon=True)
         with Journal(self.files.journal) as journal:

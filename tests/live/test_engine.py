@@ -26,7 +26,15 @@ from live.files import LiveFiles, append_command, read_status
 from referee.app import RefereeJob, run_job
 from referee.journal import Journal
 from rules import ShotEntry
-from video import FileSource, FrameSource, LiveSource, ReconnectPolicy, TimedFrame, parse_spec
+from video import (
+    FileSource,
+    FrameSource,
+    LiveSource,
+    ReconnectPolicy,
+    TimedFrame,
+    VideoError,
+    parse_spec,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "sample_videos" / "demo_match.mp4"
@@ -248,15 +256,18 @@ def test_the_live_process_killed_mid_match_resumes_with_nothing_lost_or_twice(
 # --- the operator's commands ------------------------------------------------------------------
 class StillCamera(FrameSource):
     """A clip's frames at its pace, then its last frame again and again (a camera looking at
-    the table after the shot) until ``stop`` is set."""
+    the table after the shot) until ``stop`` is set; then it ends (a file's end) or, with
+    ``lost``, it is lost (a camera gone: the match is left to be resumed)."""
 
     live = True
 
-    def __init__(self, clip: Path, stop: threading.Event, pace: float = 2.0) -> None:
+    def __init__(self, clip: Path, stop: threading.Event, pace: float = 2.0,
+                 lost: bool = False) -> None:
         self.file = FileSource(clip)
         self.name = clip.name
         self.stop = stop
         self.pace = pace
+        self.lost = lost
 
     @property
     def fps(self) -> float:
@@ -277,6 +288,8 @@ class StillCamera(FrameSource):
             index += 1
             time.sleep(1 / self.fps / self.pace)
             yield TimedFrame(index, index / self.fps, last.image)
+        if self.lost:
+            raise VideoError("expected frames from the camera, lost it")
 
 
 def wait_for(files: LiveFiles, test: Any, timeout_s: float = 90.0) -> Any:
@@ -415,3 +428,47 @@ def test_a_camera_without_a_calibration_is_calibrated_from_its_first_seconds(
     assert status.frames_read == 142 and status.engine_message.startswith("expected frames")
     assert "the table was not found" not in (tmp_path / "engine.log").read_text()
     assert config.files.still.is_file()
+
+
+def test_a_resumed_session_applies_no_command_twice(tmp_path: Path) -> None:
+    """A call and an undo in the first session; the second (--resume) takes the match up from
+    the journal: the undone shot is judged again (without the call it had), nothing of the
+    first session's commands applied again."""
+    labels = json.loads(ONE_POT.with_name(ONE_POT.stem + ".labels.json").read_text())
+    start = tmp_path / "start.json"
+    start.write_text(json.dumps(labels["start"]))
+    files = LiveFiles(tmp_path / "live")
+
+    def session(resume: bool, commands: list[tuple[str, dict[str, Any]]]) -> None:
+        stop = threading.Event()
+        config = EngineConfig(str(ONE_POT), files.folder, start=start, resume=resume)
+        codes: list[int] = []
+        engine = threading.Thread(target=lambda: codes.append(
+            run_engine(config, source=StillCamera(ONE_POT, stop, pace=4.0, lost=not resume),
+                       out=io.StringIO())))
+        engine.start()
+        try:
+            wait_for(files, lambda s: s.match_id is not None and s.engine_pid == os.getpid()
+                     and s.frames_read > 0)
+            for kind, payload in commands:
+                append_command(files, kind, payload)
+                if kind == "call":
+                    wait_for(files, lambda s: s.shots_judged == 1)
+            wait_for(files, lambda s: s.shots_judged == 1
+                     and s.commands_applied == len(commands) + (2 if resume else 0))
+        finally:
+            stop.set()
+            engine.join(60)
+        assert codes == [0 if resume else 2]
+
+    session(False, [("call", {"ball": "Y", "pocket": "FL"}), ("undo", {"note": "not so"})])
+    session(True, [])
+    with Journal(files.journal, readonly=True) as journal:
+        (match,) = journal.matches()
+        timeline = journal.timeline(match[0])
+    assert [(e.kind, e.shot_key) for e in timeline] == [
+        ("verdict", "shot0"), ("undo", None), ("verdict", "shot0")]
+    first, again = timeline[0], timeline[2]
+    assert first.facts is not None and first.facts.extra.get("call_from") == "operator"
+    assert again.facts is not None and "call_from" not in again.facts.extra
+    assert again.verdict is not None and [f.value for f in again.verdict.flags] == ["uncalled"]
