@@ -11,10 +11,13 @@ Ctrl-C stops both; every verdict is in the journal already (``--resume`` continu
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import ipaddress
 import multiprocessing
+import os
 import secrets
+import signal
 import socket
 import sys
 import threading
@@ -160,12 +163,29 @@ class Watchdog:
 
 
 def stop_engine(engine: BaseProcess, wait_s: float = 10.0) -> None:
-    """The engine stopped: it was told by Ctrl-C as this process was (its own handler leaves
-    the journal whole); one that does not end is terminated."""
-    engine.join(wait_s)
+    """The engine stopped as Ctrl-C stops it (told by the terminal as this process was, or
+    here: its handler leaves the journal whole and the match to --resume); one that does not
+    end then is terminated."""
+    engine.join(1.0)
+    if engine.is_alive() and engine.pid is not None:
+        with contextlib.suppress(OSError):
+            os.kill(engine.pid, signal.SIGINT)
+        engine.join(wait_s)
     if engine.is_alive():
         engine.terminate()
         engine.join(5.0)
+
+
+def check_port(host: str, port: int) -> None:
+    """InputError when the pages' address cannot be served (taken, or not this machine's),
+    before the engine is started."""
+    try:
+        with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind((host, port))
+    except OSError as err:
+        raise InputError(f"cannot serve the pages there ({err.strerror}); expected a free "
+                         "port on an address of this machine", f"{host}:{port}") from None
 
 
 def web_serve() -> Callable[..., Any] | None:
@@ -186,6 +206,8 @@ def run_live(args: argparse.Namespace) -> int:
     config = config_from_args(args)
     files = config.files
     serve = None if args.no_pages else web_serve()
+    if serve is not None:
+        check_port(args.host, args.port)
     if serve is None and not args.no_pages:
         print("kaisa live: the pages need the [live] extra (pip install "
               "'kaisa-referee[live]'); refereeing without them", file=sys.stderr)

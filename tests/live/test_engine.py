@@ -472,3 +472,32 @@ def test_a_resumed_session_applies_no_command_twice(tmp_path: Path) -> None:
     assert first.facts is not None and first.facts.extra.get("call_from") == "operator"
     assert again.facts is not None and "call_from" not in again.facts.extra
     assert again.verdict is not None and [f.value for f in again.verdict.flags] == ["uncalled"]
+
+
+def test_the_pages_are_served_while_the_engine_runs_and_their_end_stops_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``kaisa live`` with pages (a stand-in for live.web.serve): the engine in its own
+    process referees meanwhile; when serving ends (Ctrl-C) the engine is stopped cleanly, its
+    match left to --resume."""
+    import live.cli
+    from referee.cli import build_parser
+
+    served: list[tuple[Any, ...]] = []
+
+    def serve(files: LiveFiles, host: str, port: int, token: str | None) -> None:
+        served.append((files, host, port, token))
+        wait_for(files, lambda s: s.shots_judged == 1 and s.engine_pid != os.getpid())
+
+    monkeypatch.setattr(live.cli, "web_serve", lambda: serve)
+    args = build_parser().parse_args(["live", str(ONE_POT), "--realtime", "--folder",
+                                      str(tmp_path), "--port", "18765"])
+    assert live.cli.run_live(args) == 0
+    ((files, host, port, token),) = served
+    assert (files.folder, host, port, token) == (tmp_path, "127.0.0.1", 18765, None)
+    status = read_status(files)
+    assert status is not None and status.engine_pid != os.getpid()
+    assert status.camera == "ended"  # stopped (or at the clip's end): said
+    with Journal(files.journal, readonly=True) as journal:
+        (match,) = journal.matches()
+        assert journal.holder(match[0]) is None  # the engine let go of it
+    assert len(verdicts(files.journal)) == 1
