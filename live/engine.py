@@ -559,13 +559,15 @@ class Engine:
         self.previous = read_status(self.files)
         self.write_status()
         control = threading.Thread(target=self.control, name="control", daemon=True)
+        file = source_file(config.source)
+        if source is None and file is None:  # a camera or a stream: no match before it opens
+            source = open_source(config.source, policy=config.policy)
         with Journal(self.files.journal) as journal:
-            start, calls, resume = self.open_match(journal)
             try:
+                start, calls, resume = self.open_match(journal)
                 control.start()
-                if source is None:
-                    first = resume.first_frame if resume is not None and \
-                        source_file(config.source) is not None else 0
+                if source is None:  # a file: taken up where the journal says
+                    first = resume.first_frame if resume is not None else 0
                     source = open_source(config.source, realtime=config.realtime, start=first,
                                          policy=config.policy, pace=config.pace)
                 watched = self.watched = WatchedSource(source, config.camera)
@@ -590,7 +592,8 @@ class Engine:
                     self.camera_override = ("ended", f"{watched.name} has no more frames")
             finally:
                 self.stop.set()
-                control.join(timeout=5)
+                if control.ident is not None:  # (started)
+                    control.join(timeout=5)
                 with self.lock:
                     if self.camera_override is None:
                         self.camera_override = ("ended", "the engine stopped")
