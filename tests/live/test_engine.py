@@ -14,6 +14,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections import deque
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -82,6 +83,102 @@ def test_the_demo_at_its_pace_gets_the_verdicts_kaisa_referee_gives(tmp_path: Pa
     assert config.files.still.read_bytes()[:2] == b"\xff\xd8"  # a JPEG
     # every verdict was in the journal within a few seconds of its shot's rest frame being read
     assert all(0 < t["judged_unix"] - t["rest_seen_unix"] < 10 for t in status.verdict_times)
+
+
+# --- the demo as a stream over loopback HTTP -----------------------------------------------------
+def transport_stream(clip: Path, still_s: float) -> bytes:
+    """The clip's own H.264 packets in an MPEG transport stream (no pixel changed), then
+    ``still_s`` seconds of its last picture (a camera that goes on looking at the table)."""
+    import av
+
+    out = io.BytesIO()
+    with av.open(str(clip)) as src, av.open(out, "w", format="mpegts") as dst:
+        stream = dst.add_stream_from_template(src.streams.video[0])
+        for packet in src.demux(src.streams.video[0]):
+            if packet.dts is not None:
+                packet.stream = stream
+                dst.mux(packet)
+    ((_, last),) = deque(FileSource(clip, planar=False).bgr_frames(), maxlen=1)
+    still = io.BytesIO()
+    with av.open(still, "w", format="mpegts") as dst:
+        encoder = dst.add_stream("libx264", rate=30)
+        encoder.width, encoder.height, encoder.pix_fmt = last.shape[1], last.shape[0], "yuv420p"
+        encoder.options = {"preset": "ultrafast", "crf": "18"}
+        for k in range(round(still_s * 30)):
+            frame = av.VideoFrame.from_ndarray(last, format="bgr24")
+            frame.pts = k
+            for packet in encoder.encode(frame):
+                dst.mux(packet)
+        for packet in encoder.encode():
+            dst.mux(packet)
+    return out.getvalue() + still.getvalue()
+
+
+@pytest.fixture
+def streamed_demo() -> Iterator[str]:
+    """The demo served once over HTTP on this machine as a live stream, paced at ``FAST_HTTP``
+    times real time (its bytes spread over its duration); a second request finds nothing."""
+    import http.server
+
+    data = transport_stream(DEMO, still_s=3.0)
+    seconds = (2331 / 30 + 3.0) / FAST_HTTP
+    served: list[int] = []
+
+    class Paced(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            if served:
+                self.send_error(404)
+                return
+            served.append(1)
+            self.send_response(200)
+            self.send_header("Content-Type", "video/mp2t")
+            self.end_headers()
+            began, step = time.monotonic(), 188 * 64
+            for at in range(0, len(data), step):
+                wait = began + seconds * at / len(data) - time.monotonic()
+                if wait > 0:
+                    time.sleep(wait)
+                try:
+                    self.wfile.write(data[at:at + step])
+                except OSError:
+                    return
+
+    class Server(http.server.ThreadingHTTPServer):
+        daemon_threads = True
+
+    server = Server(("127.0.0.1", 0), Paced)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/table.ts"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+FAST_HTTP = 4.0
+
+
+@pytest.mark.slow
+def test_the_demo_served_over_loopback_http_is_refereed_live_to_its_winner(
+        tmp_path: Path, streamed_demo: str, refereed: list[Any]) -> None:
+    """As a camera's stream: stamped on the clock as read, the table's calibration given (a
+    camera's own is found in its first 3 s, and the demo's first shot is struck at 1 s)."""
+    calibration = calibration_file(tmp_path, DEMO)
+    config = EngineConfig(streamed_demo, tmp_path / "live", calibration=calibration,
+                          start=DEMO.with_name(DEMO.stem + ".labels.json"),
+                          policy=ReconnectPolicy(stall_s=5.0, max_attempts=1))
+    out = io.StringIO()
+    assert run_engine(config, out=out) == 2  # the stream gone after its end: said
+    live = verdicts(config.files.journal)
+    assert [(k, gist(v)) for k, v in live] == [(k, gist(v)) for k, v in refereed]
+    status = read_status(config.files)
+    assert status is not None and status.winner == 2 and status.score == (58, 60)
+    assert status.camera == "lost" and len(out.getvalue().splitlines()) >= 12
 
 
 # --- a camera whose stream is cut ---------------------------------------------------------------
