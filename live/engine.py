@@ -447,7 +447,8 @@ class Engine:
             with self.lock:
                 try:
                     self.apply(journal, command)
-                except KaisaError as err:
+                except (KaisaError, ValueError, TypeError, KeyError, AttributeError) as err:
+                    # (a command the page got wrong is skipped, never tried again and again)
                     self.note(f"command {command.seq} ({command.kind}) not applied: {err}")
                 self.commands_applied = command.seq
             self.write_status()

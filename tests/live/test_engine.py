@@ -426,9 +426,11 @@ def test_a_call_is_used_for_the_next_verdict_and_an_undo_withdraws_it(tmp_path: 
         append_command(files, "undo", {"note": "the operator saw it otherwise"})
         status = wait_for(files, lambda s: s.commands_applied == 3)
         assert status.score == (0, 0) and verdicts(files.journal) == []
+        append_command(files, "correct", {"score": ["ten", 4]})  # a page's mistake: skipped
+        append_command(files, "undo", {})  # nothing to undo: skipped
         append_command(files, "correct", {"score": [10, 4], "note": "by hand"})
         append_command(files, "players", {"names": ["Aino", "Veikko"]})
-        status = wait_for(files, lambda s: s.commands_applied == 5)
+        status = wait_for(files, lambda s: s.commands_applied == 7)
         assert status.score == (10, 4) and status.players == ("Aino", "Veikko")
     finally:
         stop.set()
