@@ -71,7 +71,15 @@ class LiveStatus:
     words; ``video_t_s``: the source's time of the latest frame; ``gaps``: each gap in the
     frames (``{"t_s", "gap_s", "shot"}``); ``placement``: the balls to put down now and
     whether each is there; ``flagged``: shot keys whose verdict waits for the operator's
-    confirmation (a conflict between the camera and the game state, a camera gap)."""
+    confirmation (a conflict between the camera and the game state, a camera gap, a shot
+    not judged), each with its reasons in ``flag_reasons`` (``camera_gap``,
+    ``camera_conflict``, ``not_judged``); ``errors``: the shots that could not be judged
+    (``{"shot", "t_s", "message"}``: the match went on without them); ``engine_message``:
+    what the engine says beyond the camera (calibrating, a failure, the match won);
+    ``verdict_times``: per recent verdict ``{"shot", "rest_frame", "rest_seen_unix",
+    "judged_unix"}`` (when the frame the balls were found at rest in was read, when the verdict
+    was in the journal); ``updated_unix``: the engine's heartbeat (written about once a
+    second: older than a few seconds, the engine is stuck or gone)."""
 
     match_id: int | None
     camera: CameraState
@@ -94,19 +102,29 @@ class LiveStatus:
     still_t_s: float | None = None
     engine_pid: int = 0
     updated_unix: float = 0.0
+    source: str = ""
+    engine_message: str = ""
+    flag_reasons: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    errors: tuple[Mapping[str, Any], ...] = ()
+    shots_judged: int = 0
+    verdict_times: tuple[Mapping[str, Any], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> LiveStatus:
-        values = dict(data)
+        """A status as written (fields this version does not know are left out: a newer
+        engine's status still reads)."""
+        known = set(cls.__dataclass_fields__)
+        values = {k: v for k, v in data.items() if k in known}
         values["placement"] = tuple(PlacementMark(**{**m, "target_mm": tuple(m["target_mm"]),
                                                      "seen_mm": (tuple(m["seen_mm"])
                                                                  if m.get("seen_mm") else None)})
                                     for m in values.get("placement", ()))
-        for key in ("gaps", "flagged"):
+        for key in ("gaps", "flagged", "errors", "verdict_times"):
             values[key] = tuple(values.get(key, ()))
+        values["flag_reasons"] = {k: tuple(v) for k, v in values.get("flag_reasons", {}).items()}
         for key in ("score", "players", "table_mm"):
             if key in values:
                 values[key] = tuple(values[key])

@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import hmac
-import ipaddress
 import json
-import socket
 import threading
 import time
 from collections.abc import AsyncIterator, Mapping
@@ -40,6 +38,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from live.addresses import is_loopback, lan_address
 from live.files import LiveFiles, append_command
 from live.web_state import SHOT_KEY, JournalView, Since, page_state, stamp
 
@@ -116,36 +115,6 @@ def checked_payload(kind: str, payload: object) -> dict[str, Any]:
         return {"shot": shot}
     raise CommandError(f"expected a command kind of call, undo, correct, new_match, players, "
                        f"confirm, got {kind!r}"[:200])
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
-def lan_address() -> str:
-    """This machine's address on its network (the one a phone on the same network reaches);
-    loopback when it has none. Nothing is sent: a UDP socket's connect only picks a route."""
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        try:
-            probe.connect(("192.0.2.1", 9))  # TEST-NET-1: never routed anywhere
-            return str(probe.getsockname()[0])
-        except OSError:
-            return "127.0.0.1"
-
-
-def page_urls(host: str, port: int, token: str | None) -> dict[str, str]:
-    """The display's and the operator's URL as someone else's browser reaches them (for the
-    command to print): a wildcard host is this machine's network address."""
-    if host in ("0.0.0.0", "::", ""):
-        host = lan_address()
-    shown = f"[{host}]" if ":" in host else host
-    query = f"?token={quote(token)}" if token else ""
-    return {page: f"http://{shown}:{port}/{page}{query}" for page in ("display", "operator")}
 
 
 def qr_svg(text: str) -> str:

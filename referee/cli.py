@@ -949,7 +949,56 @@ def build_parser() -> argparse.ArgumentParser:
     se.add_argument("--matches", type=Path, metavar="FILE",
                     help="each match's players and date (CSV or JSON, see below)")
     se.set_defaults(run=_cmd_season)
+
+    lv = sub.add_parser(
+        "live", help="referee a camera while the match is played (table display, operator page)",
+        description="Referee a camera, a stream or a file played at its pace while the match is "
+                    "played: each verdict journalled at once, a table display and an operator "
+                    "page in the browser (the [live] extra; without it the verdicts are "
+                    "printed). See docs/live.md.")
+    lv.add_argument("source", metavar="SOURCE",
+                    help="a camera index (0), a stream URL (rtsp://, http://...) or a video file")
+    lv.add_argument("--realtime", action="store_true",
+                    help="a file played at its own pace (the live mode tried without a camera)")
+    lv.add_argument("--pace", type=float, default=1.0, help=argparse.SUPPRESS)  # (tests)
+    lv.add_argument("--calibration", type=Path, metavar="F",
+                    help="the table's calibration (default: found at the start)")
+    lv.add_argument("--start", type=Path, metavar="F",
+                    help="the start state, or a clip's labels (default: the opening)")
+    lv.add_argument("--resume", action="store_true",
+                    help="continue this source's unfinished match from the journal")
+    lv.add_argument("--folder", type=Path, default=Path("kaisa-live"), metavar="DIR",
+                    help="the session's files: status, picture, commands, journal (default "
+                         "./kaisa-live)")
+    lv.add_argument("--journal", type=Path, metavar="F",
+                    help="the match journal (default DIR/journal.sqlite)")
+    lv.add_argument("--host", default="127.0.0.1",
+                    help="where the pages are served (default 127.0.0.1, this machine only; "
+                         "another address needs a token, made up when not given)")
+    lv.add_argument("--port", type=_port_arg, default=8765, help="the pages' port (8765)")
+    lv.add_argument("--token", help="the pages' access token")
+    lv.add_argument("--no-pages", action="store_true",
+                    help="no pages: the verdicts printed, one line a shot")
+    lv.set_defaults(run=_cmd_live)
     return parser
+
+
+def _port_arg(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        port = 0
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"expected a port from 1 to 65535, got {text!r}")
+    return port
+
+
+def _cmd_live(args: argparse.Namespace) -> int:
+    """`kaisa live`: the live mode sits on top of the referee (live/cli.py), found by name."""
+    import importlib
+
+    code: int = importlib.import_module("live.cli").run_live(args)
+    return code
 
 
 def main(argv: Sequence[str] | None = None) -> int:

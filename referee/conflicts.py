@@ -188,7 +188,16 @@ def fit_camera_facts(state: GameState, record: Mapping[str, Any] | ShotFacts, wh
     extra = {k: v for k, v in facts.extra.items() if k != CONFLICTS}
     if conflicts:
         extra[CONFLICTS] = [_one_line(n) for n in conflicts]
-    return replace(facts, extra=extra), left_out
+    return replace(facts, extra=extra), left_out + gap_notes(facts)
+
+
+def gap_notes(facts: ShotFacts) -> list[str]:
+    """A note for each gap in the camera's frames during the shot (``extra["camera_gap"]``,
+    from a live source: a stall, a dropped connection); its verdict waits for the operator."""
+    gaps = facts.extra.get("camera_gap")
+    return [f"camera_gap: no frame for {gap['gap_s']:.1f} s after {gap['t_s']:.1f} s; the "
+            "verdict waits for the operator's confirmation"
+            for gap in (gaps if isinstance(gaps, list) else []) if isinstance(gap, Mapping)]
 
 
 def fit_to_state(state: GameState, facts: ShotFacts) -> tuple[ShotFacts, list[str]]:

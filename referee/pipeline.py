@@ -36,7 +36,15 @@ from rules import (
     Verdict,
     cue_ball_of,
 )
-from video import AnyFrame, VideoError, as_bgr, probe, read_frame, video_fps
+from video import (
+    AnyFrame,
+    FrameSource,
+    VideoError,
+    as_bgr,
+    probe,
+    read_frame,
+    video_fps,
+)
 from vision.detection import (
     DEFAULT_DETECTION,
     DetectionParams,
@@ -54,6 +62,28 @@ from vision.shots import (
 from vision.tracking import DEFAULT_TRACKING, FrameTracks, ShotStart, TrackingParams, track_video
 
 DRIFT_CHECK_S = 5.0  # seconds of video between two checks that the camera has not moved
+
+# What a match is refereed from: a recorded file (read as ever), or a frame source (a camera, a
+# stream, a file played at its pace: the live mode, see live/engine.py)
+Video = Path | FrameSource
+
+
+def video_file(video: Video) -> Path | None:
+    """The file behind ``video`` (a path, a file source, a file played at its pace); None for
+    a camera or a stream (nothing to read again)."""
+    return video if isinstance(video, Path) else video.file_path
+
+
+def video_label(video: Video) -> str:
+    """How messages name ``video``: a file's name, else the source's."""
+    file = video_file(video)
+    return file.name if file is not None else video.name if isinstance(video, FrameSource) \
+        else str(video)
+
+
+def video_rate(video: Video) -> float:
+    """The frame rate (a source's own; a file's as its container says)."""
+    return video.fps if isinstance(video, FrameSource) else video_fps(video)
 
 
 def camera_watch(calibration: Calibration, table: TableSpec) -> DriftMonitor:
@@ -131,7 +161,8 @@ class Illustrator:
     # looks every 3 and may judge a step 2-3 frames late: the first motion is ~12 frames back)
     BEFORE_FRAMES = 3  # the still: this many frames before the shot's first motion
 
-    def __init__(self, video: Path) -> None:
+    def __init__(self, video: Path | None) -> None:
+        """``video``: the file to read a still from again (None: a camera, nothing to read)."""
         import cv2
 
         self._cv2 = cv2
@@ -174,7 +205,8 @@ class Illustrator:
         if still is not None:
             return still
         # (not seen begin: read it again)
-        image = read_frame(self._video, max(strike - self.BEFORE_FRAMES, 0))
+        image = (read_frame(self._video, max(strike - self.BEFORE_FRAMES, 0))
+                 if self._video is not None else None)
         return self._jpeg(image) if image is not None else None
 
     def pictures(self, facts: ShotFacts, rows: Sequence[Row]) -> dict[str, Any]:
@@ -203,7 +235,7 @@ class Illustrator:
         after = [f for i, f in self._kept if i >= rest and (upto is None or i <= upto)]
         if after:
             return self._jpeg(as_bgr(after[0]))
-        image = read_frame(self._video, rest)
+        image = read_frame(self._video, rest) if self._video is not None else None
         return self._jpeg(image) if image is not None else None
 
     def cloth_rgb(self, calibration: Calibration) -> tuple[int, int, int] | None:
@@ -230,15 +262,19 @@ class Illustrator:
         self._stills.clear()
 
 
-def tracking_progress(video: Path, first_frame: int = 0, shown: bool = True,
+def tracking_progress(video: Video, first_frame: int = 0, shown: bool = True,
                       what: str = "tracking") -> Progress:
     """The reading pass's progress: frame N of the video's M (its container's count; unknown:
-    none), from ``first_frame`` (a resumed match) on."""
-    try:
-        total = probe(video).frame_count
-    except VideoError:
-        total = None
-    return Progress(f"{video.name}: {what}", total, shown=shown, initial=first_frame)
+    none), from ``first_frame`` (a resumed match) on. A live source's is not shown (it has
+    no end, and its lines are the verdicts)."""
+    if isinstance(video, FrameSource):
+        total, shown = (None, False) if video.live else (video.frame_count, shown)
+    else:
+        try:
+            total = probe(video).frame_count
+        except VideoError:
+            total = None
+    return Progress(f"{video_label(video)}: {what}", total, shown=shown, initial=first_frame)
 
 
 def sample_frames_shown(video: Path, n: int = 9) -> list[tuple[int, Any]]:
@@ -257,7 +293,7 @@ def sample_frames_shown(video: Path, n: int = 9) -> list[tuple[int, Any]]:
             bar.close()
 
 
-def tracked_frames(video: Path, calibration: Calibration, table: TableSpec,
+def tracked_frames(video: Video, calibration: Calibration, table: TableSpec,
                    cue_ball: str | None, progress: Progress | None = None,
                    positions: Mapping[str, tuple[float, float]] | None = None,
                    drift: DriftMonitor | None = None, first_frame: int = 0,
@@ -273,7 +309,8 @@ def tracked_frames(video: Path, calibration: Calibration, table: TableSpec,
     ``progress`` is shown as the frames go by; ``shot_starts``: the game state after each
     verdict, for the tracking of the next shot. A video whose frames end well before the
     count its container announces (cut short, damaged) is said on stderr, and ``ended`` (when
-    given) is filled with where (see :func:`early_end`)."""
+    given) is filled with where (see :func:`early_end`). ``video``: a file, or a frame source
+    (its frames from where it starts: ``first_frame`` is then its own)."""
     told = 0
     read = first_frame
     for k, result in enumerate(track_video(video, calibration, table, cue_ball=cue_ball,
@@ -289,12 +326,14 @@ def tracked_frames(video: Path, calibration: Calibration, table: TableSpec,
                 if event.status != "unmeasured":
                     if progress is not None:
                         progress.clear()
-                    print(f"{video.name}: {event.t_s:.1f} s: {event.message}", file=sys.stderr)
+                    print(f"{video_label(video)}: {event.t_s:.1f} s: {event.message}",
+                          file=sys.stderr)
             told = len(drift.events)
         yield result
     if progress is not None:
         progress.close()
-    early = early_end(video, read)
+    file = video_file(video)
+    early = early_end(file, read) if file is not None else None
     if early is not None and ended is not None:
         ended.update(early)
 
@@ -355,6 +394,13 @@ class VideoFacts:
     # filled when the video's frames ended before the count its file announces (early_end)
     ended_early: dict[str, Any] = field(default_factory=dict)
     cloth_rgb: tuple[int, int, int] | None = None  # the cloth's colour, for the report's diagrams
+    # told each frame as it is read, and the tracker's answer for each frame (the live mode's
+    # still picture, frame count and ball positions; called in the reading thread)
+    watch_frame: Callable[[int, AnyFrame], None] | None = None
+    watch_tracks: Callable[[FrameTracks], None] | None = None
+    # the game state before each next shot, for the tracking (the referee's verdicts put it
+    # there; the live mode too, after the operator changed the state)
+    starts: queue.SimpleQueue[ShotStart] = field(default_factory=queue.SimpleQueue)
     game: Game = field(init=False)
 
     def drift_report(self) -> list[dict[str, Any]]:
@@ -387,7 +433,7 @@ def resume_point(shot_key: str, facts: ShotFacts, state: GameState) -> ResumePoi
     return ResumePoint(rest + 1, int(shot_key.removeprefix("shot")) + 1, state, facts.strike.t)
 
 
-def game_from_video(video: Path, options: RuleOptions, start: GameState,
+def game_from_video(video: Video, options: RuleOptions, start: GameState,
                     calibration: Calibration | None, calls: Sequence[Mapping[str, Any]],
                     stream: ShotStreamParams | None = None,
                     resume: ResumePoint | None = None,
@@ -402,18 +448,25 @@ def game_from_video(video: Path, options: RuleOptions, start: GameState,
     shots already judged;
     ``stream`` and ``shot_facts``: when shots are given out and how their facts are found (both
     checked now, before any work); ``detection``, ``tracking``: the balls' finding and following.
-    All four are recorded in the report."""
+    All four are recorded in the report. ``video`` may be a frame source (a camera, a stream, a
+    file at its pace: the live mode), read from where it starts; one with no file behind it
+    needs its ``calibration`` (``resume`` then only gives the state and the shots' count)."""
     stream = stream or ShotStreamParams()
+    where = video_label(video)
     try:
         check_stream_params(stream, shot_facts)
     except ValueError as err:
-        raise InputError(f"shot stream parameters: {err}", str(video)) from None
+        raise InputError(f"shot stream parameters: {err}", where) from None
     clock = time.perf_counter()
+    file = video_file(video)
     if calibration is None:
-        sample = sample_frames_shown(video, 9)
-        print(f"{video.name}: calibration, finding the table in the sample frames",
+        if file is None:
+            raise InputError("expected a calibration for a camera or a stream (found from its "
+                             "first frames, or given)", where)
+        sample = sample_frames_shown(file, 9)
+        print(f"{file.name}: calibration, finding the table in the sample frames",
               file=sys.stderr, flush=True)
-        calibration = calibrate_for_the_balls(video, options.table, sample)
+        calibration = calibrate_for_the_balls(file, options.table, sample)
         for warning in calibration.warnings:
             print(f"kaisa: calibration warning: {warning}", file=sys.stderr)
     table = options.table
@@ -426,23 +479,25 @@ def game_from_video(video: Path, options: RuleOptions, start: GameState,
     drift = camera_watch(calibration, table)
     found = VideoFacts(calibration, {"calibration_s": round(time.perf_counter() - clock, 3)},
                        stream, shot_facts, detection, tracking, drift=drift.events)
+    # (opening the video costs about as much as decoding ten frames)
+    fps = video_rate(video)
     if annotated is not None:
         state = start if resume is None else resume.state
         found.drawing = DrawnAsRead(annotated, OverlayPlan({"start": state.to_dict()},
-                                                           calibration, (), video_fps(video)))
-    starts: queue.SimpleQueue[ShotStart] = queue.SimpleQueue()
-    fps = video_fps(video)  # (opening the video costs about as much as decoding ten frames)
+                                                           calibration, (), fps))
+    starts = found.starts
+    path = file if file is not None else Path(where)
     if resume is None:
         book = CallBook(calls)
         shots = _shots_as_read(video, fps, found, table, start, drift, book, starts)
-        found.game = Game(video, options, start, shots, "shots found as the video is read",
+        found.game = Game(path, options, start, shots, "shots found as the video is read",
                           from_camera=True, on_verdict=_told_of_verdicts(starts, found.drawing))
         return found
-    print(f"{video.name}: taking the video up at {resume.first_frame / fps:.1f} s "
+    print(f"{where}: taking the video up at {resume.first_frame / fps:.1f} s "
           f"(frame {resume.first_frame}), after shot {resume.first_shot}", file=sys.stderr)
     book = CallBook(calls, judged_until_t=resume.last_strike_t)
     shots = _shots_as_read(video, fps, found, table, resume.state, drift, book, starts, resume)
-    found.game = Game(video, options, start, shots, "shots found as the video is read",
+    found.game = Game(path, options, start, shots, "shots found as the video is read",
                       from_camera=True, first_shot=resume.first_shot,
                       on_verdict=_told_of_verdicts(starts, found.drawing))
     return found
@@ -464,7 +519,7 @@ def _told_of_verdicts(starts: queue.SimpleQueue[ShotStart], drawing: DrawnAsRead
     return told
 
 
-def _shots_as_read(video: Path, fps: float, found: VideoFacts, table: TableSpec, state: GameState,
+def _shots_as_read(video: Video, fps: float, found: VideoFacts, table: TableSpec, state: GameState,
                    drift: DriftMonitor, calls: CallBook,
                    starts: queue.SimpleQueue[ShotStart], resume: ResumePoint | None = None
                    ) -> Iterator[ShotFacts]:
@@ -476,8 +531,9 @@ def _shots_as_read(video: Path, fps: float, found: VideoFacts, table: TableSpec,
     progress = tracking_progress(video, first_frame, what=(
         "tracking, shots" + (", annotated video" if found.drawing else "")))
     stream = ShotStream(table, fps, found.stream, found.shot_facts)
-    pictures = Illustrator(video)
+    pictures = Illustrator(video_file(video))
     drawing = found.drawing
+    watch_frame, watch_tracks = found.watch_frame, found.watch_tracks
     spent = {"tracking_s": 0.0, "shot_facts_s": 0.0, "pictures_s": 0.0}
     drawn_moves = 0  # the camera moves the drawing's plan has been told of
 
@@ -485,6 +541,8 @@ def _shots_as_read(video: Path, fps: float, found: VideoFacts, table: TableSpec,
         pictures.seen(index, frame)
         if drawing is not None:
             drawing.seen(index, frame)
+        if watch_frame is not None:
+            watch_frame(index, frame)
 
     given = 0 if resume is None else resume.first_shot
 
@@ -511,6 +569,8 @@ def _shots_as_read(video: Path, fps: float, found: VideoFacts, table: TableSpec,
                                      found.detection, found.tracking, found.ended_early):
             rows = rows_of(result)
             found.rows.extend(rows)
+            if watch_tracks is not None:
+                watch_tracks(result)
             if drawing is not None:
                 drawing.plan.add_rows(rows)
                 for event in found.drift[drawn_moves:]:

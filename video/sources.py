@@ -108,6 +108,12 @@ class FrameSource:
     def frames(self) -> Iterator[TimedFrame]:
         raise NotImplementedError
 
+    @property
+    def file_path(self) -> Path | None:
+        """The file behind the source (a file, a file at its pace), for what reads it again (a
+        still, its calibration sample); None for a camera or a stream."""
+        return None
+
     def close(self) -> None:
         """Let go of the device or connection (a file holds nothing between readings)."""
 
@@ -166,6 +172,10 @@ class FileSource(FrameSource):
         self._fps = fps
         self._info: VideoInfo | None = None
 
+    @property
+    def file_path(self) -> Path | None:
+        return self.path
+
     def info(self) -> VideoInfo:
         if self._info is None:
             self._info = probe(self.path)
@@ -220,20 +230,31 @@ class FileSource(FrameSource):
 class PacedSource(FrameSource):
     """A file's frames handed out at the file's pace: each no earlier than its time stamp after
     the first (``clock`` and ``sleep`` injectable); none dropped (a consumer that falls behind
-    gets them late, at once). Live, for trying the live mode without a camera."""
+    gets them late, at once). Live, for trying the live mode without a camera. ``pace``: how
+    many times faster than real time (2.0: a minute of video in 30 s; tests and benchmarks);
+    the time stamps stay the file's. ``origin``: the clock's time of the video's time 0 once
+    the first frame was handed out (what a frame's hand-out time is measured against)."""
 
     live = True
 
     def __init__(self, file: FileSource, clock: Clock = time.monotonic,
-                 sleep: Sleep = time.sleep) -> None:
+                 sleep: Sleep = time.sleep, pace: float = 1.0) -> None:
+        if not (pace > 0 and math.isfinite(pace)):
+            raise VideoError(f"expected a pace above 0 (times real time), got {pace}")
         self.file = file
         self.name = f"{file.name} (at its own pace)"
+        self.pace = pace
+        self.origin: float | None = None
         self._clock = clock
         self._sleep = sleep
 
     @property
     def fps(self) -> float:
         return self.file.fps
+
+    @property
+    def file_path(self) -> Path | None:
+        return self.file.path
 
     @property
     def frame_count(self) -> int | None:
@@ -248,8 +269,8 @@ class PacedSource(FrameSource):
         for frame in self.file.frames():
             now = self._clock()
             if origin is None:
-                origin = now - frame.time_s
-            wait = origin + frame.time_s - now
+                origin = self.origin = now - frame.time_s / self.pace
+            wait = origin + frame.time_s / self.pace - now
             if wait > 0:
                 self._sleep(wait)
             yield frame
@@ -316,7 +337,9 @@ class LiveSource(FrameSource):
     does not open). A read that fails (a stall past ``policy.stall_s``, a dropped connection)
     closes the capture and opens it again with the policy's backoff; the frames after it go
     on counting, and their time stamps show the gap. ``clock``, ``sleep`` and
-    ``open_capture`` are injectable (tests use a fake capture and clock)."""
+    ``open_capture`` are injectable (tests use a fake capture and clock). ``on_state``, when
+    set, is told ``("reconnecting", why)`` when the connection drops and at each attempt, and
+    ``("ok", "")`` once it is open again (called in the reading thread)."""
 
     live = True
 
@@ -329,6 +352,7 @@ class LiveSource(FrameSource):
         self.name = f"camera {spec.target}" if spec.kind == "camera" else str(spec.target)
         self.policy = policy or ReconnectPolicy()
         self.reconnects = 0  # connections opened again
+        self.on_state: Callable[[str, str], None] | None = None
         self._clock = clock
         self._sleep = sleep
         self._opener = opener
@@ -368,6 +392,7 @@ class LiveSource(FrameSource):
             if not ok or image is None:
                 self._capture.release()
                 self._capture = None
+                self._tell("reconnecting", f"no frame from {self.name}: connecting again")
                 continue
             yield TimedFrame(index, self._clock() - self._origin, cast(Frame, image))
             index += 1
@@ -385,7 +410,15 @@ class LiveSource(FrameSource):
             self._capture = self._open()
             if self._capture is not None:
                 self.reconnects += 1
+                self._tell("ok", "")
                 return
+            self._tell("reconnecting", f"{self.name} did not open again ({attempt} "
+                                       f"{'attempt' if attempt == 1 else 'attempts'}); next in "
+                                       f"{self.policy.delay_s(attempt):.1f} s")
+
+    def _tell(self, state: str, message: str) -> None:
+        if self.on_state is not None:
+            self.on_state(state, message)
 
     def close(self) -> None:
         if self._capture is not None:
@@ -395,9 +428,11 @@ class LiveSource(FrameSource):
 
 def open_source(spec: str | int | Path, *, realtime: bool = False, planar: bool = True,
                 start: int = 0, policy: ReconnectPolicy | None = None,
-                clock: Clock = time.monotonic, sleep: Sleep = time.sleep) -> FrameSource:
+                clock: Clock = time.monotonic, sleep: Sleep = time.sleep,
+                pace: float = 1.0) -> FrameSource:
     """The source ``spec`` names (:func:`parse_spec`). A file: :class:`FileSource` (``planar``,
-    ``start``), with ``realtime`` played at its own pace (:class:`PacedSource`). A camera or a
+    ``start``), with ``realtime`` played at its own pace (:class:`PacedSource`, ``pace`` times
+    faster). A camera or a
     URL: :class:`LiveSource` (``policy``), live already (``realtime`` changes nothing; it
     starts where it is: ``start`` must be 0). Raises VideoError when the source cannot be
     opened."""
@@ -405,7 +440,7 @@ def open_source(spec: str | int | Path, *, realtime: bool = False, planar: bool 
     if parsed.kind == "file":
         assert isinstance(parsed.target, Path)
         file = FileSource(parsed.target, planar=planar, start=start)
-        return PacedSource(file, clock, sleep) if realtime else file
+        return PacedSource(file, clock, sleep, pace) if realtime else file
     if start != 0:
         raise VideoError(f"expected no first frame for a live source, got {start}")
     return LiveSource(parsed, policy, clock, sleep)

@@ -16,8 +16,9 @@ pytest.importorskip("segno")
 
 from fastapi.testclient import TestClient
 
+from live.addresses import is_loopback, page_urls
 from live.files import LiveFiles, PlacementMark, read_commands, write_still
-from live.web import StreamTiming, is_loopback, make_app, page_urls, serve
+from live.web import StreamTiming, make_app, serve
 from live.web_state import JournalView, Since, page_state
 from referee.describe import describe
 from referee.journal import Journal

@@ -57,7 +57,15 @@ from scipy.optimize import linear_sum_assignment
 
 from calibration import Calibration, DriftMonitor
 from rules.table import Pocket, TableSpec
-from video import AnyFrame, Frame, as_bgr, read_ahead_frames, video_fps
+from video import (
+    AnyFrame,
+    Frame,
+    FrameSource,
+    as_bgr,
+    read_ahead,
+    read_ahead_frames,
+    video_fps,
+)
 from video.frames import warm_up as warm_up_conversions
 from vision.detection import (
     DEFAULT_DETECTION,
@@ -67,6 +75,7 @@ from vision.detection import (
     VisionError,
     ballfit,
 )
+from vision.detection.detector import ClothWork
 from vision.tracking.association import (
     FrameView,
     looked_for,
@@ -543,7 +552,10 @@ def _warm_up() -> None:
     warm_up_conversions()
 
 
-def track_video(video_path: str | Path, calibration: Calibration,
+_Ready = tuple[Frame, ClothWork | None]  # a frame prepared by BallDetector.prepare
+
+
+def track_video(video_path: str | Path | FrameSource, calibration: Calibration,
                 table: TableSpec | None = None, *, colour_frames: int = 10,
                 cue_ball: str | None = None,
                 start_positions: Mapping[str, tuple[float, float]] | None = None,
@@ -573,14 +585,22 @@ def track_video(video_path: str | Path, calibration: Calibration,
     there is handed to :meth:`Tracker.begin_shot` before each frame is. ``seen``: called with
     each frame as it is read (before its detections), for a caller that keeps a few of them.
     ``tracking``: the tracker's thresholds (see :class:`TrackingParams`).
+
+    ``video_path`` may be a :class:`~video.sources.FrameSource` (a camera, a stream, a file
+    played at its pace: the live mode): its frames are read from where it starts (``first_frame``
+    is then the source's own ``start``), at its frame rate, and the camera is checked at each
+    frame's own time stamp (a live source's gaps included). A file path is read as ever.
     """
-    p = Path(video_path)
-    if not p.is_file():
-        raise VisionError(f"expected a video file, found nothing at {str(p)!r}")
+    source = video_path if isinstance(video_path, FrameSource) else None
+    if source is None:
+        p = Path(video_path)  # type: ignore[arg-type]
+        if not p.is_file():
+            raise VisionError(f"expected a video file, found nothing at {str(p)!r}")
     threading.Thread(target=_warm_up, daemon=True).start()
     table = table or calibration.table
     detector = BallDetector(calibration, detection)
-    fps = video_fps(p)  # (opening the video costs about as much as decoding ten frames)
+    # (opening the video costs about as much as decoding ten frames)
+    fps = source.fps if source is not None else video_fps(p)
     tracker = RepeatsFilled(Tracker(table, fps, cue_ball=cue_ball,
                                      start_positions=start_positions, params=tracking))
 
@@ -595,12 +615,17 @@ def track_video(video_path: str | Path, calibration: Calibration,
 
     held: list[tuple[int, AnyFrame, list[Detection], float]] = []
     recalibrated = False  # the reader thread prepares frames for the first calibration's detector
-    for index, frame, ready in read_ahead_frames(p, detector.prepare, adjust=adjust,
-                                                 planar=True, start=first_frame):
+    frames: Iterator[tuple[int, float, AnyFrame, _Ready | None]] = (
+        ((index, index / fps, frame, ready) for index, frame, ready in read_ahead_frames(
+            p, detector.prepare, adjust=adjust, planar=True, start=first_frame))
+        if source is None else
+        ((timed.index, timed.time_s, timed.image, ready)
+         for timed, ready in read_ahead(source, detector.prepare, adjust=adjust)))
+    for index, time_s, frame, ready in frames:
         if seen is not None:
             seen(index, frame)
-        event = (drift.check(index, index / fps, as_bgr(frame))
-                 if drift is not None and drift.due(index / fps) else None)
+        event = (drift.check(index, time_s, as_bgr(frame))
+                 if drift is not None and drift.due(time_s) else None)
         if event is not None and event.changed:
             if event.motion is not None:  # a bumped camera: what the detector knew, moved
                 detector = detector.moved(event.calibration, event.motion)
