@@ -404,11 +404,15 @@ def summary_line(job: RefereeJob, outcome: JobOutcome) -> str:
     return f"{prefix}match {latest} {record.status} at {score} ({shots})"
 
 
+CONNECT_TIMEOUT_S = 30.0  # to reach the scheduler, then for its first worker
+
+
 @contextlib.contextmanager
-def dask_executor(address: str, wait_s: float = 30.0) -> Iterator[Executor]:
+def dask_executor(address: str) -> Iterator[Executor]:
     """A Dask scheduler's executor (``--cluster ADDRESS``): every task may be tried again once
     after an exception (``retries=1``); a worker's death is the scheduler's to retry (its
     ``allowed-failures``). Bad address, no scheduler there, no worker: one line (InputError)."""
+    wait_s = CONNECT_TIMEOUT_S
     if "://" not in address:
         raise InputError("expected a Dask scheduler address, tcp://HOST:PORT", address)
     try:  # (imported by name: an optional extra, typed or not)
