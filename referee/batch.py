@@ -26,6 +26,7 @@ import os
 import sqlite3
 import sys
 import tempfile
+import threading
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import Executor, Future, as_completed
 from dataclasses import dataclass, replace
@@ -93,12 +94,16 @@ class TaskResult:
 
 
 # --- the worker's side -------------------------------------------------------------------------
+_ONE_AT_A_TIME = threading.Lock()  # (the folder and the printed lines are the process's)
+
+
 def referee_task(task: Task) -> TaskResult:
     """A worker's whole task: referee one input into a scratch journal seeded with its match,
     and send back what was added. Runs in the driver's folder (the inputs' paths are as given:
     the worker must see them at the same place, a shared file system) with stdout and stderr
-    captured: one task at a time per worker process (``dask worker --nthreads 1``)."""
-    with tempfile.TemporaryDirectory(prefix="kaisa-task-") as scratch_dir, \
+    captured, both the process's own: so one task at a time runs in a worker process (more
+    threads would wait; start processes instead: ``dask worker --nworkers N --nthreads 1``)."""
+    with _ONE_AT_A_TIME, tempfile.TemporaryDirectory(prefix="kaisa-task-") as scratch_dir, \
             _in_folder(task.cwd) as moved, _captured() as (out, err):
         scratch = Path(scratch_dir) / "journal.sqlite"
         report_path = Path(scratch_dir) / "report.json"
@@ -231,10 +236,10 @@ def _prepare(index: int, job: RefereeJob, journal: Journal, out: TextIO,
     task), or the input's error as its outcome."""
     prefix = f"[{job.source.name}] "
     try:
-        if job.resume and _finished_match(job) is not None:
+        finished = _finished_match(job) if job.resume else None
+        if finished is not None:
             with _prefixed(prefix, out, err):
-                written = rewrite_reports(job.journal, _finished_match(job), job.output,
-                                          job.html)
+                written = rewrite_reports(job.journal, finished, job.output, job.html)
             return JobOutcome(job.source, written=written)
         options, start = _rules_and_start(job)
         claim = journal.claim(str(job.source), source_key(job.source), options, start,
@@ -271,28 +276,29 @@ def _taken_in(job: RefereeJob, prepared: _Prepared, future: Future[TaskResult],
         _give_back(journal, seed)
         what = (f"its match {seed.match_id} is kept as journalled" if seed.resumed else
                 "nothing of it was journalled")
-        outcome = JobOutcome(job.source, internal=True, died=True, error=(
-            f"the task failed ({_death(lost)}); {what}: the same command with "
-            "--resume continues it (the inputs that finished are not judged again)"))
+        death = _death(lost)
+        outcome = JobOutcome(job.source, internal=True, died=bool(death), error=(
+            f"the task failed ({death or f'{type(lost).__name__}: {lost}'}); {what}: the "
+            "same command with --resume continues it (the inputs that finished are not "
+            "judged again)"))
         print(f"{prefix}kaisa: {outcome.error}", file=err, flush=True)
         return outcome
-    try:
-        _journal_rows(journal, seed, result)
-    finally:
-        _give_back(journal, seed, keep=result.claimed)
     for line in result.stdout:
         print(prefix + line, file=out, flush=True)
     for line in result.stderr:
         print(prefix + line, file=err, flush=True)
+    try:
+        _journal_rows(journal, seed, result)
+    except sqlite3.Error as fault:  # (a full disk...): this input fails, its rows not written
+        return JobOutcome(job.source, error=f"{journal.path}: {journal.explain(fault)}")
+    finally:
+        _give_back(journal, seed, keep=result.claimed)
     written = result.written
     error, internal = result.error, result.internal
-    if result.report is not None:
-        report = {**result.report, "source": str(job.source)}
-        if is_video(job.source):
-            report["video"] = str(job.source)
+    if result.report is not None:  # (its paths as given: the worker ran in this folder)
         try:
             with _prefixed(prefix, out, err):
-                written = (*written, *write_reports(report, job.output, job.html))
+                written = (*written, *write_reports(result.report, job.output, job.html))
         except KaisaError as failed:
             if error is not None:  # (the task's own error is the one said last)
                 print(f"{prefix}kaisa: {failed}", file=err)
@@ -301,12 +307,14 @@ def _taken_in(job: RefereeJob, prepared: _Prepared, future: Future[TaskResult],
 
 
 def _death(error: BaseException) -> str:
+    """How a task's worker died, as said ('' when it did not: the task could not be run)."""
     name = type(error).__name__
-    if name == "KilledWorker":
-        return "its worker died, and again when it was tried once more"
-    if name == "BrokenProcessPool":
+    if name == "KilledWorker":  # (Dask: after the tries its scheduler allows)
+        tries = int(getattr(error, "allowed_failures", 0)) + 1
+        return f"its worker died each of the {tries} times it was run"
+    if name == "BrokenProcessPool":  # (a local pool: every task in flight fails with it)
         return "its worker process died"
-    return f"{name}: {error}"
+    return ""
 
 
 def _journal_rows(journal: Journal, seed: MatchSeed, result: TaskResult) -> None:
@@ -322,7 +330,7 @@ def _journal_rows(journal: Journal, seed: MatchSeed, result: TaskResult) -> None
 def _give_back(journal: Journal, seed: MatchSeed, *, keep: bool = False) -> None:
     """Release the driver's lease on the seed's match. A new match the worker never got to
     (its input failed before the claim, or its worker died) and holding nothing is removed:
-    as in a run in one process, where the match is made only when the first shot is judged."""
+    as in a run in one process, where the match is made only once its input is loaded."""
     with contextlib.suppress(KaisaError, sqlite3.Error):
         journal.release(seed.match_id)
         if keep or seed.resumed:
@@ -387,9 +395,8 @@ def summary_line(job: RefereeJob, outcome: JobOutcome) -> str:
     try:
         key = source_key(job.source)
         with Journal(job.journal, readonly=True) as journal:
-            ids = [m for m, *_ in journal.matches()]
             latest = journal.latest_finished(key) or journal.latest_unfinished(key)
-            if latest is None or latest not in ids:
+            if latest is None:
                 return f"{prefix}done"
             record = journal.load(latest)
     except (KaisaError, OSError):

@@ -806,7 +806,12 @@ def build_parser() -> argparse.ArgumentParser:
                "code 2 (1 if the failure was an internal error). With --jobs each input has "
                "a process of its own: one that dies (killed, out of memory) fails its input "
                "alone, said as such (exit code 1); its match is kept, and the same command "
-               "with --resume continues it without judging the finished inputs again.")
+               "with --resume continues it without judging the finished inputs again. With "
+               "--cluster each input is a task on a Dask cluster (workers started with "
+               "--nthreads 1, seeing the inputs and outputs at the same paths); the journal "
+               "and the reports are written here alone; a task whose worker dies is run again "
+               "as the scheduler allows (its allowed-failures), then fails its input alone. "
+               "At the end, one line per input says its match's result.")
     ref.add_argument("inputs", nargs="*", type=Path, metavar="GAME_OR_VIDEO",
                      help="GAME records or videos; a folder: its GAME records and videos")
     ref.add_argument("--rules", type=Path, help="rules options file (TOML or JSON)")

@@ -227,10 +227,9 @@ def test_a_task_whose_worker_dies_again_fails_its_input_alone(tmp_path: Path, cl
     assert code == 1, err
     assert "Traceback" not in err
     said = [line for line in err.splitlines() if "task failed" in line]
-    assert said[0] == ("[b.game.json] kaisa: the task failed (its worker died, and again when "
-                       "it was tried once more); nothing of it was journalled: the same command "
-                       "with --resume continues it (the inputs that finished are not judged "
-                       "again)")
+    assert said[0] == ("[b.game.json] kaisa: the task failed (its worker died each of the 2 "
+                       "times it was run); nothing of it was journalled: the same command with "
+                       "--resume continues it (the inputs that finished are not judged again)")
     assert err.splitlines()[-1].startswith("kaisa: 1 of 3 inputs failed (1 worker process died")
     assert _judged(out) == {"a.game.json": list(range(1, len(DEMO) + 1)),
                             "c.game.json": list(range(1, len(DEMO) + 1))}
@@ -278,7 +277,7 @@ def test_a_bad_cluster_address_is_one_line(tmp_path: Path, capfd, address: str, 
                                            monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setattr(batch, "CONNECT_TIMEOUT_S", 1.0)
     (game,) = _copies(tmp_path, ["a"])
-    code, out, err = _run(capfd, str(game), "--cluster", address,
+    code, _, err = _run(capfd, str(game), "--cluster", address,
                           "--journal", str(tmp_path / "j.sqlite"))
     assert code == 2
     assert err.count("\n") == 1 and said in err and address in err
