@@ -27,8 +27,8 @@ import sqlite3
 import sys
 import tempfile
 import threading
-from collections.abc import Iterator, Mapping, Sequence
-from concurrent.futures import Executor, Future, as_completed
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
@@ -197,28 +197,41 @@ class _Prepared:
 
 
 def run_batch(jobs: Sequence[RefereeJob], executor: Executor,
-              out: TextIO | None = None, err: TextIO | None = None) -> list[JobOutcome]:
+              slots: Callable[[], int] | None = None, out: TextIO | None = None,
+              err: TextIO | None = None) -> list[JobOutcome]:
     """Referee every job on ``executor`` (Dask's, or a local process pool), one task each, the
     journal and the reports written here alone as the tasks end; outcomes in input order. An
-    input that fails (bad input, a worker that died after its retry) fails alone."""
+    input that fails (bad input, a worker that died after its retry) fails alone.
+
+    ``slots``: how many tasks to keep in flight (asked again as tasks end: workers may come and
+    go); None: all at once. Dask blames a worker's death on every task the worker holds, queued
+    ones too: with no more tasks in flight than the cluster has threads, a task seldom waits on
+    a worker beside another, and one that kills its worker does not take innocent ones along."""
     out, err = out or sys.stdout, err or sys.stderr
     outcomes: dict[int, JobOutcome] = {}
     journals: dict[Path, Journal] = {}
     running: dict[Future[TaskResult], _Prepared] = {}
+    waiting = list(enumerate(jobs))
     try:
-        for i, job in enumerate(jobs):
-            if job.journal not in journals:
-                journals[job.journal] = Journal(job.journal)
-            prepared = _prepare(i, job, journals[job.journal], out, err)
-            if isinstance(prepared, JobOutcome):
-                outcomes[i] = prepared
+        while waiting or running:
+            limit = max(1, slots()) if slots is not None else len(jobs)
+            while waiting and len(running) < limit:
+                i, job = waiting.pop(0)
+                if job.journal not in journals:
+                    journals[job.journal] = Journal(job.journal)
+                prepared = _prepare(i, job, journals[job.journal], out, err)
+                if isinstance(prepared, JobOutcome):
+                    outcomes[i] = prepared
+                else:
+                    running[executor.submit(referee_task, prepared.task)] = prepared
+            if not running:
                 continue
-            running[executor.submit(referee_task, prepared.task)] = prepared
-        for future in as_completed(list(running)):
-            prepared = running.pop(future)
-            job = jobs[prepared.index]
-            outcomes[prepared.index] = _taken_in(job, prepared, future,
-                                                 journals[job.journal], out, err)
+            done, _ = wait(list(running), return_when=FIRST_COMPLETED)
+            for future in sorted(done, key=lambda f: running[f].index):
+                prepared = running.pop(future)
+                job = jobs[prepared.index]
+                outcomes[prepared.index] = _taken_in(job, prepared, future,
+                                                     journals[job.journal], out, err)
     except BaseException:  # (Ctrl-C): what is journalled stays; the rest is released
         for future, prepared in running.items():
             future.cancel()
@@ -415,8 +428,9 @@ CONNECT_TIMEOUT_S = 30.0  # to reach the scheduler, then for its first worker
 
 
 @contextlib.contextmanager
-def dask_executor(address: str) -> Iterator[Executor]:
-    """A Dask scheduler's executor (``--cluster ADDRESS``): every task may be tried again once
+def dask_executor(address: str) -> Iterator[tuple[Executor, Callable[[], int]]]:
+    """A Dask scheduler's executor (``--cluster ADDRESS``), and the cluster's thread count now
+    (the tasks to keep in flight, see :func:`run_batch`): every task may be tried again once
     after an exception (``retries=1``); a worker's death is the scheduler's to retry (its
     ``allowed-failures``). Bad address, no scheduler there, no worker: one line (InputError)."""
     wait_s = CONNECT_TIMEOUT_S
@@ -439,6 +453,7 @@ def dask_executor(address: str) -> Iterator[Executor]:
         except (OSError, TimeoutError) as error:
             raise InputError(f"the scheduler has no worker ({error}); start some with `dask "
                              "worker ADDRESS --nthreads 1`", address) from None
-        yield client.get_executor(retries=1, pure=False)
+        yield (client.get_executor(retries=1, pure=False),
+               lambda: sum(client.nthreads().values()))
     finally:
         client.close()

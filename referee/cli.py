@@ -215,8 +215,8 @@ def _cmd_referee(args: argparse.Namespace) -> int:
         run_job(jobs[0])
         return 0
     if args.cluster is not None:
-        with dask_executor(args.cluster) as executor:
-            outcomes = run_batch(jobs, executor)
+        with dask_executor(args.cluster) as (executor, threads):
+            outcomes = run_batch(jobs, executor, threads)
     else:
         outcomes = (run_jobs(jobs, args.jobs) if args.jobs > 1
                     else [run_job_safely(job) for job in jobs])

@@ -41,10 +41,6 @@ DEMO = [v.to_dict() for _, _, v in load_game(demo_game_path()).judged()]
 SHOT_LINE = re.compile(r"^\[(\S+)\]\s+\d+:\d\d\.\d\d\s+shot\s+(\d+)", re.M)
 needs_clips = pytest.mark.skipif(not all((SAMPLES / f"{c}.mp4").exists() for c in CLIPS),
                                  reason="sample clips not made")
-# (Dask may leave a socket or a thread to the interpreter's end, and warn of its own ways)
-pytestmark = pytest.mark.filterwarnings("ignore::ResourceWarning",
-                                        "ignore::DeprecationWarning",
-                                        "ignore::pytest.PytestUnraisableExceptionWarning")
 
 
 def _cluster(**worker: Any) -> Any:
