@@ -182,7 +182,8 @@ def _expand_dirs(inputs: list[Path]) -> list[Path]:
         found = sorted(p for p in given.iterdir() if p.is_file() and (
             is_video(p) or p.name.endswith(".game.json")))
         if not found:
-            raise InputError("expected GAME records (NAME.game.json) or videos in this folder",
+            raise InputError("a directory with no GAME record (NAME.game.json) or video in "
+                             "it; expected a GAME file, a video, or a directory of them",
                              str(given))
         expanded += found
     return expanded

@@ -6,6 +6,7 @@ inputs and continues the unfinished ones."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import re
@@ -284,3 +285,20 @@ def test_jobs_and_cluster_are_not_given_together(tmp_path: Path, capfd):
     (game,) = _copies(tmp_path, ["a"])
     code, _, err = _run(capfd, str(game), "--jobs", "2", "--cluster", "tcp://127.0.0.1:9")
     assert code == 2 and "give one" in err and err.count("\n") == 1
+
+
+def test_without_the_extra_the_cluster_is_one_line(tmp_path: Path, capfd,
+                                                   monkeypatch: pytest.MonkeyPatch):
+    real = importlib.import_module
+
+    def without_dask(name: str, package: str | None = None) -> Any:
+        if name == "distributed":
+            raise ImportError("No module named 'distributed'")
+        return real(name, package)
+
+    monkeypatch.setattr(importlib, "import_module", without_dask)
+    (game,) = _copies(tmp_path, ["a"])
+    code, _, err = _run(capfd, str(game), "--cluster", "tcp://127.0.0.1:9",
+                        "--journal", str(tmp_path / "j.sqlite"))
+    assert code == 2 and err.count("\n") == 1
+    assert "pip install 'kaisa-referee[cluster]'" in err
