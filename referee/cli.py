@@ -838,8 +838,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="referee up to N inputs at once, each in its own process (default 1); "
                           "their lines are prefixed with the input's name")
     ref.add_argument("--cluster", metavar="tcp://HOST:PORT",
-                     help="referee the inputs on a Dask cluster, one task per input (needs the "
-                          "[cluster] extra); the journal and the reports are written here alone")
+                     help="referee the inputs on a Dask cluster, one task per input (with "
+                          "Dask installed: pip install -e '.[cluster]'); the journal and the "
+                          "reports are written here alone")
     ref.add_argument("--journal", type=Path, help=journal_help)
     ref.add_argument("--resume", action="store_true",
                      help="continue the unfinished match of this input from the journal")
