@@ -290,7 +290,8 @@ def _taken_in(job: RefereeJob, prepared: _Prepared, future: Future[TaskResult],
         what = (f"its match {seed.match_id} is kept as journalled" if seed.resumed else
                 "nothing of it was journalled")
         death = _death(lost)
-        outcome = JobOutcome(job.source, internal=True, died=bool(death), error=(
+        died = type(lost).__name__ in ("KilledWorker", "BrokenProcessPool")
+        outcome = JobOutcome(job.source, internal=True, died=died, error=(
             f"the task failed ({death or f'{type(lost).__name__}: {lost}'}); {what}: the "
             "same command with --resume continues it (the inputs that finished are not "
             "judged again)"))
@@ -321,6 +322,8 @@ def _taken_in(job: RefereeJob, prepared: _Prepared, future: Future[TaskResult],
 
 def _death(error: BaseException) -> str:
     """How a task's worker died, as said ('' when it did not: the task could not be run)."""
+    if isinstance(error, ImportError):  # (unpickling the task on a worker without kaisa)
+        return f"{error}: install kaisa-referee on every worker"
     name = type(error).__name__
     if name == "KilledWorker":  # (Dask: after the tries its scheduler allows)
         tries = int(getattr(error, "allowed_failures", 0)) + 1

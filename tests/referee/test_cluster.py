@@ -17,6 +17,7 @@ import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
@@ -176,6 +177,32 @@ def test_a_local_process_pool_serves_as_well(tmp_path: Path, capfd):
     assert _journal(tmp_path / "pool.sqlite") == _journal(tmp_path / "one.sqlite")
     out = capfd.readouterr().out
     assert _judged(out) == {g.name: list(range(1, len(DEMO) + 1)) for g in games}
+
+
+def test_on_a_local_pool_a_death_fails_the_tasks_in_flight(tmp_path: Path, capfd,
+                                                           monkeypatch: pytest.MonkeyPatch):
+    """Why `--jobs` keeps a process of its own per input: a process pool that loses a worker
+    is broken, and every task still in it fails with it (reported, nothing of it journalled;
+    --resume redoes them); a task done before is journalled whole."""
+    games = _copies(tmp_path / "in", ["a", "b"])
+    journal = tmp_path / "j.sqlite"
+    monkeypatch.setenv(TEST_DIE_ON, "b.game.json:1")  # (a: 6 s at this pace, b dies at once)
+    jobs = [RefereeJob(g, journal, pace_s=0.5) for g in games]
+    with ProcessPoolExecutor(2, mp_context=get_context("spawn")) as pool:
+        outcomes = batch.run_batch(jobs, pool)
+    a, b = outcomes
+    assert b.died and "its worker process died" in str(b.error)
+    done = _journal(journal)  # (a, unless it ran first in the same worker: then it is done)
+    assert (a.died and done == {}) or (
+        a.error is None and list(done) == ["a.game.json"]
+        and len(done["a.game.json"]["entries"]) == len(DEMO)), (a, done)
+    monkeypatch.delenv(TEST_DIE_ON)
+    with ProcessPoolExecutor(2, mp_context=get_context("spawn")) as pool:
+        outcomes = batch.run_batch([replace(j, resume=True, pace_s=0) for j in jobs], pool)
+    assert [o.error for o in outcomes] == [None, None]
+    matches = _journal(journal)
+    assert all(len(m["entries"]) == len(DEMO) for m in matches.values()) and len(matches) == 2
+    capfd.readouterr()
 
 
 def test_a_worker_killed_mid_run_has_its_task_run_again(tmp_path: Path, cluster: Any,
