@@ -23,6 +23,7 @@ from referee.app import (
     run_jobs,
     shot_line,
 )
+from referee.batch import dask_executor, run_batch, summary_line
 from referee.errors import InputError
 from referee.gamefile import load_game, read_json, read_rules_file
 from referee.journal import (
@@ -170,6 +171,24 @@ def _referee_jobs(args: argparse.Namespace) -> list[RefereeJob]:
     return jobs
 
 
+def _expand_dirs(inputs: list[Path]) -> list[Path]:
+    """A folder among the inputs stands for its GAME records and videos (not its subfolders),
+    in name order."""
+    expanded: list[Path] = []
+    for given in inputs:
+        if not given.is_dir():
+            expanded.append(given)
+            continue
+        found = sorted(p for p in given.iterdir() if p.is_file() and (
+            is_video(p) or p.name.endswith(".game.json")))
+        if not found:
+            raise InputError("a directory with no GAME record (NAME.game.json) or video in "
+                             "it; expected a GAME file, a video, or a directory of them",
+                             str(given))
+        expanded += found
+    return expanded
+
+
 def check_journal_place(given: Path | None) -> None:
     """The journal's folder can be written in (SQLite writes its log beside the file): a
     folder given (--journal) must exist; the default one is made."""
@@ -188,12 +207,22 @@ def check_journal_place(given: Path | None) -> None:
 
 
 def _cmd_referee(args: argparse.Namespace) -> int:
+    if args.cluster is not None and args.jobs > 1:
+        raise InputError("--jobs runs processes here, --cluster on a Dask cluster: give one",
+                         f"--jobs {args.jobs} --cluster {args.cluster}")
+    args.inputs = _expand_dirs(args.inputs)
     jobs = _referee_jobs(args)
-    if len(jobs) == 1:
+    if len(jobs) == 1 and args.cluster is None:
         run_job(jobs[0])
         return 0
-    outcomes = (run_jobs(jobs, args.jobs) if args.jobs > 1
-                else [run_job_safely(job) for job in jobs])
+    if args.cluster is not None:
+        with dask_executor(args.cluster) as (executor, threads):
+            outcomes = run_batch(jobs, executor, threads)
+    else:
+        outcomes = (run_jobs(jobs, args.jobs) if args.jobs > 1
+                    else [run_job_safely(job) for job in jobs])
+    for job, outcome in zip(jobs, outcomes, strict=True):  # one line per input, at the end
+        print(summary_line(job, outcome), flush=True)
     for outcome in outcomes:
         if outcome.error is not None:
             named = str(outcome.source) in outcome.error
@@ -778,8 +807,14 @@ def build_parser() -> argparse.ArgumentParser:
                "code 2 (1 if the failure was an internal error). With --jobs each input has "
                "a process of its own: one that dies (killed, out of memory) fails its input "
                "alone, said as such (exit code 1); its match is kept, and the same command "
-               "with --resume continues it without judging the finished inputs again.")
-    ref.add_argument("inputs", nargs="*", type=Path, metavar="GAME_OR_VIDEO")
+               "with --resume continues it without judging the finished inputs again. With "
+               "--cluster each input is a task on a Dask cluster (workers started with "
+               "--nthreads 1, seeing the inputs and outputs at the same paths); the journal "
+               "and the reports are written here alone; a task whose worker dies is run again "
+               "as the scheduler allows (its allowed-failures), then fails its input alone. "
+               "At the end, one line per input says its match's result.")
+    ref.add_argument("inputs", nargs="*", type=Path, metavar="GAME_OR_VIDEO",
+                     help="GAME records or videos; a folder: its GAME records and videos")
     ref.add_argument("--rules", type=Path, help="rules options file (TOML or JSON)")
     ref.add_argument("--calibration", type=Path,
                      help="calibration file (default: find the table); a directory: "
@@ -802,6 +837,10 @@ def build_parser() -> argparse.ArgumentParser:
     ref.add_argument("-j", "--jobs", type=_jobs_arg, default=1, metavar="N",
                      help="referee up to N inputs at once, each in its own process (default 1); "
                           "their lines are prefixed with the input's name")
+    ref.add_argument("--cluster", metavar="tcp://HOST:PORT",
+                     help="referee the inputs on a Dask cluster, one task per input (with "
+                          "Dask installed: pip install -e '.[cluster]'); the journal and the "
+                          "reports are written here alone")
     ref.add_argument("--journal", type=Path, help=journal_help)
     ref.add_argument("--resume", action="store_true",
                      help="continue the unfinished match of this input from the journal")
