@@ -274,18 +274,21 @@ class DriftMonitor:
                 calibration = event.calibration
     """
 
-    def __init__(self, calibration: Calibration, *, every_s: float = 5.0,
+    def __init__(self, calibration: Calibration, *, every_s: float | None = 5.0,
                  threshold_mm: float = RECALIBRATE_MM,
                  recalibrate: Callable[[NDArray[np.uint8]], Calibration] | None = None,
                  reference: NDArray[np.uint8] | None = None,
                  search_mm: float = SEARCH_MM, bump: BumpParams | None = None) -> None:
-        if not (math.isfinite(every_s) and every_s >= 0):
+        if every_s is None and bump is None:
+            raise CalibrationError("expected a drift check (every_s), a bump watch, or both",
+                                   "every_s")
+        if every_s is not None and not (math.isfinite(every_s) and every_s >= 0):
             raise CalibrationError(f"expected every_s >= 0 seconds, got {every_s!r}", "every_s")
         if not (math.isfinite(threshold_mm) and threshold_mm > 0):
             raise CalibrationError(f"expected threshold_mm > 0, got {threshold_mm!r}",
                                    "threshold_mm")
         self.calibration = calibration
-        self.every_s = float(every_s)
+        self.every_s = None if every_s is None else float(every_s)
         self.threshold_mm = float(threshold_mm)
         self.recalibrate = recalibrate
         self.search_mm = float(search_mm)
@@ -298,6 +301,8 @@ class DriftMonitor:
         self.events: list[DriftEvent] = []  # every check that was not "ok", in order
 
     def _probe_due(self, t_s: float) -> bool:
+        if self.every_s is None:
+            return False
         return self._last_t is None or t_s - self._last_t >= self.every_s
 
     def due(self, t_s: float) -> bool:

@@ -353,5 +353,5 @@ def tracker_rows(labels: Any, calibration: Any = None) -> list[tuple[int, str, f
     # (the camera watched as the referee watches it: a bumped camera is followed)
     rows = track_rows(labels.video_path, calibration, labels.table,
                       cue_ball_of(labels.start.shooter).value, start=labels.start,
-                      drift=camera_watch(calibration, labels.table))
+                      drift=camera_watch(calibration))
     return rows

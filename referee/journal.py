@@ -161,10 +161,20 @@ class Lease:
             return True  # someone else's process
         except OverflowError:
             return False
-        return True
+        return not _a_zombie(self.pid)
 
     def describe(self) -> str:
         return f"pid {self.pid} on {self.host} (since {self.since})"
+
+
+def _a_zombie(pid: int) -> bool:
+    """The process has ended and waits only to be reaped (a killed worker whose parent died
+    too, under a first process that reaps nothing, as in some containers): it holds nothing."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False  # (no /proc: not Linux; ask no further)
+    return stat[stat.rfind(")") + 2:].startswith("Z")
 
 
 @dataclass(frozen=True)
