@@ -358,6 +358,8 @@ def test_ctrl_c_stops_the_server_at_once_with_a_page_open(files, four_shots):
     server = subprocess.Popen([sys.executable, "-c", SERVE, str(files.folder), str(port)],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                               cwd=Path(__file__).resolve().parents[2])
+    page: http.client.HTTPConnection | None = None
+    stream: http.client.HTTPResponse | None = None
     try:
         deadline = time.monotonic() + 30
         while True:
@@ -377,10 +379,14 @@ def test_ctrl_c_stops_the_server_at_once_with_a_page_open(files, four_shots):
         server.send_signal(signal.SIGINT)
         out, err = server.communicate(timeout=10)
         assert time.monotonic() - asked < 1.8  # before uvicorn's grace time (2 s) ran out
-        assert "stopped" in out
+        # (uvicorn hands the Ctrl-C back once stopped: a KeyboardInterrupt, or the signal's
+        # own end when the handler in force then is the default one)
+        assert "stopped" in out or server.returncode in (-signal.SIGINT, 130), (out, err)
         assert "Exception in ASGI" not in err and "graceful shutdown exceeded" not in err, err
-        page.close()
     finally:
+        for opened in (stream, page):
+            if opened is not None:
+                opened.close()
         if server.poll() is None:
             server.kill()
             server.wait()
