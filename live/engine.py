@@ -150,6 +150,7 @@ class Engine:
         self.previous: LiveStatus | None = None  # the last session's status (for --resume)
         self.still_index = -1
         self.still_t_s: float | None = None
+        self.still_homography: tuple[tuple[float, float, float], ...] | None = None
         self.positions: dict[str, tuple[float, float]] = {}
         self.table_mm = (self.options.table.length_mm, self.options.table.width_mm)
 
@@ -185,7 +186,7 @@ class Engine:
                 flag_reasons={k: tuple(v) for k, v in self.flag_reasons.items() if k in flagged},
                 next_call=self.pending_call.to_dict() if self.pending_call else None,
                 commands_applied=self.commands_applied,
-                still_t_s=self.still_t_s,
+                still_t_s=self.still_t_s, still_homography=self.still_homography,
                 engine_pid=os.getpid(), updated_unix=time.time(), source=self.config.source,
                 engine_message=self.message, errors=tuple(self.errors),
                 shots_judged=self.shots_judged, verdict_times=tuple(self.verdict_times))
@@ -209,6 +210,22 @@ class Engine:
             status = self.status()
         write_status(self.files, status)
 
+    def table_to_still(self, scale: float) -> tuple[tuple[float, float, float], ...] | None:
+        """Table mm -> the still's pixels by the calibration in force (a bumped camera's
+        followed one), the lens left out; None before there is a calibration."""
+        found = self.found
+        if found is None:
+            return None
+        calibration = found.calibration
+        for event in found.drift:
+            if event.changed:
+                calibration = event.calibration
+        import numpy as np
+
+        h = np.diag([scale, scale, 1.0]) @ np.linalg.inv(calibration.homography_image_to_table)
+        h = h / h[2, 2]
+        return tuple((float(r[0]), float(r[1]), float(r[2])) for r in h)
+
     def write_still(self) -> None:
         """The latest frame, at most :data:`STILL_WIDTH_PX` wide, as JPEG (when a new one)."""
         latest = self.latest
@@ -227,6 +244,7 @@ class Engine:
         ok, jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 75])
         if ok:
             write_still(self.files, jpeg.tobytes())
+            self.still_homography = self.table_to_still(image.shape[1] / width)
             self.still_index = index
             self.still_t_s = self.watched.time_s(index) if self.watched is not None else None
 

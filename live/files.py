@@ -100,6 +100,9 @@ class LiveStatus:
     next_call: Mapping[str, str] | None = None
     commands_applied: int = 0
     still_t_s: float | None = None
+    # table mm -> the still's pixels (3x3, the lens left out: a few pixels at the edges), to
+    # draw the respot targets on the camera's picture; None before the first still
+    still_homography: tuple[tuple[float, float, float], ...] | None = None
     engine_pid: int = 0
     updated_unix: float = 0.0
     source: str = ""
@@ -130,6 +133,9 @@ class LiveStatus:
                 values[key] = tuple(values[key])
         values["positions_mm"] = {b: (float(xy[0]), float(xy[1]))
                                   for b, xy in values.get("positions_mm", {}).items()}
+        if values.get("still_homography") is not None:
+            values["still_homography"] = tuple(tuple(float(v) for v in row)
+                                               for row in values["still_homography"])
         return cls(**values)
 
 

@@ -81,6 +81,17 @@ def test_the_demo_at_its_pace_gets_the_verdicts_kaisa_referee_gives(tmp_path: Pa
     assert status.flagged == () and status.errors == () and status.gaps == ()
     assert len(out.getvalue().splitlines()) == 12  # one line a shot, as kaisa referee prints
     assert config.files.still.read_bytes()[:2] == b"\xff\xd8"  # a JPEG
+    # the table's corners drawn on the still land inside it (the display marks the respots so)
+    import cv2
+    import numpy as np
+
+    still = cv2.imdecode(np.frombuffer(config.files.still.read_bytes(), np.uint8),
+                         cv2.IMREAD_COLOR)
+    assert status.still_homography is not None
+    h = np.array(status.still_homography)
+    for corner in ((0.0, 0.0), status.table_mm, (status.table_mm[0], 0.0)):
+        x, y, w = h @ (corner[0], corner[1], 1.0)
+        assert 0 < x / w < still.shape[1] and 0 < y / w < still.shape[0]
     # every verdict was in the journal within a few seconds of its shot's rest frame being read
     assert all(0 < t["judged_unix"] - t["rest_seen_unix"] < 10 for t in status.verdict_times)
 

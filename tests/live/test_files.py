@@ -25,7 +25,8 @@ def test_a_status_reads_back_as_written(tmp_path):
                         gaps=({"t_s": 12.5, "gap_s": 3.2, "shot": "shot4"},), score=(12, 30),
                         placement=(PlacementMark("R1", (900.0, 889.0), (903.0, 889.0), 3.0, True),
                                    PlacementMark("Y", (2677.0, 889.0))),
-                        positions_mm={"W1": (100.0, 200.0)}, flagged=("shot4",))
+                        positions_mm={"W1": (100.0, 200.0)}, flagged=("shot4",),
+                        still_homography=((0.3, 0.0, 40.0), (0.0, -0.3, 500.0), (0.0, 0.0, 1.0)))
     write_status(files, status)
     assert read_status(files) == status
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temporary left
