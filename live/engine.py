@@ -74,7 +74,8 @@ CALIBRATION_EVERY = 10  # ... every this many of them
 CONTROL_STEP_S = 0.2  # how often the operator's commands are looked for
 STATUS_EVERY_S = 1.0  # the heartbeat: status and still picture
 KEPT_VERDICT_TIMES = 50
-NEEDS_CONFIRMING = ("camera_gap", "camera_conflict")  # a verdict's reasons to ask the operator
+# a verdict's reasons to ask the operator
+NEEDS_CONFIRMING = ("camera_gap", "camera_moved", "camera_conflict")
 
 
 @dataclass(frozen=True)
@@ -364,8 +365,9 @@ class Engine:
     def flag_verdict(self, key: str, facts: ShotFacts, verdict: Verdict) -> None:
         reasons: list[str] = [str(f.value) for f in verdict.flags
                               if f.value in NEEDS_CONFIRMING]
-        if facts.extra.get("camera_gap"):
-            reasons.append("camera_gap")
+        for reason in ("camera_gap", "camera_moved"):
+            if facts.extra.get(reason):
+                reasons.append(reason)
         if facts.extra.get("conflicts"):
             reasons.append("camera_conflict")
         if reasons:

@@ -193,11 +193,17 @@ def fit_camera_facts(state: GameState, record: Mapping[str, Any] | ShotFacts, wh
 
 def gap_notes(facts: ShotFacts) -> list[str]:
     """A note for each gap in the camera's frames during the shot (``extra["camera_gap"]``,
-    from a live source: a stall, a dropped connection); its verdict waits for the operator."""
+    from a live source: a stall, a dropped connection) and for each knock of the camera
+    followed during it (``extra["camera_moved"]``); its verdict waits for the operator."""
     gaps = facts.extra.get("camera_gap")
+    moves = facts.extra.get("camera_moved")
     return [f"camera_gap: no frame for {gap['gap_s']:.1f} s after {gap['t_s']:.1f} s; the "
             "verdict waits for the operator's confirmation"
-            for gap in (gaps if isinstance(gaps, list) else []) if isinstance(gap, Mapping)]
+            for gap in (gaps if isinstance(gaps, list) else []) if isinstance(gap, Mapping)] + [
+        f"camera_moved: the camera was knocked and followed at {move['t_s']:.1f} s (the table "
+        f"moved {move['moved_mm']:.0f} mm in the picture); the balls' places just before were "
+        "off by about that much: the verdict waits for the operator's confirmation"
+        for move in (moves if isinstance(moves, list) else []) if isinstance(move, Mapping)]
 
 
 def fit_to_state(state: GameState, facts: ShotFacts) -> tuple[ShotFacts, list[str]]:

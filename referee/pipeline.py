@@ -83,6 +83,11 @@ def video_rate(video: Video) -> float:
     return video.fps if isinstance(video, FrameSource) else video_fps(video)
 
 
+# a bump is followed this long after it at most (two looks, see calibration.bump): one followed
+# this soon after a shot's rest happened during the shot
+BUMP_CONFIRM_S = 0.5
+
+
 def camera_watch(calibration: Calibration) -> DriftMonitor:
     """How the referee watches the camera: a bump (or a slow drift, against the same reference)
     looked for four times a second and followed (:mod:`calibration.bump`). The cushion-line
@@ -502,6 +507,19 @@ def game_from_video(video: Video, options: RuleOptions, start: GameState,
     return found
 
 
+def moved_during(events: Sequence[DriftEvent], facts: ShotFacts, fps: float
+                 ) -> dict[str, Any]:
+    """``{"camera_moved": [...]}`` when the camera was knocked and followed while the shot ran
+    (from its strike to its rest): each follow's time and how far the table moved in the
+    picture. Until a bump is followed (a quarter to half a second) the balls' places are off
+    by about that much, so the operator is asked to look at the shot; else ``{}``."""
+    strike, rest = int(facts.extra["strike_frame"]), int(facts.extra["rest_frame"])
+    moved = [{"t_s": round(e.t_s, 3), "moved_mm": round(e.drift_mm or 0.0, 1)}
+             for e in events if e.changed and e.motion is not None and strike <= e.frame
+             <= rest + round(fps * BUMP_CONFIRM_S)]
+    return {"camera_moved": moved} if moved else {}
+
+
 def _told_of_verdicts(starts: queue.SimpleQueue[ShotStart], drawing: DrawnAsRead | None
                       ) -> Callable[[ShotFacts, Verdict, GameState], None]:
     """What the referee calls after each verdict: the state it leaves, for the tracking; the
@@ -551,7 +569,7 @@ def _shots_as_read(video: Video, fps: float, found: VideoFacts, table: TableSpec
         facts = streamed.facts
         rows = found.rows.between(int(facts.extra["strike_frame"]), streamed.rest_frame)
         extra = {**facts.extra, "found_frame": streamed.found_frame,
-                 **pictures.pictures(facts, rows)}
+                 **pictures.pictures(facts, rows), **moved_during(found.drift, facts, fps)}
         if found.cloth_rgb is None:
             found.cloth_rgb = pictures.cloth_rgb(found.calibration)
         facts = replace(facts, call=calls.call_for(given, facts), extra=extra)
