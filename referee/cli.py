@@ -24,6 +24,7 @@ from referee.app import (
     shot_line,
 )
 from referee.batch import dask_executor, run_batch, summary_line
+from referee.conflicts import conflicts_of
 from referee.errors import InputError
 from referee.gamefile import load_game, read_json, read_rules_file
 from referee.journal import (
@@ -384,6 +385,8 @@ def _journal_show(journal: Journal, match_id: int) -> None:
                 line += "  [with the override of entry " + ", ".join(
                     str(o.get("entry")) for o in applied if isinstance(o, dict)) + "]"
             print(line + (undone if entry.undone_by is not None else ""))
+            for note in conflicts_of(entry.facts):  # (what the camera's facts were changed in)
+                print(f"           camera conflict: {note}")
         elif entry.kind == "undo":
             gone = withdrawn.get(entry.seq)
             what = ("nothing (there was nothing to undo)" if gone is None else

@@ -366,6 +366,22 @@ def test_a_camera_fed_match_goes_past_the_conflict_to_its_end(tmp_path: Path):
     assert "camera conflict: W1 seen struck" in render_html(json.loads(report.read_text()))
 
 
+def test_the_journal_shows_what_the_camera_s_facts_were_changed_in(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    game, index = _with_the_issues_conflict()
+    video = tmp_path / "match.mp4"
+    video.write_bytes(b"(the video the facts were found in)")
+    with Journal(tmp_path / "j.sqlite") as journal:
+        run = referee_game(camera(game, video), journal, out=io.StringIO())
+    code, out, _ = run_cli(capsys, "journal", "show", str(run.match_id), "--journal",
+                           str(tmp_path / "j.sqlite"))
+    assert code == 0
+    lines = out.splitlines()
+    notes = [k for k, line in enumerate(lines) if line.strip().startswith("camera conflict:")]
+    assert len(notes) == 1 and "W1 seen struck" in lines[notes[0]]  # that shot's only
+    assert f"shot {index + 1:2d}" in lines[notes[0] - 1]  # under its shot
+
+
 def test_an_unjudgeable_camera_shot_passes_the_turn_and_the_match_goes_on(tmp_path: Path):
     state = midgame(shooter=1)
     shots: list[Any] = [
