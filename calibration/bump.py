@@ -43,8 +43,8 @@ class BumpParams:
     ``follow_scale``: the resolution of the looks and of the measurement the new calibration
     is made from;
     ``band_from_mm``, ``band_to_mm``: the band measured, from this far beyond the cushion noses
-    to this far (a negative start reaches onto the cloth); ``contrast_px``: the reach (full
-    resolution pixels) of the surroundings a pixel's contrast is taken against;
+    to this far (a negative start reaches onto the cloth); ``contrast_mm``: the reach, on
+    the table, of the surroundings a pixel's contrast is taken against;
     ``least_correlation``: a look whose band matches the reference less than this (the rails
     mostly covered) says nothing."""
 
@@ -56,12 +56,17 @@ class BumpParams:
     follow_scale: float = 0.5
     band_from_mm: float = 40.0
     band_to_mm: float = 300.0
-    contrast_px: float = 16.0
+    contrast_mm: float = 55.0  # (16 px at 1280x720)
     least_correlation: float = 0.6
+
+    @property
+    def followed_within_s(self) -> float:
+        """A bump is followed this long after it at most (the looks that confirm it)."""
+        return self.every_s * self.confirm_looks
 
     def __post_init__(self) -> None:
         positive = ("every_s", "moved_mm", "look_scale", "follow_scale", "band_to_mm",
-                    "contrast_px", "sure_moved_ratio")
+                    "contrast_mm", "sure_moved_ratio")
         for name in positive:
             value = getattr(self, name)
             if not (math.isfinite(value) and value > 0):
@@ -178,6 +183,7 @@ class BumpWatch:
         self._reference: NDArray[np.float32] | None = None
         self._fine_reference: NDArray[np.float32] | None = None
         self._mask = _band(calibration, self.params, self.params.look_scale)
+        self._contrast_px = 0.0  # (full-resolution pixels: set with the reference)
         self._seen = 0  # looks running that saw the picture moved
 
     def due(self, t_s: float) -> bool:
@@ -185,8 +191,9 @@ class BumpWatch:
 
     def _rereference(self, frame: NDArray[np.uint8]) -> None:
         p = self.params
-        self._reference = _contrast(frame, p.look_scale, p.contrast_px)
-        self._fine_reference = _contrast(frame, p.follow_scale, p.contrast_px)
+        self._contrast_px = p.contrast_mm / self.calibration.mm_per_px()
+        self._reference = _contrast(frame, p.look_scale, self._contrast_px)
+        self._fine_reference = _contrast(frame, p.follow_scale, self._contrast_px)
         self._mask = _band(self.calibration, self.params, self.params.look_scale)
         self._seen = 0
 
@@ -203,7 +210,7 @@ class BumpWatch:
             self._rereference(frame)
             return None
         p = self.params
-        found = _motion(self._reference, _contrast(frame, p.look_scale, p.contrast_px),
+        found = _motion(self._reference, _contrast(frame, p.look_scale, self._contrast_px),
                         self._mask, p.look_scale)
         if found is None or found[1] < p.least_correlation:
             return None  # (the rails covered: neither for nor against a bump)
@@ -216,7 +223,7 @@ class BumpWatch:
         if self._seen < p.confirm_looks and moved <= p.sure_moved_ratio * p.moved_mm:
             return None  # (a bump several times the looks' noise needs no second look)
         assert self._fine_reference is not None
-        fine = _motion(self._fine_reference, _contrast(frame, p.follow_scale, p.contrast_px),
+        fine = _motion(self._fine_reference, _contrast(frame, p.follow_scale, self._contrast_px),
                        _band(self.calibration, p, p.follow_scale), p.follow_scale, motion)
         if fine is not None and fine[1] >= p.least_correlation:
             motion = fine[0]

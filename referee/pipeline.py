@@ -83,9 +83,7 @@ def video_rate(video: Video) -> float:
     return video.fps if isinstance(video, FrameSource) else video_fps(video)
 
 
-# a bump is followed this long after it at most (two looks, see calibration.bump): one followed
-# this soon after a shot's rest happened during the shot
-BUMP_CONFIRM_S = 0.5
+DEFAULT_BUMP = BumpParams()  # how the referee looks for a bumped camera
 
 
 def camera_watch(calibration: Calibration) -> DriftMonitor:
@@ -94,7 +92,7 @@ def camera_watch(calibration: Calibration) -> DriftMonitor:
     drift check (the table found again after two checks a few seconds apart) is not used: on the
     synthetic matches it read 3-27 mm of motion where there was none, and its recalibrations
     cost 11 of 77 verdicts; the bump watch read none there."""
-    return DriftMonitor(calibration, every_s=None, bump=BumpParams())
+    return DriftMonitor(calibration, every_s=None, bump=DEFAULT_BUMP)
 
 
 def load_calibration(path: Path) -> Calibration:
@@ -507,8 +505,8 @@ def game_from_video(video: Video, options: RuleOptions, start: GameState,
     return found
 
 
-def moved_during(events: Sequence[DriftEvent], facts: ShotFacts, fps: float
-                 ) -> dict[str, Any]:
+def moved_during(events: Sequence[DriftEvent], facts: ShotFacts, fps: float,
+                 bump: BumpParams = DEFAULT_BUMP) -> dict[str, Any]:
     """``{"camera_moved": [...]}`` when the camera was knocked and followed while the shot ran
     (from its strike to its rest): each follow's time and how far the table moved in the
     picture. Until a bump is followed (a quarter to half a second) the balls' places are off
@@ -516,7 +514,7 @@ def moved_during(events: Sequence[DriftEvent], facts: ShotFacts, fps: float
     strike, rest = int(facts.extra["strike_frame"]), int(facts.extra["rest_frame"])
     moved = [{"t_s": round(e.t_s, 3), "moved_mm": round(e.drift_mm or 0.0, 1)}
              for e in events if e.changed and e.motion is not None and strike <= e.frame
-             <= rest + round(fps * BUMP_CONFIRM_S)]
+             <= rest + round(fps * bump.followed_within_s)]
     return {"camera_moved": moved} if moved else {}
 
 

@@ -122,10 +122,7 @@ class ClothModel:
         learned anew from one frame would take in whatever lies over the cloth then: a player
         leaning over a ball)."""
         assert old.image is not None
-        x0, y0, _, _ = self.grid.roi
-        ww, wh = self.grid.work_size
-        cols, rows = np.meshgrid(x0 + (np.arange(ww) + 0.5) * self.grid.sx - 0.5,
-                                 y0 + (np.arange(wh) + 0.5) * self.grid.sy - 0.5)
+        cols, rows = np.meshgrid(*self.grid.work_centres_px())
         back = np.linalg.inv(motion)
         den = back[2, 0] * cols + back[2, 1] * rows + back[2, 2]
         px = (back[0, 0] * cols + back[0, 1] * rows + back[0, 2]) / den

@@ -177,8 +177,7 @@ class WorkGrid:
         self.work_col = np.clip(np.round((np.arange(w) - x0 + 0.5) / self.sx - 0.5).astype(
             np.intp), 0, ww - 1)
         # table coordinates and ball radius of every work pixel
-        mm = self.to_table.grid(x0 + (np.arange(ww) + 0.5) * self.sx - 0.5,
-                                y0 + (np.arange(wh) + 0.5) * self.sy - 0.5)
+        mm = self.to_table.grid(*self.work_centres_px())
         tx, ty = np.ascontiguousarray(mm[..., 0]), np.ascontiguousarray(mm[..., 1])
         m = 0.25 * self.r_mm
         self.field = ((tx > -m) & (tx < t.length_mm + m) & (ty > -m) & (ty < t.width_mm + m))
@@ -226,6 +225,14 @@ class WorkGrid:
             q = cal.table_to_image(mm + np.array(d))
             out += np.hypot(*(q - np.asarray(points_px, dtype=np.float64)).T)
         return out / 4
+
+    def work_centres_px(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """The full-resolution x of every work column's centre, and y of every work row's."""
+        x0, y0, _, _ = self.roi
+        ww, wh = self.work_size
+        xs = x0 + (np.arange(ww, dtype=np.float64) + 0.5) * self.sx - 0.5
+        ys = y0 + (np.arange(wh, dtype=np.float64) + 0.5) * self.sy - 0.5
+        return np.asarray(xs, np.float64), np.asarray(ys, np.float64)
 
     def shrink(self, frame: AnyFrame) -> Frame:
         """The table's region of ``frame`` at the working resolution (what the detector

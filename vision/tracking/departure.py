@@ -198,9 +198,9 @@ def swept_by(setting: Setting, s: BallState, free: list[Detection], frame: int,
         if det.colour == CLASS_OF[s.ball] or not ball_like_streak(setting, det):
             continue
         ux, uy = det.streak_dir
-        a = (s.x - det.x_mm) * ux + (s.y - det.y_mm) * uy
-        c = (s.x - det.x_mm) * uy - (s.y - det.y_mm) * ux
-        if abs(a) > 0.5 * det.streak_mm or abs(c) > setting.params.swept_diameters * d:
+        along, across = along_across(det, s.x, s.y)
+        c = -across  # (the ball's side of the streak's line, signed)
+        if abs(along) > 0.5 * det.streak_mm or abs(c) > setting.params.swept_diameters * d:
             continue
         hitters = [t for t in unfound if t is not s and CLASS_OF[t.ball] == det.colour
                    and math.hypot(det.x_mm - t.x, det.y_mm - t.y)

@@ -195,8 +195,8 @@ def pick_up_moving(setting: Setting, frame: int, free: list[Detection],
 
 
 def pieces_along(setting: Setting, row: list[Detection], now: list[Detection]) -> bool:
-    """Two or more other things of the row's colour lie now on the way it came (within half a
-    diameter of its line, from a diameter behind its newest sighting back to its oldest): a
+    """Two or more other things of the row's colour lie now on the way it came (within
+    on_line_diameters of its line, from a diameter behind its newest sighting back to its oldest): a
     row along a reddish cue's pieces (the cue following through moves them along it, frame
     by frame, like a red's steady steps), not a ball rolling, which leaves its way empty."""
     newest, oldest = row[0], row[-1]
@@ -211,7 +211,8 @@ def pieces_along(setting: Setting, row: list[Detection], now: list[Detection]) -
             continue
         dx, dy = newest.x_mm - o.x_mm, newest.y_mm - o.y_mm
         behind, across = dx * ux + dy * uy, abs(dx * uy - dy * ux)
-        if across <= 0.5 * setting.d and setting.d <= behind <= span + setting.d:
+        if (across <= setting.params.on_line_diameters * setting.d
+                and setting.d <= behind <= span + setting.d):
             lying += 1
     return lying >= 2
 
