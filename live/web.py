@@ -58,7 +58,7 @@ class StreamTiming:
     it was: a stream cannot outlive a dead client for long), ``retry_ms`` the browser's wait
     before it reconnects."""
 
-    poll_s: float = 0.25
+    poll_s: float = 0.1  # (a verdict reaches the pages this much after the journal at most)
     heartbeat_s: float = 5.0
     lifetime_s: float = 600.0
     retry_ms: int = 1000

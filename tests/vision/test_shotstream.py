@@ -4,6 +4,8 @@ parameters and frame order checked."""
 
 from __future__ import annotations
 
+import gzip
+import json
 import math
 import random
 from pathlib import Path
@@ -12,6 +14,7 @@ import pytest
 
 from referee.evaluate import true_track_rows
 from referee.labels import load_labels
+from rules.balls import Ball
 from rules.events import EventType
 from rules.table import TableSpec
 from vision.shots import (
@@ -25,6 +28,7 @@ from vision.shots import (
 )
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_videos"
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "stream"
 FPS = 30.0
 REST = {"W1": (700.0, 600.0), "W2": (2900.0, 1200.0), "R1": (887.5, 887.5),
         "R2": (2662.5, 887.5), "Y": (1775.0, 887.5)}
@@ -133,7 +137,9 @@ def test_parameters_and_frame_order_are_checked():
         ShotStream(table, FPS, facts=ShotFactsParams(next_strike_s=1.6))
     ShotStream(table, FPS, ShotStreamParams(settle_s=0.5), ShotFactsParams(next_strike_s=0.4))
     with pytest.raises(StreamError, match="history_s"):
-        ShotStreamParams(settle_s=2.0, history_s=1.5)
+        ShotStreamParams(settle_s=1.2, after_a_jump_s=1.5, history_s=1.4)
+    with pytest.raises(StreamError, match="history_s"):
+        ShotStreamParams(settle_s=1.2, after_a_jump_s=3.5)
     with pytest.raises(StreamError, match="check_every_s"):
         ShotStreamParams(check_every_s=0)
     with pytest.raises(StreamError, match="frame rate"):
@@ -142,5 +148,49 @@ def test_parameters_and_frame_order_are_checked():
     stream.feed(3, {"W1": (1.0, 2.0, True)})
     with pytest.raises(StreamError, match="increasing order"):
         stream.feed(3, {"W1": (1.0, 2.0, True)})
-    assert ShotStreamParams().to_dict()["settle_s"] == 1.5
+    assert ShotStreamParams().to_dict()["settle_s"] == 1.2
+    assert ShotStreamParams().to_dict()["after_a_jump_s"] == 1.5
     assert math.isclose(ShotStreamParams(settle_s=1.8).settle_s, 1.8)
+
+
+def test_a_resting_ball_seen_elsewhere_a_while_after_the_shot_waits_to_be_seen_back():
+    # a ball at rest whose picture is read at another place (a hand resting beside it, its
+    # place guessed while hidden) for longer than settle_s, then seen back on its place: the
+    # shot is held until after_a_jump_s, so it is given out as the whole tracks have it (the
+    # roll's rest, that ball where it lay), not with the ball moved and the rest made later
+    table = TableSpec.from_value("russian-12ft")
+    frames, rests = _rolling_match(shots=2, seed=3)
+    params = ShotStreamParams()
+    away = range(rests[0] + 20, rests[0] + 20 + round(1.35 * FPS))  # settle_s < 1.35 s
+    assert params.settle_s < 1.35 < params.after_a_jump_s
+    moved = [(f, {**balls, "Y": (REST["Y"][0] - 40.0, REST["Y"][1] + 50.0, True)}
+              if f in away else balls) for f, balls in frames]
+    rows = [(f, b, x, y, v) for f, balls in moved for b, (x, y, v) in balls.items()]
+    whole = shots_from_tracks(table, tracks_from_rows(rows, FPS), FPS)
+    streamed = shots_from_rows(rows, table, FPS, params)
+    first = streamed[0]
+    assert first.facts.to_dict() == whole[0]
+    assert rests[0] - 8 <= first.rest_frame <= rests[0]
+    assert first.facts.final_positions[Ball("Y")] == pytest.approx(REST["Y"], abs=1.0)
+    assert first.found_frame > away[-1]  # held until Y was seen back
+    # without the longer wait it would have been given out with Y moved and rest made later
+    hasty = shots_from_rows(rows, table, FPS, ShotStreamParams(after_a_jump_s=params.settle_s))
+    assert hasty[0].rest_frame >= away[0]
+    assert hasty[0].facts.final_positions[Ball("Y")] != pytest.approx(REST["Y"], abs=1.0)
+
+
+
+def test_a_ball_put_back_long_after_it_went_keeps_the_next_shot_whole():
+    # tracker rows of a match (a fixture): a shot pots W2, the next is struck soon after while
+    # Y's id is on a hand beside it, and W2 is put back by hand once that shot has stopped. Seen
+    # there once, W2 is not yet known placed, and its long absence reads as motion from the
+    # first shot on; what came since that shot must stay, for Y's picture on the hand is undone
+    # only with the sightings before it (else the next shot begins with Y's "motion")
+    doc = json.loads(gzip.decompress((FIXTURES / "put_back_after_a_shot.json.gz").read_bytes()))
+    table = TableSpec.from_value(doc["table"])
+    rows = [tuple(r) for r in doc["rows"]]
+    whole = shots_from_tracks(table, tracks_from_rows(rows, doc["fps"]), doc["fps"])
+    streamed = [s.facts.to_dict() for s in shots_from_rows(rows, table, doc["fps"])]
+    assert [w["strike_frame"] for w in whole[1:3]] == [218, 382]
+    assert [s["strike_frame"] for s in streamed[1:3]] == [218, 382]
+    assert streamed[2]["events"] == whole[2]["events"]

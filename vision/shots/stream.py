@@ -19,14 +19,16 @@ compares the two on labelled clips.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+import itertools
+import math
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from rules.events import ShotFacts
 from rules.table import TableSpec
 from vision.shots.facts import shot_facts
 from vision.shots.params import DEFAULT_SHOT_FACTS, ShotFactsParams
-from vision.shots.samples import Sample, at_rest_between
+from vision.shots.samples import Sample, ShotWindow, at_rest_between
 from vision.shots.segmentation import split_shots, steady_tracks
 
 KEPT_SIGHTINGS = 3  # of a ball out of view longer than the history: its last sightings are kept
@@ -41,7 +43,11 @@ class ShotStreamParams:
     """When a shot's facts are given out, and how much of the past is kept. (That ``settle_s``
     exceeds the shot facts' ``next_strike_s`` is checked by :class:`ShotStream`, which has both.)"""
 
-    settle_s: float = 1.5  # a shot is over when its balls have been at rest this long
+    settle_s: float = 1.2  # a shot is over when its balls have been at rest this long
+    # ... and this long at least when its last motion was a ball at rest seen at another place
+    # in one step (its picture drawn onto a hand or the cue beside it, or a hidden ball's place
+    # guessed): a ball seen back on its place after that never moved, and the shot ended sooner
+    after_a_jump_s: float = 1.5
     check_every_s: float = 0.1  # the kept frames are looked at for finished shots this often
     history_s: float = 3.0  # frames kept before the shot in progress (or before now)
     # a shot still in progress after this long (a ball that never settles in the tracker's
@@ -54,12 +60,13 @@ class ShotStreamParams:
         if not self.longest_shot_s > self.settle_s:
             raise StreamError(f"longest_shot_s must exceed settle_s ({self.settle_s}), got "
                               f"{self.longest_shot_s}")
-        if not self.history_s >= self.settle_s:
-            raise StreamError(f"history_s must be at least settle_s ({self.settle_s}), got "
-                              f"{self.history_s}")
+        if not self.history_s >= max(self.settle_s, self.after_a_jump_s):
+            raise StreamError(f"history_s must be at least settle_s and after_a_jump_s "
+                              f"({self.settle_s}, {self.after_a_jump_s}), got {self.history_s}")
 
     def to_dict(self) -> dict[str, float]:
-        return {"settle_s": self.settle_s, "check_every_s": self.check_every_s,
+        return {"settle_s": self.settle_s, "after_a_jump_s": self.after_a_jump_s,
+                "check_every_s": self.check_every_s,
                 "history_s": self.history_s, "longest_shot_s": self.longest_shot_s}
 
 
@@ -105,8 +112,9 @@ class ShotStream:
         check_stream_params(self.params, self.facts)
         same_shot = max(self.facts.still_frames, round(self.facts.next_strike_s * self.fps))
         self._settle = max(round(self.params.settle_s * self.fps), same_shot + 1)
+        self._settle_after_jump = max(round(self.params.after_a_jump_s * self.fps), self._settle)
         self._check_every = max(round(self.params.check_every_s * self.fps), 1)
-        self._history = max(round(self.params.history_s * self.fps), self._settle)
+        self._history = max(round(self.params.history_s * self.fps), self._settle_after_jump)
         self._longest = round(self.params.longest_shot_s * self.fps)
 
     @property
@@ -153,15 +161,24 @@ class ShotStream:
 
     def _finished(self, final: bool) -> list[StreamedShot]:
         tracks = steady_tracks(self._samples, self.facts)
-        windows = [w for w in split_shots(tracks, self.fps, self.facts)
-                   if w.first > self._given_until]
+        every = split_shots(tracks, self.fps, self.facts)
+        windows = [w for w in every if w.first > self._given_until]
         out: list[StreamedShot] = []
-        open_from: int | None = None
+        # (motion read now as running on from a shot given out, a ball seen once where it was
+        # put back by hand after long away, not yet known placed: what came since is kept)
+        open_from: int | None = (self._given_until + 1 if not final and any(
+            w.first <= self._given_until < w.last for w in every) else None)
         for w in windows:
-            if not final and w.last + self._settle > self._frame:
-                open_from = self.began = w.first
-                # (its last motion can only move later: no look before it could end it)
-                self._next_check = max(self._next_check, w.last + self._settle)
+            settle = (self._settle_after_jump if ends_in_a_jump(tracks, w, self.facts)
+                      else self._settle)
+            if not final and w.last + settle > self._frame:
+                self.began = w.first
+                open_from = w.first if open_from is None else open_from
+                # (its last motion can only move later, so no look before it has rested could
+                # end it; unless that motion is a ball seen again after a while away: put back
+                # on its spot by hand, which its next sightings there show, it is no motion)
+                if not _back_in_view_at(tracks, w.last, self.facts.still_frames):
+                    self._next_check = max(self._next_check, w.last + self._settle)
                 break
             self._given_until = w.last
             found = shot_facts(self.table, tracks, w, self.fps, self.facts)
@@ -183,6 +200,33 @@ class ShotStream:
                 k += 1
             if k:
                 del samples[:k]
+
+
+def _back_in_view_at(tracks: Mapping[str, Sequence[Sample]], frame: int, away_frames: int
+                     ) -> bool:
+    """Some ball's newest sighting is at ``frame``, after more than ``away_frames`` unseen."""
+    return any(len(s) >= 2 and s[-1].frame == frame and s[-1].frame - s[-2].frame > away_frames
+               for s in tracks.values())
+
+
+def ends_in_a_jump(tracks: Mapping[str, Sequence[Sample]], window: ShotWindow,
+                   params: ShotFactsParams) -> bool:
+    """Whether the window's last motion is a ball at rest seen at another place in one step and
+    still there since: what :func:`vision.shots.segmentation.steady_tracks` undoes once the ball
+    is seen back on its place (a rolling ball comes to rest by steps, not from rest)."""
+    for samples in tracks.values():
+        for k in range(len(samples) - 1, 1, -1):
+            if samples[k].frame < window.last:
+                break
+            if samples[k].frame > window.last:
+                continue
+            before, anchor, jumped = samples[k - 2], samples[k - 1], samples[k]
+            if (at_rest_between(before, anchor, params)
+                    and math.dist(anchor.xy, jumped.xy) >= 2 * params.flicker_return_mm
+                    and all(at_rest_between(a, b, params)
+                            for a, b in itertools.pairwise(samples[k:]))):
+                return True
+    return False
 
 
 def check_stream_params(params: ShotStreamParams, facts: ShotFactsParams) -> None:
