@@ -422,6 +422,18 @@ def test_object_ball_jumps_after_being_hit() -> None:
     assert "Y" not in shot.final_positions and "W1" in shot.final_positions
 
 
+def test_a_ball_creeping_into_a_cushion_bounces_instead_of_jumping() -> None:
+    # scripted to leave at a cushion, a ball coming into it slower than least_jump_mm_s stays
+    # (it bounces); a little faster, it leaves
+    pos = {"W1": (L - R - 60.0, W / 2), "Y": (L / 2, 1300.0)}
+    slow = simulate(pos, Strike("W1", 380.0, 0.0, follow=1.0), off_table={"W1": "cushion"})
+    assert [e.type for e in slow.events] == [EventType.STRIKE, EventType.CUSHION]
+    assert slow.off_table == () and "W1" in slow.final_positions
+    fast = simulate(pos, Strike("W1", 600.0, 0.0, follow=1.0), off_table={"W1": "cushion"})
+    assert fast.off_table == ("W1",)
+    assert PhysicsParams().least_jump_mm_s == 400.0
+
+
 def test_off_table_at_a_given_time() -> None:
     pos = {"W1": (1000.0, W / 2), "R1": (500.0, 300.0)}
     shot = simulate(pos, Strike("W1", 2000.0, 0.0), off_table={"R1": 0.5})
