@@ -47,9 +47,11 @@ class ClothModel:
 
     ``image``: the cloth's colour per work pixel, B, G, R plus one (None until learned);
     ``threshold``: the foreground above which a pixel may be a ball; ``level``: the cloth's
-    usual brightness (the sum of B, G, R); ``by_light``: the cloth is neutral, so brightening
-    counts as foreground (see ``neutral_cloth_chroma``), beyond the relative margin
-    ``brighter`` (see ``brighter_share``, ``headroom_share``). All are set when learned.
+    usual brightness (the sum of B, G, R); ``by_light``: brightening counts as foreground,
+    beyond the relative margin ``brighter`` (see ``brighter_share``, ``headroom_share``): the
+    cloth is neutral (see ``neutral_cloth_chroma``), or a ball the game state expects shows
+    less than a white would (see :meth:`_faint_balls_floor`, which sets ``faint_floor`` too).
+    All are set when learned.
     """
 
     def __init__(self, params: DetectionParams, grid: WorkGrid) -> None:
