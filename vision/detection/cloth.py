@@ -204,23 +204,31 @@ class ClothModel:
         differs from it far less. Then the brightening counts as foreground, as on a neutral
         cloth (that ball's lit top is what tells it from the cloth), and the threshold's floor
         (``faint_floor``) falls to ``faint_floor_share`` of the whites' (the compression's junk
-        is not far below). Left as it was when every expected ball shows as a white would (on
-        a green or blue cloth every ball does)."""
+        is not far below), if so counted the ball's typical pixel is above that: a ball the
+        state expects but that is not there (taken off the table, not yet put back on its spot)
+        is not faint, and leaves all as it was. Left as it was too when every expected ball
+        shows as a white would (on a green or blue cloth every ball does)."""
         white_floor = 0.25 * self._white_contrast()
-        if self._weakest_ball(small, balls_at) >= white_floor:
+        faint = [xy for xy, m in self._ball_medians(small, balls_at) if m < white_floor]
+        if not faint:
             return
         self.by_light = True
-        self.faint_floor = self.params.faint_floor_share * white_floor
+        floor = self.params.faint_floor_share * white_floor
+        if all(m < floor for _, m in self._ball_medians(small, faint)):
+            self.by_light = False  # (no ball there to be seen)
+            return
+        self.faint_floor = floor
 
-    def _weakest_ball(self, small: Frame, balls_at: Sequence[tuple[float, float]]) -> float:
-        """The least, over the points of ``balls_at`` (table mm) on the cloth, of the median
-        foreground over a ball's disc there (inf when none is)."""
+    def _ball_medians(self, small: Frame, balls_at: Sequence[tuple[float, float]]
+                      ) -> list[tuple[tuple[float, float], float]]:
+        """Each point of ``balls_at`` (table mm) on the cloth with the median foreground over a
+        ball's disc there."""
         f = self.foreground(small)
         hh, ww = f.shape
         x0, y0, _, _ = self.grid.roi
         px = self.grid.calibration.table_to_image(np.asarray(balls_at, np.float64).reshape(-1, 2))
-        weakest = math.inf
-        for u, v in px:
+        out = []
+        for xy, (u, v) in zip(balls_at, px, strict=True):
             wx, wy = (u + 0.5 - x0) / self.grid.sx - 0.5, (v + 0.5 - y0) / self.grid.sy - 0.5
             if not (0 <= wx < ww and 0 <= wy < hh and self.grid.on_cloth[int(wy), int(wx)]):
                 continue
@@ -230,8 +238,8 @@ class ClothModel:
             yy, xx = np.mgrid[by0:by1, bx0:bx1]
             disc = (xx - wx) ** 2 + (yy - wy) ** 2 <= r * r
             if disc.any():
-                weakest = min(weakest, float(np.median(f[by0:by1, bx0:bx1][disc])))
-        return weakest
+                out.append((xy, float(np.median(f[by0:by1, bx0:bx1][disc]))))
+        return out
 
     def work_ahead(self, small: Frame, coarse: bool) -> ClothWork:
         """The costly steps of learning (``coarse`` False) or updating the model from the work
