@@ -136,3 +136,28 @@ def test_on_a_green_or_blue_cloth_the_expected_balls_change_nothing(seed, kind):
     assert told.cloth_model.faint_floor == math.inf
     found = told.detect(second, update=False)
     assert all(nearest_mm(found, xy) < 10.0 for xy in AT.values())
+
+
+@pytest.mark.parametrize(("seed", "kind"), [(1, "green"), (2, "blue")])
+def test_an_expected_ball_that_is_not_there_changes_nothing(seed, kind):
+    """The game state may have a ball on its spot before it is put back there (a resumed
+    match): that spot is the cloth itself, no faint ball, and the threshold stays the whites'."""
+    cal, (first, _) = rendered(seed, kind=kind)
+    spot = (TABLE.length_mm / 2, TABLE.width_mm / 2)  # (empty in the rendered frames)
+    told, blind = BallDetector(cal), BallDetector(cal)
+    told.learn_cloth(first, balls_at=[*AT.values(), spot])
+    blind.learn_cloth(first, balls_at=list(AT.values()))
+    assert told.cloth_model.faint_floor == math.inf
+    assert told.threshold == blind.threshold
+    assert told.cloth_model.by_light == blind.cloth_model.by_light
+
+
+def test_on_a_red_cloth_only_an_expected_ball_that_is_there_lowers_the_floor():
+    case, cal, (first, _) = real_pair()
+    empty = (TABLE.length_mm / 4, TABLE.width_mm / 4)  # (no ball there)
+    assert min(math.dist(empty, xy) for xy in case["balls_at"].values()) > 300
+    det = BallDetector(cal)
+    det.learn_cloth(first, balls_at=[empty])
+    assert det.cloth_model.faint_floor == math.inf and not det.cloth_model.by_light
+    det.learn_cloth(first, balls_at=[empty, tuple(case["balls_at"]["R2"])])
+    assert det.cloth_model.faint_floor < math.inf and det.cloth_model.by_light
