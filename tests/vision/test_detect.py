@@ -1480,6 +1480,7 @@ TUNED = {
     "headroom_share": 0.3,  # HEADROOM_SHARE
     "palest_white_ratio": 1.5,  # PALEST_WHITE
     "whole_share": 0.75,  # WHOLE
+    "faint_floor_share": 0.5,  # (new: the floor for a ball that shows less than a white)
     "mostly_changed_share": 0.4,  # MOSTLY_CHANGED
     "coarse_step_diameters": 0.375,  # COARSE_STEP_DIAMETERS
     "least_blob_share": 0.45,  # LEAST_BLOB

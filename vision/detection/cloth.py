@@ -47,9 +47,11 @@ class ClothModel:
 
     ``image``: the cloth's colour per work pixel, B, G, R plus one (None until learned);
     ``threshold``: the foreground above which a pixel may be a ball; ``level``: the cloth's
-    usual brightness (the sum of B, G, R); ``by_light``: the cloth is neutral, so brightening
-    counts as foreground (see ``neutral_cloth_chroma``), beyond the relative margin
-    ``brighter`` (see ``brighter_share``, ``headroom_share``). All are set when learned.
+    usual brightness (the sum of B, G, R); ``by_light``: brightening counts as foreground,
+    beyond the relative margin ``brighter`` (see ``brighter_share``, ``headroom_share``): the
+    cloth is neutral (see ``neutral_cloth_chroma``), or a ball the game state expects shows
+    less than a white would (see :meth:`_faint_balls_floor`, which sets ``faint_floor`` too).
+    All are set when learned.
     """
 
     def __init__(self, params: DetectionParams, grid: WorkGrid) -> None:
@@ -60,6 +62,9 @@ class ClothModel:
         self.level = 0.0
         self.by_light = False
         self.brighter = params.brighter_share
+        # the threshold's floor for the faintest ball expected where it was learned (see
+        # _faint_balls_floor): none, inf, when every ball shows as a white would
+        self.faint_floor = math.inf
         # the ball threshold and the cloth's brightness once learned (see ClothWork)
         self.learned: tuple[float, float] | None = None
         # the frame learned from: the next frame's noise floors the threshold
@@ -97,6 +102,9 @@ class ClothModel:
         bright = float(np.quantile(level[self.grid.field], 0.9))
         p = self.params
         self.brighter = min(p.brighter_share, p.headroom_share * (3 * 256.0 / bright - 1.0))
+        self.faint_floor = math.inf
+        if not self.by_light and len(balls_at):
+            self._faint_balls_floor(small, balls_at)
         f = self.foreground(small)
         self.threshold = self._noise_threshold(f)
         model = small.astype(np.float32) + np.float32(1.0)
@@ -133,7 +141,7 @@ class ClothModel:
         self.image = np.asarray(cv2.remap(old.image, map_x, map_y, cv2.INTER_LINEAR,
                                           borderMode=cv2.BORDER_REPLICATE), np.float32)
         self.threshold, self.level, self.by_light = old.threshold, old.level, old.by_light
-        self.brighter = old.brighter
+        self.brighter, self.faint_floor = old.brighter, old.faint_floor
         self.learned = (self.threshold, self.level)
         self.learned_from = None
 
@@ -181,11 +189,57 @@ class ClothModel:
 
     def _noise_threshold(self, f: F32) -> float:
         """8 sigma of the cloth's noise, and never below a quarter of a white ball's contrast on
-        this cloth (the chromaticity distance from grey to the cloth)."""
+        this cloth (the chromaticity distance from grey to the cloth), or the floor of the
+        faintest ball expected, when lower (see :meth:`_faint_balls_floor`)."""
         vals = f[self.grid.field]
         med = float(np.median(vals))
         mad = float(np.median(np.abs(vals - med))) * 1.4826
-        return max(med + 8 * mad, 0.25 * self._white_contrast())
+        return max(med + 8 * mad, min(0.25 * self._white_contrast(), self.faint_floor))
+
+    def _faint_balls_floor(self, small: Frame, balls_at: Sequence[tuple[float, float]]) -> None:
+        """On a coloured cloth, look at the balls the game state expects (``balls_at``, table
+        mm) against the current (smooth) model. A ball whose typical pixel (the median over its
+        disc) is below a quarter of a white's contrast would not show as a ball: the floor was
+        set for the whites, and a ball of about the cloth's own colour (a red on a red cloth)
+        differs from it far less. Then the brightening counts as foreground, as on a neutral
+        cloth (that ball's lit top is what tells it from the cloth), and the threshold's floor
+        (``faint_floor``) falls to ``faint_floor_share`` of the whites' (the compression's junk
+        is not far below), if so counted the ball's typical pixel is above that: a ball the
+        state expects but that is not there (taken off the table, not yet put back on its spot)
+        is not faint, and leaves all as it was. Left as it was too when every expected ball
+        shows as a white would (on a green or blue cloth every ball does)."""
+        white_floor = 0.25 * self._white_contrast()
+        faint = [xy for xy, m in self._ball_medians(small, balls_at) if m < white_floor]
+        if not faint:
+            return
+        self.by_light = True
+        floor = self.params.faint_floor_share * white_floor
+        if all(m < floor for _, m in self._ball_medians(small, faint)):
+            self.by_light = False  # (no ball there to be seen)
+            return
+        self.faint_floor = floor
+
+    def _ball_medians(self, small: Frame, balls_at: Sequence[tuple[float, float]]
+                      ) -> list[tuple[tuple[float, float], float]]:
+        """Each point of ``balls_at`` (table mm) on the cloth with the median foreground over a
+        ball's disc there."""
+        f = self.foreground(small)
+        hh, ww = f.shape
+        x0, y0, _, _ = self.grid.roi
+        px = self.grid.calibration.table_to_image(np.asarray(balls_at, np.float64).reshape(-1, 2))
+        out = []
+        for xy, (u, v) in zip(balls_at, px, strict=True):
+            wx, wy = (u + 0.5 - x0) / self.grid.sx - 0.5, (v + 0.5 - y0) / self.grid.sy - 0.5
+            if not (0 <= wx < ww and 0 <= wy < hh and self.grid.on_cloth[int(wy), int(wx)]):
+                continue
+            r = float(self.grid.radius_work[int(wy), int(wx)])
+            bx0, by0 = max(0, int(wx - r)), max(0, int(wy - r))
+            bx1, by1 = min(ww, int(wx + r) + 2), min(hh, int(wy + r) + 2)
+            yy, xx = np.mgrid[by0:by1, bx0:bx1]
+            disc = (xx - wx) ** 2 + (yy - wy) ** 2 <= r * r
+            if disc.any():
+                out.append((xy, float(np.median(f[by0:by1, bx0:bx1][disc]))))
+        return out
 
     def work_ahead(self, small: Frame, coarse: bool) -> ClothWork:
         """The costly steps of learning (``coarse`` False) or updating the model from the work

@@ -151,6 +151,9 @@ class BallDetector:
         (see :class:`ClothModel`). Around a point of ``balls_at`` where anything at all differs
         from that median (a white ball on a grey cloth differs in light only, and its weighted
         blob may be too weak: learned as cloth, it would be unseen for the whole video), too.
+        A point of ``balls_at`` where the ball shows less than a white would (a red on a red
+        cloth) lowers the ball threshold's floor for the video (see
+        :meth:`ClothModel._faint_balls_floor`).
         """
         self.cloth_model.learned = None  # (a reader thread's cloth work made meanwhile is not used)
         if small is None:

@@ -53,6 +53,12 @@ class DetectionParams:
     # its own brightness (see ClothModel.dark_balls): near half a disc, its blob flickers in and
     # out of the search
     whole_share: float = 0.75
+    # a ball the game state expects where the cloth is learned, whose typical pixel is below a
+    # quarter of a white's contrast (a red on a red cloth: 0.09-0.18 chromaticity, the whites'
+    # floor 0.16-0.18), makes the brightening count and lowers the threshold's floor to this share
+    # of the whites' floor (at a third of it the compression's junk on a red cloth took the
+    # balls' ids; see ClothModel._faint_balls_floor)
+    faint_floor_share: float = 0.5
     # when the picture changed over more than this share of the table (players over it), the
     # foreground and the blobs are made afresh for all of it in one go: cheaper than in pieces
     mostly_changed_share: float = 0.4
