@@ -291,14 +291,17 @@ PREVIOUS_CONSTANTS = {
     "pocket_reach_diameters": 2.5, "past_mouth_mm": 3.0, "in_the_hole_gap_frames": 2,
     "in_the_hole_radii": 0.5,
 }
+ADDED = {
+    "least_rebound_share": 0.2,  # cushions.bounced_off_cushion: a bounce comes back off it
+}
 
 
 def test_the_default_thresholds_are_the_previous_constants():
     defaults = DEFAULT_SHOT_FACTS.to_dict()
-    assert defaults == PREVIOUS_CONSTANTS
+    assert defaults == PREVIOUS_CONSTANTS | ADDED
     # the same types too: counts stay whole numbers, the rest floats
     assert {k: type(v) for k, v in defaults.items()} == {
-        k: type(v) for k, v in PREVIOUS_CONSTANTS.items()}
+        k: type(v) for k, v in (PREVIOUS_CONSTANTS | ADDED).items()}
     # the derived ones, computed as before (three still steps)
     assert DEFAULT_SHOT_FACTS.flicker_return_mm == 3 * 1.5 == 4.5
     assert DEFAULT_SHOT_FACTS.reseated_mm == 4.5

@@ -58,17 +58,28 @@ def _jaw_near(table: TableSpec, xy: Point) -> bool:
     return nearest_jaw(table, xy)[2] <= table.ball_radius_mm
 
 
-def bounced_off_cushion(cushion: Cushion, v_in: Vector, v_out: Vector) -> bool:
-    """The motion went into the cushion and came back off it."""
-    n = INWARD[cushion]
-    return float(np.dot(v_in, n)) < 0 < float(np.dot(v_out, n))
+def bounced_off_cushion(cushion: Cushion, v_in: Vector, v_out: Vector,
+                        rebound: tuple[float, float] = (0.0, 0.0)) -> bool:
+    """The motion went into the cushion and came back off it; with ``rebound`` (a share, a
+    speed in mm/s): back off it at least that share of its speed into it (across the
+    cushion), less that speed (the velocities' noise: a ball into a cushion at 90 mm/s comes
+    back at 30, read as 6)."""
+    return _bounced(INWARD[cushion], v_in, v_out, rebound)
 
 
-def bounced_off_point(point: Point, xy: Point, v_in: Vector, v_out: Vector) -> bool:
-    """The motion went into ``point`` (a jaw) and came back off it, seen from the ball's
-    centre ``xy`` at the touch."""
+def bounced_off_point(point: Point, xy: Point, v_in: Vector, v_out: Vector,
+                      rebound: tuple[float, float] = (0.0, 0.0)) -> bool:
+    """The motion went into ``point`` (a jaw) and came back off it (as
+    :func:`bounced_off_cushion`), seen from the ball's centre ``xy`` at the touch."""
     n = np.subtract(xy, point)
-    return float(np.dot(v_in, n)) < 0 < float(np.dot(v_out, n))
+    length = float(np.hypot(*n))
+    return length > 0 and _bounced(n / length, v_in, v_out, rebound)
+
+
+def _bounced(n: Vector, v_in: Vector, v_out: Vector, rebound: tuple[float, float]) -> bool:
+    into, off = -float(np.dot(v_in, n)), float(np.dot(v_out, n))
+    share, noise = rebound
+    return into > 0 and off > max(0.0, share * into - noise)
 
 
 def slow_bounces(table: TableSpec, paths: Mapping[str, Sequence[Sample]],

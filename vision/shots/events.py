@@ -254,11 +254,12 @@ def _kink_event(shot: ShotMotion, changes: Changes, ball: str, before: Piece, af
     if not kinked(v_in, v_out, params):
         return None  # the track wobbles (detection noise); the motion did not change
     cushion, cushion_gap = nearest_cushion(table, xy)
-    if not bounced_off_cushion(cushion, v_in, v_out):
+    rebound = (params.least_rebound_share, params.slow_kink_mm_s)
+    if not bounced_off_cushion(cushion, v_in, v_out, rebound):
         cushion_gap = math.inf  # not off that cushion: into it, or along it
     jaw, jaw_xy, jaw_gap = nearest_jaw(table, xy)
-    if jaw_gap < cushion_gap and (bounced_off_cushion(jaw, v_in, v_out) or bounced_off_point(
-            jaw_xy, xy, v_in, v_out)):
+    if jaw_gap < cushion_gap and (bounced_off_cushion(jaw, v_in, v_out, rebound)
+                                  or bounced_off_point(jaw_xy, xy, v_in, v_out, rebound)):
         cushion, cushion_gap = jaw, jaw_gap  # off a jaw: its cushion's end
     partner, gap = contact_partner(ball, xy, t, position, shot.diameter, params)
     if partner is not None and not _changed_near(shot, changes, partner, t, xy):

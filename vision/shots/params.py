@@ -80,6 +80,10 @@ class ShotFactsParams:
     nudged_mm: float = 2.5  # a ball at rest through a shot found this far off its place after ...
     nudge_angle_deg: float = 45.0  # ... away from a ball rolled to within graze_mm of it: nudged
     jaw_tolerance_mm: float = 8.0  # a cushion contact this near a jaw may have been the jaw
+    # a bounce sends a ball back off the cushion at least this share of its speed into it, less
+    # slow_kink_mm_s (the noise): a ball running into a corner pocket at 1.4 m/s, its picture
+    # eaten by the hole and turned along the jaw, comes off at nothing: no bank
+    least_rebound_share: float = 0.2
     # --- pots
     pocket_reach_diameters: float = 2.5  # a track ending this near a pocket's mouth may be a pot
     past_mouth_mm: float = 3.0  # a centre this far past a pocket's mouth line has dropped
