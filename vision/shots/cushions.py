@@ -76,7 +76,8 @@ def bounced_off_point(point: Point, xy: Point, v_in: Vector, v_out: Vector,
     return length > 0 and _bounced(n / length, v_in, v_out, rebound)
 
 
-def _bounced(n: Vector, v_in: Vector, v_out: Vector, rebound: tuple[float, float]) -> bool:
+def _bounced(n: Vector | tuple[float, float], v_in: Vector, v_out: Vector,
+             rebound: tuple[float, float]) -> bool:
     into, off = -float(np.dot(v_in, n)), float(np.dot(v_out, n))
     share, noise = rebound
     return into > 0 and off > max(0.0, share * into - noise)
