@@ -222,12 +222,15 @@ def nudges(pieces: Mapping[str, list[Piece]], rests: Mapping[str, Point],
 
 
 def handed_on(ball: str, events: Sequence[FoundEvent], pieces: Mapping[str, list[Piece]],
-              seen: Point, rests: Mapping[str, Point]) -> Vector | None:
+              seen: Point, rests: Mapping[str, Point], jitter_mm: float = 0.0
+              ) -> Vector | None:
     """The velocity (mm/s) a ball hit from rest took from its hitter: what the hitter's
     velocity lost at the contact (balls of equal mass: the velocity along the line of centres
-    passes over whole), when that points the way the ball was seen to go (within 30 degrees).
-    A ball seen once or twice after its hit is known by its own steps only roughly: its first
-    picture is a streak's piece, and it left some time within that step (a ball hit at
+    passes over whole), when that points the way the ball was seen to go (within 30 degrees;
+    seen no further than ``jitter_mm`` from its place, its way is not known: a red hit at
+    2.9 m/s into a corner pocket was last seen 3.3 mm off its place, 33 degrees off the way it
+    went). A ball seen once or twice after its hit is known by its own steps only roughly: its
+    first picture is a streak's piece, and it left some time within that step (a ball hit at
     6.7 m/s, seen once, 32 mm short, has its speed read as 4 m/s). None when unknown."""
     hit = [e for e in events if e.type == "contact" and e.balls[-1] == ball]
     if not hit or ball not in rests:
@@ -239,4 +242,7 @@ def handed_on(ball: str, events: Sequence[FoundEvent], pieces: Mapping[str, list
         return None
     after = [p for p in hitter if p.start.t >= event.t]
     lost = before[-1].velocity(event.t) - (after[0].velocity(event.t) if after else 0.0)
-    return lost if within_degrees(np.subtract(seen, rests[ball]), lost, 30.0) else None
+    went = np.subtract(seen, rests[ball])
+    if float(np.hypot(*went)) <= jitter_mm:
+        return lost
+    return lost if within_degrees(went, lost, 30.0) else None

@@ -299,7 +299,8 @@ def _with_vanished(shot: ShotMotion, events: list[FoundEvent]) -> list[FoundEven
         mouth = table.pocket_mouth_mm(pocket)
         if ps and len(ps) == 1 and len(ps[0].samples) <= 2:
             # hit and gone almost at once: it left as fast as its hitter's velocity changed
-            velocity = _faster(velocity, handed_on(ball, events, pieces, seen.xy, shot.rests))
+            velocity = _faster(velocity, handed_on(ball, events, pieces, seen.xy, shot.rests,
+                                                   params.flicker_return_mm))
         near = distance <= params.pocket_reach_diameters * D + mouth / 2
         # (lost for good, after it was seen rolling steadily: not a sighting or two, whose
         # speed may be a misreading's)
