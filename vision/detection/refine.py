@@ -44,9 +44,9 @@ class Refiner:
     drawn-out blob that is a blurred ball. Keeps the answers the last frame kept or made."""
 
     def __init__(self, grid: WorkGrid, cloth: ClothModel, classifier: Classifier,
-                 dots: DotParams = DotParams()) -> None:
+                 dots: DotParams | None = None) -> None:
         self.grid = grid
-        self.dots = dots
+        self.dots = dots or DotParams()
         self.cloth = cloth
         self.classifier = classifier
         self._cache: list[Made] = []
