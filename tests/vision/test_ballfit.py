@@ -82,7 +82,8 @@ def test_the_dots_of_a_white_are_counted(dots):
     *_, inner, dd, si = fit(patch, (24.0, 24.0), r)
     d = DotParams()
     count, spread = ballfit.count_dots(dd, si, inner, r, d.darker_share, d.shading_fit_radii,
-                                       d.within_radii, d.most_area_share)
+                                       d.within_radii, d.most_area_share,
+                                       d.most_elongation)
     assert count == dots
     # two dots 0.6 radii apart: their pixels spread about 0.3 radii along their axis
     assert (spread > 0.2 * r) if dots == 2 else (spread < 0.15 * r)

@@ -375,15 +375,41 @@ def _shading(dd: F32, si: F32, r: float, fit_radii: float, keep_share: float, ci
 
 
 @njit(cache=True, nogil=True)
+def _a_line(members: NDArray[np.int64], size: int, most_elongation: float) -> bool:
+    """The group of ``size`` pixels (``members``: row, column) is a thin line: its spread along
+    its longest axis more than ``most_elongation`` times that across it (a hard shadow's edge or
+    a projected line through the ball; W2's two dots merged into one group spread some 3 times
+    as far along their axis as across it)."""
+    if size < 3:
+        return False
+    gx = gy = 0.0
+    for k in range(size):
+        gy += members[k, 0]
+        gx += members[k, 1]
+    gx /= size
+    gy /= size
+    sxx = syy = sxy = 0.0
+    for k in range(size):
+        ex, ey = members[k, 1] - gx, members[k, 0] - gy
+        sxx += ex * ex
+        syy += ey * ey
+        sxy += ex * ey
+    half = 0.5 * (sxx + syy)
+    root = math.sqrt(max(0.0, 0.25 * (sxx - syy) ** 2 + sxy * sxy))
+    return half + root >= most_elongation ** 2 * max(half - root, 1e-9)
+
+
+@njit(cache=True, nogil=True)
 def count_dots(dd: F32, si: F32, inner: Mask, r: float, darker_share: float, fit_radii: float,
-               within_radii: float, most_area_share: float) -> tuple[int, float]:
+               within_radii: float, most_area_share: float,
+               most_elongation: float) -> tuple[int, float]:
     """The dark dots inside a ball (within ``within_radii``; darker than ``darker_share`` of
     the ball's own shading there, see :func:`_shading`): how many (8-connected groups of two
     pixels or more, none larger than ``most_area_share`` of the ball's disc: a shadow's edge
-    or the shaded rim across the ball is no dot), and the spread of all their pixels (the
-    standard deviation along their longest axis, pixels). ``dd``, ``si`` and ``inner``:
-    :func:`fit_ball`'s squared distances from the centre, brightness sums (B + G + R + 3) and
-    core mask. The white with dots (W1) is told from the plain one (W2) by them."""
+    or the shaded rim across the ball is no dot; nor a thin line, see :func:`_a_line`), and the
+    spread of all their pixels (the standard deviation along their longest axis, pixels).
+    ``dd``, ``si`` and ``inner``: :func:`fit_ball`'s squared distances from the centre,
+    brightness sums (B + G + R + 3) and core mask. W1 (one dot) is told from W2 (two) by them."""
     h, w = dd.shape
     n_inner = 0
     for i in range(h):
@@ -440,7 +466,7 @@ def count_dots(dd: F32, si: F32, inner: Mask, r: float, darker_share: float, fit
                             seen[yy, xx] = True
                             stack[top, 0], stack[top, 1] = yy, xx
                             top += 1
-            if 2 <= size <= most_px:
+            if 2 <= size <= most_px and not _a_line(members, size, most_elongation):
                 count += 1
                 n_kept += size
                 for k in range(size):
@@ -481,4 +507,4 @@ def warm_up() -> None:
     (_, _, _, _, _, _, _, inner, dd, si) = fit_ball(
         frame[1:6, 1:6], cloth[:3, :3], labels[:3, :3], rows, rows.copy(), 1, np.zeros((1, 2)),
         2.0, 2.0, 2.0, 1, 1, 0.03, False, 0.2, False)
-    count_dots(dd, si, inner, 2.0, 0.75, 0.8, 0.8, 0.12)
+    count_dots(dd, si, inner, 2.0, 0.75, 0.8, 0.8, 0.12, 4.0)

@@ -195,9 +195,16 @@ class DotParams:
     # a dark group larger than this share of the ball's disc is a shadow's edge, not a dot (W1's
     # dot covers 3 % of it, W2's pair merged 6-8 %)
     most_area_share: float = 0.12
+    # a dark group whose spread along its longest axis is more than this many times that across
+    # it is a line (a hard shadow's edge, a line projected through the ball), not a dot: W2's two
+    # dots merged spread some 3 times as far along as across
+    most_elongation: float = 4.0
 
     def __post_init__(self) -> None:
         for name in ("darker_share", "shading_fit_radii", "within_radii", "most_area_share"):
             value = getattr(self, name)
             if not 0.0 < value <= 1.0:
                 raise DetectionParamsError(f"{name}: expected a share in (0, 1], got {value!r}")
+        if not self.most_elongation > 1.0:
+            raise DetectionParamsError(
+                f"most_elongation: expected a ratio above 1, got {self.most_elongation!r}")

@@ -207,7 +207,7 @@ class Refiner:
             dots, dark_px = ((0, 0.0) if b.streak or not maybe_white
                              else count_dots(dd, si, inner, r, dp.darker_share,
                                              dp.shading_fit_radii, dp.within_radii,
-                                             dp.most_area_share))
+                                             dp.most_area_share, dp.most_elongation))
             if b.streak and cored:
                 # a streak's colour is a mixture with the cloth under it: the cloth under the
                 # same pixels as the colour (a projected line through a streak's middle is the
