@@ -57,7 +57,7 @@ OLD_INLINE = {
     "init_seen_share": 0.5,  # first_frames.by_class: frames // 2
     "placed_unseen_frames": 1,  # first_frames.named_by_start: frames - 1
     "same_place_diameters": 0.5,  # first_frames, pick_up, vetoes: 0.5 * setting.d
-    "pair_spread_radii": 0.2,  # whites.is_pair
+    "pair_spread_radii": 0.25,  # whites.is_pair (0.2 before the dots were read against the shading)
     "single_spread_radii": 0.15,  # whites.is_single
     "init_dots_lead_looks": 3,  # first_frames.named_by_dots_and_place: < 3
     "swap_lead_looks": 10,  # whites.dots_say: w2.pair + 10

@@ -321,12 +321,95 @@ def fit_ball(patch: NDArray[np.uint8], cloth: F32, labels: NDArray[np.uint16], r
 
 
 @njit(cache=True, nogil=True)
-def count_dots(dd: F32, si: F32, inner: Mask, r: float) -> tuple[int, float]:
-    """The dark dots inside a ball (within 0.8 radii; darker than 0.6 of its core): how many
-    (8-connected groups of two pixels or more), and the spread of all their pixels (the standard
-    deviation along their longest axis, pixels). ``dd``, ``si`` and ``inner``: :func:`fit_ball`'s
-    squared distances from the centre, brightness sums (B + G + R + 3) and core mask. The white
-    with dots (W1) is told from the plain one (W2) by them."""
+def _shading(dd: F32, si: F32, r: float, fit_radii: float, keep_share: float, ci: int,
+             cj: int) -> tuple[float, float, float, float, bool]:
+    """The ball's own shading: ``a + b x + c y + d (x^2 + y^2)`` (x, y from the centre pixel
+    ``ci, cj`` in radii) fitted by least squares to the brightness sums within ``fit_radii``,
+    three rounds, each leaving out the pixels darker than ``keep_share`` of the last fit (the
+    dots). A lamp to one side lights a white brighter on that side and the rim falls off: one
+    level for the whole ball (the core's median) took the shaded side for dots. Returns the four
+    coefficients and whether there were pixels enough."""
+    h, w = dd.shape
+    within = np.float32((fit_radii * r) ** 2)
+    rr = r * r
+    a = b = c = d = 0.0
+    for rnd in range(3):
+        m = np.zeros((4, 4))
+        v = np.zeros(4)
+        n = 0
+        for i in range(h):
+            y = (i - ci) / r
+            for j in range(w):
+                if dd[i, j] > within or math.isnan(si[i, j]):
+                    continue
+                x = (j - cj) / r
+                q = dd[i, j] / rr
+                z = si[i, j] - 3.0
+                if rnd and z < keep_share * (a + b * x + c * y + d * q):
+                    continue
+                t0, t1, t2, t3 = 1.0, x, y, q
+                v[0] += t0 * z
+                v[1] += t1 * z
+                v[2] += t2 * z
+                v[3] += t3 * z
+                m[0, 0] += 1.0
+                m[0, 1] += t1
+                m[0, 2] += t2
+                m[0, 3] += t3
+                m[1, 1] += t1 * t1
+                m[1, 2] += t1 * t2
+                m[1, 3] += t1 * t3
+                m[2, 2] += t2 * t2
+                m[2, 3] += t2 * t3
+                m[3, 3] += t3 * t3
+                n += 1
+        if n < 8:
+            return a, b, c, d, False
+        for k in range(4):
+            m[k, k] += 1e-9
+            for kk in range(k):
+                m[k, kk] = m[kk, k]
+        sol = np.linalg.solve(m, v)
+        a, b, c, d = sol[0], sol[1], sol[2], sol[3]
+    return a, b, c, d, True
+
+
+@njit(cache=True, nogil=True)
+def _a_line(members: NDArray[np.int64], size: int, most_elongation: float) -> bool:
+    """The group of ``size`` pixels (``members``: row, column) is a thin line: its spread along
+    its longest axis more than ``most_elongation`` times that across it (a hard shadow's edge or
+    a projected line through the ball; W2's two dots merged into one group spread some 3 times
+    as far along their axis as across it)."""
+    if size < 3:
+        return False
+    gx = gy = 0.0
+    for k in range(size):
+        gy += members[k, 0]
+        gx += members[k, 1]
+    gx /= size
+    gy /= size
+    sxx = syy = sxy = 0.0
+    for k in range(size):
+        ex, ey = members[k, 1] - gx, members[k, 0] - gy
+        sxx += ex * ex
+        syy += ey * ey
+        sxy += ex * ey
+    half = 0.5 * (sxx + syy)
+    root = math.sqrt(max(0.0, 0.25 * (sxx - syy) ** 2 + sxy * sxy))
+    return half + root >= most_elongation ** 2 * max(half - root, 1e-9)
+
+
+@njit(cache=True, nogil=True)
+def count_dots(dd: F32, si: F32, inner: Mask, r: float, darker_share: float, fit_radii: float,
+               within_radii: float, most_area_share: float,
+               most_elongation: float) -> tuple[int, float]:
+    """The dark dots inside a ball (within ``within_radii``; darker than ``darker_share`` of
+    the ball's own shading there, see :func:`_shading`): how many (8-connected groups of two
+    pixels or more, none larger than ``most_area_share`` of the ball's disc: a shadow's edge
+    or the shaded rim across the ball is no dot; nor a thin line, see :func:`_a_line`), and the
+    spread of all their pixels (the standard deviation along their longest axis, pixels).
+    ``dd``, ``si`` and ``inner``: :func:`fit_ball`'s squared distances from the centre,
+    brightness sums (B + G + R + 3) and core mask. W1 (one dot) is told from W2 (two) by them."""
     h, w = dd.shape
     n_inner = 0
     for i in range(h):
@@ -335,29 +418,36 @@ def count_dots(dd: F32, si: F32, inner: Mask, r: float) -> tuple[int, float]:
                 n_inner += 1
     if n_inner < 3:
         return 0, 0.0
-    three = np.float32(3.0)
-    core = np.empty(n_inner, np.float32)
-    n = 0
+    # the centre pixel (the fit's terms in x and y take up its sub-pixel offset)
+    ci = cj = 0
+    least = np.float32(np.inf)
     for i in range(h):
         for j in range(w):
-            if inner[i, j]:
-                core[n] = si[i, j] - three
-                n += 1
-    darker = np.float32(0.6 * _upper_middle(core))
-    within = np.float32((0.8 * r) ** 2)
+            if dd[i, j] < least:
+                least, ci, cj = dd[i, j], i, j
+    a, b, c, d, fitted = _shading(dd, si, r, fit_radii, 0.5 + 0.5 * darker_share, ci, cj)
+    if not fitted:
+        return 0, 0.0
+    within = np.float32((within_radii * r) ** 2)
     dark = np.zeros((h, w), np.bool_)
     n_dark = 0
     for i in range(h):
+        y = (i - ci) / r
         for j in range(w):
-            if dd[i, j] <= within and si[i, j] - three < darker:
-                dark[i, j] = True
-                n_dark += 1
+            if dd[i, j] <= within and not math.isnan(si[i, j]):
+                x = (j - cj) / r
+                if si[i, j] - 3.0 < darker_share * (a + b * x + c * y + d * dd[i, j] / (r * r)):
+                    dark[i, j] = True
+                    n_dark += 1
     if n_dark == 0:
         return 0, 0.0
-    # the groups, by filling each from a pixel not yet reached
+    # the groups, by filling each from a pixel not yet reached; those dot-sized are kept
+    most_px = most_area_share * math.pi * r * r
     seen = np.zeros((h, w), np.bool_)
+    kept = np.zeros((h, w), np.bool_)
     stack = np.empty((n_dark, 2), np.int64)
-    count = 0
+    members = np.empty((n_dark, 2), np.int64)
+    count = n_kept = 0
     for i in range(h):
         for j in range(w):
             if not dark[i, j] or seen[i, j]:
@@ -367,40 +457,42 @@ def count_dots(dd: F32, si: F32, inner: Mask, r: float) -> tuple[int, float]:
             top, size = 1, 0
             while top:
                 top -= 1
-                y, x = stack[top, 0], stack[top, 1]
+                y0, x0 = stack[top, 0], stack[top, 1]
+                members[size, 0], members[size, 1] = y0, x0
                 size += 1
-                for yy in range(max(0, y - 1), min(h, y + 2)):
-                    for xx in range(max(0, x - 1), min(w, x + 2)):
+                for yy in range(max(0, y0 - 1), min(h, y0 + 2)):
+                    for xx in range(max(0, x0 - 1), min(w, x0 + 2)):
                         if dark[yy, xx] and not seen[yy, xx]:
                             seen[yy, xx] = True
                             stack[top, 0], stack[top, 1] = yy, xx
                             top += 1
-            if size >= 2:
+            if 2 <= size <= most_px and not _a_line(members, size, most_elongation):
                 count += 1
+                n_kept += size
+                for k in range(size):
+                    kept[members[k, 0], members[k, 1]] = True
     if count == 0:
         return 0, 0.0
-    if n_dark < 2:
-        return count, 0.0
-    # the largest eigenvalue of the pixels' 2 x 2 covariance, in closed form
+    # the largest eigenvalue of the kept pixels' 2 x 2 covariance, in closed form
     mx = 0.0
     my = 0.0
     for i in range(h):
         for j in range(w):
-            if dark[i, j]:
+            if kept[i, j]:
                 mx += j
                 my += i
-    mx /= n_dark
-    my /= n_dark
+    mx /= n_kept
+    my /= n_kept
     sxx = syy = sxy = 0.0
     for i in range(h):
         for j in range(w):
-            if dark[i, j]:
+            if kept[i, j]:
                 x, y = j - mx, i - my
                 sxx += x * x
                 syy += y * y
                 sxy += x * y
     half = 0.5 * (sxx + syy)
-    top_ = (half + math.sqrt(max(0.0, 0.25 * (sxx - syy) ** 2 + sxy * sxy))) / (n_dark - 1)
+    top_ = (half + math.sqrt(max(0.0, 0.25 * (sxx - syy) ** 2 + sxy * sxy))) / (n_kept - 1)
     return count, math.sqrt(max(0.0, top_))
 
 
@@ -415,4 +507,4 @@ def warm_up() -> None:
     (_, _, _, _, _, _, _, inner, dd, si) = fit_ball(
         frame[1:6, 1:6], cloth[:3, :3], labels[:3, :3], rows, rows.copy(), 1, np.zeros((1, 2)),
         2.0, 2.0, 2.0, 1, 1, 0.03, False, 0.2, False)
-    count_dots(dd, si, inner, 2.0)
+    count_dots(dd, si, inner, 2.0, 0.75, 0.8, 0.8, 0.12, 4.0)

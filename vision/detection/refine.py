@@ -25,6 +25,7 @@ from vision.detection.classify import Classifier
 from vision.detection.cloth import ClothModel
 from vision.detection.colour import ColourModel, middle_colour
 from vision.detection.geometry import WorkGrid
+from vision.detection.params import DotParams
 from vision.detection.types import Blob, Detection
 
 
@@ -42,8 +43,10 @@ class Refiner:
     (its colour under a ball, its ball threshold) on the work ``grid``; ``classifier`` tells a
     drawn-out blob that is a blurred ball. Keeps the answers the last frame kept or made."""
 
-    def __init__(self, grid: WorkGrid, cloth: ClothModel, classifier: Classifier) -> None:
+    def __init__(self, grid: WorkGrid, cloth: ClothModel, classifier: Classifier,
+                 dots: DotParams | None = None) -> None:
         self.grid = grid
+        self.dots = dots or DotParams()
         self.cloth = cloth
         self.classifier = classifier
         self._cache: list[Made] = []
@@ -200,8 +203,11 @@ class Refiner:
             maybe_white = (colours is None
                            or colours.names[colours.nearest(bgr, sure=False)[0]]
                            == "white")
+            dp = self.dots
             dots, dark_px = ((0, 0.0) if b.streak or not maybe_white
-                             else count_dots(dd, si, inner, r))
+                             else count_dots(dd, si, inner, r, dp.darker_share,
+                                             dp.shading_fit_radii, dp.within_radii,
+                                             dp.most_area_share, dp.most_elongation))
             if b.streak and cored:
                 # a streak's colour is a mixture with the cloth under it: the cloth under the
                 # same pixels as the colour (a projected line through a streak's middle is the

@@ -50,7 +50,7 @@ class TrackingParams:
     # again, a ball put on the table seen in place, a thing left there the last frame)
     same_place_diameters: float = 0.5
     # W2's pair of dots: dots spread over more than this (of the ball's radius) ...
-    pair_spread_radii: float = 0.2
+    pair_spread_radii: float = 0.25
     single_spread_radii: float = 0.15  # ... W1's one dot: spread over less than this
     # in the first frames, whites whose pair counts differ by less than this are undecided
     init_dots_lead_looks: int = 3
