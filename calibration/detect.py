@@ -74,6 +74,20 @@ ASPECT_TRUSTED = 0.002  # the rail outline's pinhole violation below which its w
 WIDTH_TOLERANCE_MM = 8.0  # the noses' cushion width may differ from the aspect's by this much
 NOSE_WIDTH_TRUSTED = 0.0035  # ... or any amount, while its outline's pinhole violation is below
 MIN_CUSHION_MM = 10.0  # a cushion narrower than this is not a cushion width
+LOOSE_FIT_MM = 4.5  # an illumination-invariant reading fitting worse than this is doubtful
+
+
+@dataclass(frozen=True)
+class CushionPrior:
+    """What a cushion is known to be before the picture is read. ``width_mm``: the cushion top
+    from the nose to the wooden rail, seen from above (about 50 mm on pyramid and pool tables:
+    the rubber's profile, not the table's size, sets it). Used only where the noses are not
+    seen as one width all round; such a calibration is marked doubtful."""
+
+    width_mm: float = 50.0
+
+
+CUSHION_PRIOR = CushionPrior()
 
 
 @dataclass(frozen=True, eq=False)
@@ -642,11 +656,31 @@ def _checked(detection: TableDetection) -> TableDetection:
         warnings.append(f"{shape.describe()}: check the preview")
     if checks.get("lens_at_bound"):
         warnings.append("the lens model reached the limit of its range: check the preview")
+    warnings += _unsure_reading(checks, cal.rms_residual_mm)
     checks.update({"pinhole_violation": round(fit.violation, 5),
                    "pinhole_aspect": round(fit.aspect, 5), "pinhole_skew": round(fit.skew, 5),
                    "focal_px": round(fit.focal_px, 1), **shape.to_checks(),
                    "doubtful": bool(warnings), "warnings": warnings})
     return replace(detection, calibration=replace(cal, checks=checks))
+
+
+def _unsure_reading(checks: Mapping[str, object], rms_mm: float) -> list[str]:
+    """Warnings for an illumination-invariant reading whose field rests on less than the
+    noses seen: its lines fit within the refusal threshold, yet on the hard pictures such
+    readings were 4-100 mm off (the rail edges' outline moved by the lens fit, another edge
+    taken for a nose), so they are marked doubtful rather than trusted silently."""
+    if checks.get("reading") != "invariant":
+        return []
+    if checks.get("cushion_width_from") == "prior":
+        return [f"the cushion noses were not seen as one width all round: the field is the rail "
+                f"edges less the usual {CUSHION_PRIOR.width_mm:g} mm cushion; check the preview"]
+    if checks.get("cushion_width_from") == "none":
+        return ["the rails' edges were not seen all round: the field rests on the noses alone, "
+                "which may be another edge; check the preview"]
+    if rms_mm > LOOSE_FIT_MM:
+        return [f"the cushion lines fit loosely (RMS {rms_mm:.1f} mm, over {LOOSE_FIT_MM:g} mm): "
+                "check the preview"]
+    return []
 
 
 def _detect(img: NDArray[np.uint8], lab: NDArray[np.float32], table: TableSpec,
@@ -726,9 +760,13 @@ def _detect(img: NDArray[np.uint8], lab: NDArray[np.float32], table: TableSpec,
             h_nose, cushion_mm, agree = from_noses
             width_from = "noses"
         elif aspect_ok:
-            h_nose, cushion_mm, agree = outline_homography(rails[0], table, aspect_mm), \
-                aspect_mm, []
-            width_from = "aspect"
+            # the noses not seen as one width all round: the outline's aspect only tells that
+            # the rail edges are a table's, its width trades off against the lens and the focal
+            # length (4-20 mm off on dim, compressed pictures), so the cushion's usual width is
+            # taken and the calibration marked doubtful (:func:`_checked`)
+            h_nose, cushion_mm, agree = outline_homography(
+                rails[0], table, CUSHION_PRIOR.width_mm), CUSHION_PRIOR.width_mm, []
+            width_from = "prior"
         else:
             rails = None
     nose_cal = Calibration(image_size=size, table=table, homography_image_to_table=h_nose,

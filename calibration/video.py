@@ -10,6 +10,7 @@ from numpy.typing import NDArray
 
 from calibration.detect import CAMERA_HEIGHT_MM, MAX_RESIDUAL_MM, TableDetection, detect_table
 from calibration.errors import CalibrationError
+from calibration.steady import STEADY, SteadyParams, steady
 from rules.table import TableSpec
 from video import FileSource, VideoError, probe
 
@@ -48,13 +49,17 @@ def frame_count(path: str | Path) -> int:
 
 
 def sample_frames(path: str | Path, n: int = 9,
-                  seen: Callable[[int, int], None] | None = None) -> list[tuple[int, Frame]]:
+                  seen: Callable[[int, int], None] | None = None,
+                  stop: int | None = None) -> list[tuple[int, Frame]]:
     """``n`` frames spread evenly over the video (first and last included), as
     ``(frame_index, bgr_frame)``: for a median frame that hands, cue and balls vanish from.
-    ``seen(k, of)``, when given, is told each frame passed over (k of the ``of`` read)."""
+    ``seen(k, of)``, when given, is told each frame passed over (k of the ``of`` read);
+    ``stop``: spread them over the frames before this one only."""
     if n < 1:
         raise CalibrationError(f"expected at least 1 frame to sample, got {n}", "frames")
     total = frame_count(path)
+    if stop is not None:
+        total = min(total, max(stop, 1))
     if total <= 0:
         raise CalibrationError("expected a video with frames, found none", "video")
     wanted = sorted({round(i * (total - 1) / max(n - 1, 1)) for i in range(n)})
@@ -75,6 +80,25 @@ def sample_frames(path: str | Path, n: int = 9,
     return out
 
 
+def steady_sample(path: str | Path, sample: Sequence[tuple[int, Frame]], frames: int,
+                  params: SteadyParams = STEADY
+                  ) -> Sequence[tuple[int, Frame]]:
+    """The sample frames that show the table where the first one does
+    (:mod:`calibration.steady`); when fewer than ``params.least_frames`` do, ``frames`` frames
+    spread over the video up to the first moved one, those of them that line up with the first
+    (a camera bumped early: its first picture is the one calibrated)."""
+    keep = steady([f for _, f in sample], params)
+    if bool(np.all(keep)):
+        return sample
+    if int(np.count_nonzero(keep)) < params.least_frames:
+        moved_at = sample[int(np.flatnonzero(~keep)[0])][0]
+        again = sample_frames(path, frames, stop=moved_at)
+        again_keep = steady([f for _, f in again], params)
+        if int(np.count_nonzero(again_keep)) > int(np.count_nonzero(keep)):
+            return [s for s, k in zip(again, again_keep, strict=True) if k]
+    return [s for s, k in zip(sample, keep, strict=True) if k]
+
+
 def detect_table_in_video(path: str | Path, table: TableSpec | None = None, *,
                           frames: int = 9, head: str | None = None,
                           max_residual_mm: float = MAX_RESIDUAL_MM,
@@ -85,9 +109,11 @@ def detect_table_in_video(path: str | Path, table: TableSpec | None = None, *,
     """Calibrate from a video file: the median of ``frames`` frames spread over it (so players
     and balls in motion vanish), ``frame`` set to the first of them. ``sample``: those frames
     (index, frame) when already read (:func:`sample_frames`: reading them takes a pass over the
-    video). The other arguments are :func:`~calibration.detect.detect_table`'s."""
+    video); only those that line up with the first make the median (:func:`steady_sample`: a
+    camera bumped mid-video). The other arguments are :func:`~calibration.detect.detect_table`'s."""
     if sample is None:
         sample = sample_frames(path, frames)
+    sample = steady_sample(path, sample, frames)
     return detect_table([f for _, f in sample], table, head=head,
                         max_residual_mm=max_residual_mm, frame=sample[0][0],
                         nose_height_mm=nose_height_mm, camera_height_mm=camera_height_mm)
