@@ -10,7 +10,7 @@ import pytest
 from vision.detection import ballfit
 from vision.detection.chroma import chroma_planes
 from vision.detection.detector import detect_frame
-from vision.detection.params import DotParams
+from vision.detection.params import DEFAULT_DETECTION
 
 CLOTH = (110, 150, 40)
 WHITE = (235, 240, 240)
@@ -80,10 +80,10 @@ def test_the_dots_of_a_white_are_counted(dots):
     r = 12.0
     patch = drawn_ball(24.2, 23.7, r, WHITE, dots=dots)
     *_, inner, dd, si = fit(patch, (24.0, 24.0), r)
-    d = DotParams()
-    count, spread = ballfit.count_dots(dd, si, inner, r, d.darker_share, d.shading_fit_radii,
-                                       d.within_radii, d.most_area_share,
-                                       d.most_elongation)
+    d = DEFAULT_DETECTION
+    count, spread = ballfit.count_dots(dd, si, inner, r, d.dot_darker_share, d.dot_fit_radii,
+                                       d.dot_within_radii, d.dot_most_area_share,
+                                       d.dot_elongation_ratio)
     assert count == dots
     # two dots 0.6 radii apart: their pixels spread about 0.3 radii along their axis
     assert (spread > 0.2 * r) if dots == 2 else (spread < 0.15 * r)

@@ -1500,6 +1500,9 @@ TUNED = {
     "cloth_like_share": 0.08,  # CLOTH_LIKE
     "class_brightness_ratio": 1.25,  # CLASS_BRIGHTNESS
     "mixture_brightness_ratio": 1.5,  # MIXTURE_BRIGHTNESS
+    # the whites' dots read against the ball's own shading (2026-12-06, fifth session)
+    "dot_darker_share": 0.75, "dot_fit_radii": 0.8, "dot_within_radii": 0.8,
+    "dot_most_area_share": 0.12, "dot_elongation_ratio": 4.0,
 }
 
 

@@ -18,18 +18,19 @@ import pytest
 
 from tests.vision.test_ballfit import WHITE, drawn_ball, fit
 from vision.detection import ballfit
-from vision.detection.params import DetectionParamsError, DotParams
+from vision.detection.params import DEFAULT_DETECTION, DetectionParams, DetectionParamsError
 from vision.tracking.params import TrackingParams
 
 FIXTURES = Path(__file__).parent / "fixtures" / "dots"
-DOTS = DotParams()
+DOTS = DEFAULT_DETECTION
 TRACKING = TrackingParams()
 
 
 def count(dd: np.ndarray, si: np.ndarray, inner: np.ndarray, r: float) -> tuple[int, float]:
     """count_dots with the default parameters."""
-    return ballfit.count_dots(dd, si, inner, r, DOTS.darker_share, DOTS.shading_fit_radii,
-                              DOTS.within_radii, DOTS.most_area_share, DOTS.most_elongation)
+    return ballfit.count_dots(dd, si, inner, r, DOTS.dot_darker_share, DOTS.dot_fit_radii,
+                              DOTS.dot_within_radii, DOTS.dot_most_area_share,
+                              DOTS.dot_elongation_ratio)
 
 
 def inputs(crop: np.ndarray, cx: float, cy: float,
@@ -112,7 +113,7 @@ def test_a_white_lit_from_one_side_shows_its_own_dots(dots):
 
 def test_the_dot_parameters_are_checked():
     with pytest.raises(DetectionParamsError, match="darker_share"):
-        DotParams(darker_share=1.5)
+        DetectionParams(dot_darker_share=1.5)
 
 
 def test_a_thin_shadow_line_across_a_white_is_no_dot():

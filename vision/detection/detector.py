@@ -83,7 +83,7 @@ class BallDetector:
         self.foreground_map = ForegroundMap(params, grid)
         self.blob_finder = BlobFinder(params, grid)
         self.classifier = Classifier(params, self.cloth_model)
-        self.refiner = Refiner(grid, self.cloth_model, self.classifier)
+        self.refiner = Refiner(grid, self.cloth_model, self.classifier, params)
 
     def moved(self, calibration: Calibration, motion: NDArray[np.float64]) -> BallDetector:
         """This detector for the picture moved by ``motion`` (3x3 full-resolution pixels, new

@@ -59,6 +59,21 @@ class DetectionParams:
     # of the whites' floor (at a third of it the compression's junk on a red cloth took the
     # balls' ids; see ClothModel._faint_balls_floor)
     faint_floor_share: float = 0.5
+    # The whites' dots (see ballfit.count_dots): 12 mm across on a 61-68 mm ball, at 720p some 3-4
+    # pixels, blurred by the lens and the encoding to grey smudges only 20-30 % darker than the
+    # ball around them. Darkness is measured against the ball's own shading (a plane tilted
+    # toward the lamps plus the rim's fall-off), not one level for the whole ball: under a club
+    # room's lamps the side away from them is 40 % darker than the core and was read as dots.
+    dot_darker_share: float = 0.75  # a dot is darker than this share of the fitted shading
+    dot_fit_radii: float = 0.8  # the shading is fitted within this many radii of the centre
+    dot_within_radii: float = 0.8  # dots are looked for this near the centre (the rim is dark)
+    # a dark group larger than this share of the ball's disc is a shadow's edge, not a dot (W1's
+    # dot covers 3 % of it, W2's pair merged 6-8 %)
+    dot_most_area_share: float = 0.12
+    # a dark group spread along its longest axis more than this many times as far as across it
+    # is a line (a hard shadow's edge, a line projected through the ball), not a dot: W2's two
+    # dots merged spread some 3 times as far along as across
+    dot_elongation_ratio: float = 4.0
     # when the picture changed over more than this share of the table (players over it), the
     # foreground and the blobs are made afresh for all of it in one go: cheaper than in pieces
     mostly_changed_share: float = 0.4
@@ -182,35 +197,3 @@ class BallSizeParams:
 DEFAULT_DETECTION = DetectionParams()
 DEFAULT_BALL_SIZE = BallSizeParams()
 
-
-@dataclass(frozen=True)
-class DotParams:
-    """How the whites' dots are found (see :func:`vision.detection.ballfit.count_dots`).
-
-    The dots are 12 mm across on a 61-68 mm ball: at 720p some 3-4 pixels, blurred by the lens
-    and the encoding to grey smudges only 20-30 % darker than the ball around them. Darkness is
-    measured against the ball's own shading (a plane tilted toward the lamps plus the rim's
-    fall-off), not one level for the whole ball: under a club room's lamps the side away from
-    them is 40 % darker than the core and was read as dots (W1 taken for W2 more often than
-    W2 itself was)."""
-
-    # a dot is darker than this share of the ball's fitted shading where it lies
-    darker_share: float = 0.75
-    shading_fit_radii: float = 0.8  # the shading is fitted within this many radii of the centre
-    within_radii: float = 0.8  # dots are looked for this near the centre (the rim is too dark)
-    # a dark group larger than this share of the ball's disc is a shadow's edge, not a dot (W1's
-    # dot covers 3 % of it, W2's pair merged 6-8 %)
-    most_area_share: float = 0.12
-    # a dark group whose spread along its longest axis is more than this many times that across
-    # it is a line (a hard shadow's edge, a line projected through the ball), not a dot: W2's two
-    # dots merged spread some 3 times as far along as across
-    most_elongation: float = 4.0
-
-    def __post_init__(self) -> None:
-        for name in ("darker_share", "shading_fit_radii", "within_radii", "most_area_share"):
-            value = getattr(self, name)
-            if not 0.0 < value <= 1.0:
-                raise DetectionParamsError(f"{name}: expected a share in (0, 1], got {value!r}")
-        if not self.most_elongation > 1.0:
-            raise DetectionParamsError(
-                f"most_elongation: expected a ratio above 1, got {self.most_elongation!r}")

@@ -25,7 +25,7 @@ from vision.detection.classify import Classifier
 from vision.detection.cloth import ClothModel
 from vision.detection.colour import ColourModel, middle_colour
 from vision.detection.geometry import WorkGrid
-from vision.detection.params import DotParams
+from vision.detection.params import DEFAULT_DETECTION, DetectionParams
 from vision.detection.types import Blob, Detection
 
 
@@ -44,9 +44,9 @@ class Refiner:
     drawn-out blob that is a blurred ball. Keeps the answers the last frame kept or made."""
 
     def __init__(self, grid: WorkGrid, cloth: ClothModel, classifier: Classifier,
-                 dots: DotParams | None = None) -> None:
+                 params: DetectionParams = DEFAULT_DETECTION) -> None:
         self.grid = grid
-        self.dots = dots or DotParams()
+        self.params = params
         self.cloth = cloth
         self.classifier = classifier
         self._cache: list[Made] = []
@@ -203,11 +203,11 @@ class Refiner:
             maybe_white = (colours is None
                            or colours.names[colours.nearest(bgr, sure=False)[0]]
                            == "white")
-            dp = self.dots
+            p = self.params
             dots, dark_px = ((0, 0.0) if b.streak or not maybe_white
-                             else count_dots(dd, si, inner, r, dp.darker_share,
-                                             dp.shading_fit_radii, dp.within_radii,
-                                             dp.most_area_share, dp.most_elongation))
+                             else count_dots(dd, si, inner, r, p.dot_darker_share,
+                                             p.dot_fit_radii, p.dot_within_radii,
+                                             p.dot_most_area_share, p.dot_elongation_ratio))
             if b.streak and cored:
                 # a streak's colour is a mixture with the cloth under it: the cloth under the
                 # same pixels as the colour (a projected line through a streak's middle is the
