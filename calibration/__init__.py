@@ -17,7 +17,13 @@ from calibration.drift import Drift, DriftEvent, DriftMonitor, measure_drift
 from calibration.errors import CalibrationError
 from calibration.model import Calibration
 from calibration.preview import draw_calibration, save_preview
-from calibration.video import detect_table_in_video, frame_count, read_frames, sample_frames
+from calibration.video import (
+    detect_table_in_video,
+    frame_count,
+    read_frames,
+    sample_frames,
+    steady_sample,
+)
 
 __all__ = [
     "Bump",
@@ -39,4 +45,5 @@ __all__ = [
     "read_frames",
     "sample_frames",
     "save_preview",
+    "steady_sample",
 ]

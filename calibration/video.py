@@ -104,16 +104,18 @@ def detect_table_in_video(path: str | Path, table: TableSpec | None = None, *,
                           max_residual_mm: float = MAX_RESIDUAL_MM,
                           nose_height_mm: float | None = None,
                           camera_height_mm: float = CAMERA_HEIGHT_MM,
-                          sample: Sequence[tuple[int, NDArray[np.uint8]]] | None = None
-                          ) -> TableDetection:
+                          sample: Sequence[tuple[int, NDArray[np.uint8]]] | None = None,
+                          steadied: bool = False) -> TableDetection:
     """Calibrate from a video file: the median of ``frames`` frames spread over it (so players
     and balls in motion vanish), ``frame`` set to the first of them. ``sample``: those frames
     (index, frame) when already read (:func:`sample_frames`: reading them takes a pass over the
     video); only those that line up with the first make the median (:func:`steady_sample`: a
-    camera bumped mid-video). The other arguments are :func:`~calibration.detect.detect_table`'s."""
+    camera bumped mid-video), unless ``steadied`` says the sample is already so chosen. The
+    other arguments are :func:`~calibration.detect.detect_table`'s."""
     if sample is None:
         sample = sample_frames(path, frames)
-    sample = steady_sample(path, sample, frames)
+    if not steadied:
+        sample = steady_sample(path, sample, frames)
     return detect_table([f for _, f in sample], table, head=head,
                         max_residual_mm=max_residual_mm, frame=sample[0][0],
                         nose_height_mm=nose_height_mm, camera_height_mm=camera_height_mm)

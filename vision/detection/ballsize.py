@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration import Calibration, detect_table_in_video
+from calibration import Calibration, detect_table_in_video, steady_sample
 from rules.table import Pocket, TableSpec
 from vision.detection.chroma import chroma_distance, chroma_planes
 from vision.detection.geometry import odd
@@ -251,13 +251,17 @@ def calibrate_for_the_balls(video: str | Path, table: TableSpec,
     the balls (:func:`with_ball_check`); when they are far off the preset's, calibrate again
     for a table with balls of their size (the table finder uses the ball and mouth sizes: on
     the real club footage this found 3 more balls and 2 fewer phantom pots than only
-    swapping the table)."""
+    swapping the table). Only the sample frames that line up with the first are used
+    (:func:`calibration.steady_sample`, once): the balls are measured in the picture the
+    calibration describes."""
+    sample = steady_sample(video, sample, len(sample))
     frames = [f for _, f in sample]
-    first = detect_table_in_video(video, table, sample=sample).calibration
+    first = detect_table_in_video(video, table, sample=sample, steadied=True).calibration
     size = measure_ball_size(frames, first, params)
     checked = _with_ball_size(first, size, table, params)
     fitted = table_for_the_balls(checked, params)
     if fitted == table:
         return checked
-    return _with_ball_size(detect_table_in_video(video, fitted, sample=sample).calibration,
-                           size, table, params)
+    return _with_ball_size(
+        detect_table_in_video(video, fitted, sample=sample, steadied=True).calibration,
+        size, table, params)
