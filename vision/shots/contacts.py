@@ -133,7 +133,9 @@ def grazes(pieces: Mapping[str, list[Piece]], position: Callable[[str, float], P
     ball's velocity over the ``graze_frames`` after that moment differs from the one before by at
     least ``graze_kink_mm_s``, pushing it away from the other along their line of centres (within
     30 degrees): a touch too gentle to turn either track by more than its noise. Passing a hair
-    apart, neither is pushed."""
+    apart, neither is pushed. Two slow balls (under ``touch_speed_mm_per_frame``, seen sharp)
+    within ``touch_mm`` touched, pushed or not (a ball rolling along with the one it hit,
+    catching it again: the truth's own tracks turn by under 1 mm a frame)."""
     found: list[FoundEvent] = []
     seen = {b: {s.frame: s.xy for p in ps for s in p.samples} for b, ps in pieces.items()}
     for a, b in itertools.combinations(sorted(pieces), 2):
@@ -163,13 +165,25 @@ def grazes(pieces: Mapping[str, list[Piece]], position: Callable[[str, float], P
             if any(e.type == "contact" and set(e.balls) == {a, b}
                    and abs(e.t - t) < params.double_kiss_s for e in events + found):
                 continue
-            if all(_pushed_at(ball, other, t, position, fps, params)
-                   for ball, other in ((a, b), (b, a))):
+            if (gap <= diameter + params.touch_mm and all(
+                    _rolling_slowly(ball, t, position, fps, params) for ball in (a, b))) or all(
+                    _pushed_at(ball, other, t, position, fps, params)
+                    for ball, other in ((a, b), (b, a))):
                 xy = position(a, t)
                 assert xy is not None
                 found.append(FoundEvent(t, EventType.CONTACT, (a, b), xy, confidence=gap_confidence(
                     abs(gap - diameter), params.graze_mm)))
     return found
+
+
+def _rolling_slowly(ball: str, t: float, position: Callable[[str, float], Point | None],
+                    fps: float, params: ShotFactsParams) -> bool:
+    """``ball`` rolls over the frame either side of ``t``, each step over ``still_mm_per_frame``
+    and under ``touch_speed_mm_per_frame``."""
+    at = [position(ball, t + dt / fps) for dt in (-1.0, 0.0, 1.0)]
+    steps = [math.dist(p, q) for p, q in itertools.pairwise(at) if p is not None and q is not None]
+    return len(steps) == 2 and all(
+        params.still_mm_per_frame < step < params.touch_speed_mm_per_frame for step in steps)
 
 
 def _pushed_at(ball: str, other: str, t: float,

@@ -75,6 +75,11 @@ class ShotFactsParams:
     graze_mm: float = 4.0  # two rolling balls' centres this near touching, pushed apart: a graze
     graze_frames: int = 3  # ... each ball's velocity compared over this many frames around it
     graze_kink_mm_s: float = 40.0  # ... changed by this at least, pushed off along their line
+    # two balls rolling slower than this (sharp pictures, no blur) whose centres came within
+    # touch_mm of touching did touch, pushed apart or not: a second touch of a ball rolling
+    # along with another, too gentle to turn either by more than the track's noise
+    touch_speed_mm_per_frame: float = 15.0
+    touch_mm: float = 1.5
     cushion_tolerance_mm: float = 22.0  # centre within R +- this of a nose at an event: a cushion
     bounce_touch_mm: float = 6.0  # a slow ball's centre within R + this of a nose, off it: cushion
     nudged_mm: float = 2.5  # a ball at rest through a shot found this far off its place after ...
