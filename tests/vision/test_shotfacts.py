@@ -293,6 +293,8 @@ PREVIOUS_CONSTANTS = {
 }
 ADDED = {
     "least_rebound_share": 0.2,  # cushions.bounced_off_cushion: a bounce comes back off it
+    "touch_speed_mm_per_frame": 15.0,  # contacts.grazes: two slow balls this near touched
+    "touch_mm": 1.5,
 }
 
 

@@ -93,6 +93,7 @@ OLD_INLINE = {
 # the thresholds added since the move, each with the rule that reads it
 ADDED = {
     "swept_diameters": 1.5,  # departure.swept_by
+    "passing_row_diameters": 2.5,  # vetoes.passing_by: a row of pieces passing a still ball
 }
 
 

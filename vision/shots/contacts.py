@@ -236,8 +236,8 @@ def nudges(pieces: Mapping[str, list[Piece]], rests: Mapping[str, Point],
 
 
 def handed_on(ball: str, events: Sequence[FoundEvent], pieces: Mapping[str, list[Piece]],
-              seen: Point, rests: Mapping[str, Point], jitter_mm: float = 0.0
-              ) -> Vector | None:
+              seen: Point, rests: Mapping[str, Point], jitter_mm: float = 0.0,
+              diameter: float = 0.0) -> Vector | None:
     """The velocity (mm/s) a ball hit from rest took from its hitter: what the hitter's
     velocity lost at the contact (balls of equal mass: the velocity along the line of centres
     passes over whole), when that points the way the ball was seen to go (within 30 degrees;
@@ -245,18 +245,42 @@ def handed_on(ball: str, events: Sequence[FoundEvent], pieces: Mapping[str, list
     2.9 m/s into a corner pocket was last seen 3.3 mm off its place, 33 degrees off the way it
     went). A ball seen once or twice after its hit is known by its own steps only roughly: its
     first picture is a streak's piece, and it left some time within that step (a ball hit at
-    6.7 m/s, seen once, 32 mm short, has its speed read as 4 m/s). None when unknown."""
+    6.7 m/s, seen once, 32 mm short, has its speed read as 4 m/s). A hitter not seen before
+    the contact came unseen from its own rest, once it was hit there, straight to one
+    ``diameter`` short of the ball (given a diameter): the ball took that velocity, as fast
+    as its hitter came on average (a red hit unseen on a red cloth, into the other red: no
+    slower). None when unknown."""
     hit = [e for e in events if e.type == "contact" and e.balls[-1] == ball]
     if not hit or ball not in rests:
         return None
     event = hit[-1]
     hitter = pieces.get(event.balls[0], [])
     before = [p for p in hitter if p.start.t < event.t]
-    if not before:
+    if before:
+        after = [p for p in hitter if p.start.t >= event.t]
+        lost: Vector | None = before[-1].velocity(event.t) - (
+            after[0].velocity(event.t) if after else 0.0)
+    else:
+        lost = _came_unseen(event, events, rests, diameter)
+    if lost is None:
         return None
-    after = [p for p in hitter if p.start.t >= event.t]
-    lost = before[-1].velocity(event.t) - (after[0].velocity(event.t) if after else 0.0)
     went = np.subtract(seen, rests[ball])
     if float(np.hypot(*went)) <= jitter_mm:
         return lost
     return lost if within_degrees(went, lost, 30.0) else None
+
+
+def _came_unseen(event: FoundEvent, events: Sequence[FoundEvent], rests: Mapping[str, Point],
+                 diameter: float) -> Vector | None:
+    """The velocity (mm/s) of ``event``'s hitter, not seen from its rest to the contact: from
+    when it was hit there (an earlier contact naming it hit) straight to one ``diameter`` short
+    of the ball it hit, on average; None when it was not hit from rest, or without a diameter."""
+    mover, ball = event.balls[0], event.balls[-1]
+    sent = [e for e in events if e.type == "contact" and e.balls[-1] == mover and e.t < event.t]
+    if not sent or diameter <= 0 or mover not in rests or ball not in rests:
+        return None
+    way = np.subtract(rests[ball], rests[mover])
+    length = float(np.hypot(*way))
+    if length <= diameter:
+        return None
+    return np.asarray(way / length * (length - diameter) / (event.t - sent[-1].t))

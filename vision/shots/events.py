@@ -171,9 +171,14 @@ def _hits_from_rest(shot: ShotMotion, tracks: Mapping[str, Sequence[Sample]],
             hitter, gap = passing_hitter(ball, rests[ball],
                                          first_piece.velocity(first_piece.start.t), t,
                                          paths, D, fps, params)
-        if hitter is None and len(movers) == 1 and unseen_at(tracks[movers[0]], t):
-            # the only ball rolling was not seen then (too fast, merged): it hit this one
-            hitter, gap = movers[0], params.contact_tolerance_mm
+        unseen = [b for b in movers if unseen_at(tracks[b], t)]
+        if len(movers) > 1:  # (those seen then were seen elsewhere: see contact_partner)
+            unseen = [b for b in unseen
+                      if _could_be_there(shot, tracks[b], rests[ball], first_piece, t)]
+        if hitter is None and len(unseen) == 1:
+            # the only ball rolling not seen then (too fast, merged) that could have been
+            # there hit this one
+            hitter, gap = unseen[0], params.contact_tolerance_mm
         if hitter is None and len(movers) == 1:
             # the only ball rolling passed near where its hitter must have been: a fast ball
             # that turns in mid-exposure leaves a bent blur, whose centre is off its way
@@ -185,6 +190,22 @@ def _hits_from_rest(shot: ShotMotion, tracks: Mapping[str, Sequence[Sample]],
             events.append(FoundEvent(t, EventType.CONTACT, (hitter, ball), rests[ball],
                                      confidence=gap_confidence(gap, params.contact_tolerance_mm)))
     return events
+
+
+def _could_be_there(shot: ShotMotion, track: Sequence[Sample], rest: Point, first_piece: Piece,
+                    t: float) -> bool:
+    """A ball unseen at ``t`` could have been where the hitter of the ball at ``rest`` was (one
+    diameter behind it against the way it left along ``first_piece``): from its sample before
+    ``t`` it got there no faster than the hardest shot goes."""
+    before = [s for s in track if s.t < t]
+    leaving = first_piece.velocity(first_piece.start.t)
+    speed = float(np.hypot(*leaving))
+    if not before or speed <= 0:
+        return not before
+    contact = np.asarray(rest) - shot.diameter * leaving / speed
+    frames = max((t - before[-1].t) * shot.fps, 1.0)
+    return float(np.hypot(*(contact - np.asarray(before[-1].xy)))) <= (
+        shot.params.hardest_mm_per_frame * frames)
 
 
 Changes = dict[str, list[tuple[float, float, Vector | None]]]
@@ -297,10 +318,17 @@ def _with_vanished(shot: ShotMotion, events: list[FoundEvent]) -> list[FoundEven
             velocity = step[0]  # a last piece of one sample (a turn just before it vanished)
         pocket, distance = nearest_pocket(table, seen.xy)
         mouth = table.pocket_mouth_mm(pocket)
-        if ps and len(ps) == 1 and len(ps[0].samples) <= 2:
+        hit = _hit_and_gone(shot, ball, events)
+        if hit is not None:
+            # seen after its hit only about its place: it left at the contact, unseen, from
+            # its place (what was seen there later was another ball's picture)
+            seen = Sample(round(hit.t * fps), hit.t, shot.rests[ball])
+            pocket, distance = nearest_pocket(table, seen.xy)
+            mouth = table.pocket_mouth_mm(pocket)
+        if hit is not None or (ps and len(ps) == 1 and len(ps[0].samples) <= 2):
             # hit and gone almost at once: it left as fast as its hitter's velocity changed
-            velocity = _faster(velocity, handed_on(ball, events, pieces, seen.xy, shot.rests,
-                                                   params.flicker_return_mm))
+            velocity = _faster(velocity if hit is None else None, handed_on(
+                ball, events, pieces, seen.xy, shot.rests, params.flicker_return_mm, D))
         near = distance <= params.pocket_reach_diameters * D + mouth / 2
         # (lost for good, after it was seen rolling steadily: not a sighting or two, whose
         # speed may be a misreading's)
@@ -339,6 +367,21 @@ def _with_vanished(shot: ShotMotion, events: list[FoundEvent]) -> list[FoundEven
         # else the tracker lost the ball on the cloth: no event (it is where it was last seen
         # or where the next shot finds it)
     return events
+
+
+def _hit_and_gone(shot: ShotMotion, ball: str, events: Sequence[FoundEvent]
+                  ) -> FoundEvent | None:
+    """The contact that hit ``ball`` from rest, when it was seen in the shot only about its
+    place (within rest_jitter_diameters: after the hit, in part, a picture of another ball come
+    to it) and then gone for good; else None."""
+    if ball not in shot.rests or ball not in shot.never_again:
+        return None
+    hit = [e for e in events if e.type == "contact" and e.balls[-1] == ball]
+    if not hit:
+        return None
+    near = shot.params.rest_jitter_diameters * shot.diameter
+    seen = shot.seen_in_shot.get(ball, [])
+    return hit[-1] if all(math.dist(s.xy, shot.rests[ball]) <= near for s in seen) else None
 
 
 def _last_step(track: Sequence[Sample]) -> tuple[Vector, int] | None:

@@ -47,7 +47,7 @@ class ShotFactsParams:
     min_shot_frames: int = 4  # motion over fewer frames is a ball being placed, not a shot
     max_gap_frames: int = 3  # a ball unseen longer and then elsewhere was not rolling there ...
     hand_s: float = 0.2  # ... unless back this soon (no hand lifts and puts down a ball so fast)
-    nudge_mm: float = 68.0  # ... and at most this far (a ball's width) from where it was last seen
+    nudge_mm: float = 68.0  # ... and this near where last seen, or rolling on from there
     # --- straight pieces of a ball's motion
     line_tolerance_mm: float = 8.0  # a sample this far off the straight motion starts a new piece
     blur_share: float = 0.08  # ... and this share of its step more (a blurred centre is less sure)

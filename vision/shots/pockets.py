@@ -53,21 +53,15 @@ def until_dropped(table: TableSpec, samples: list[Sample], params: ShotFactsPara
     now and then, and its picture cut by the cloth's edge reads shallow), or when it is seen
     back out on the table after it, its centre a radius or more short of every mouth line (it
     rattled and stayed out). (Read deeper, it dropped: what comes back out is something
-    else.) In a corner's throat, whose mouth line runs between the jaw points with the slate
-    behind it, a ball seen in the next frame within a quarter radius of its place sits there
-    however deep it reads (a red rattling in a corner's jaws for four frames, the hole eating
-    its picture, read 15 mm deeper than it was); a middle pocket's mouth is its fall."""
+    else.)"""
     r = table.ball_radius_mm
     for k, s in enumerate(samples):
-        pocket = past_mouth(table, s.xy, params.past_mouth_mm)
-        if pocket is None:
+        if past_mouth(table, s.xy, params.past_mouth_mm) is None:
             continue
         shallow = past_mouth(table, s.xy, 0.25 * r) is None
-        after = samples[k + 1] if k + 1 < len(samples) else None
-        sits = after is not None and after.frame == s.frame + 1 and (
-            (shallow and past_mouth(table, after.xy, 0.25 * r) is None)
-            or (not pocket.is_middle and math.dist(after.xy, s.xy) <= 0.25 * r))
-        if sits or (shallow and any(past_mouth(table, q.xy, -r) is None
+        sits = k + 1 < len(samples) and samples[k + 1].frame == s.frame + 1 and past_mouth(
+            table, samples[k + 1].xy, 0.25 * r) is None
+        if shallow and (sits or any(past_mouth(table, q.xy, -r) is None
                                     for q in samples[k + 1:])):
             continue
         return samples[: k + 1] if k == 0 else samples[:k]

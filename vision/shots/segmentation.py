@@ -209,10 +209,25 @@ def _placed(samples: Sequence[Sample], k: int, params: ShotFactsParams) -> bool:
         return gap > 1 and not rolling_from(samples, k, params)
     if gap <= params.max_gap_frames or distance <= params.still_mm_per_frame * gap:
         return False
-    if b.t - a.t <= params.hand_s and distance <= params.nudge_mm:
-        return False  # no hand picks a ball up and puts it down so soon, so near
+    if b.t - a.t <= params.hand_s and (
+            distance <= params.nudge_mm or _rolls_on(samples, k, params)):
+        # no hand picks a ball up and puts it down so soon, so near; nor puts it down rolling
+        # (a red hit unseen on a red cloth, seen again 243 mm on five frames later, rolling
+        # slowly on after hitting the other red)
+        return False
     return not (k >= 2 and _rolled_on(samples[k - 2], a, b, params)) and not rolling_from(
         samples, k, params)
+
+
+def _rolls_on(samples: Sequence[Sample], k: int, params: ShotFactsParams) -> bool:
+    """From sample ``k`` the ball goes on the way it jumped there from sample ``k - 1`` (within
+    30 degrees), three frames later seen more than ``flicker_return_mm`` further: a ball sent
+    off from its place rolls straight on; a ball put down by hand stays, or moves with the
+    hand any way."""
+    jump = np.subtract(samples[k].xy, samples[k - 1].xy)
+    later = [s for s in samples[k + 1:k + 4] if s.frame <= samples[k].frame + 3]
+    return any(math.dist(s.xy, samples[k].xy) > params.flicker_return_mm
+               and within_degrees(np.subtract(s.xy, samples[k].xy), jump, 30.0) for s in later)
 
 
 def _rolls_on_as_fast(samples: Sequence[Sample], k: int, jump: float) -> bool:

@@ -9,8 +9,8 @@ chance, a detection beyond its gate that a sign of its leaving says is it (see
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
@@ -53,6 +53,8 @@ class FrameView:
     # the game state's cue ball is known and not yet struck: no other ball moves
     before_strike: bool
     may_strike: frozenset[str]  # the balls the cue may strike (see GameShot.may_strike)
+    # of a ball still in its place, the ball sent at it unseen (see motion.sent_at)
+    senders: Mapping[str, BallState] = field(default_factory=dict)
 
 
 def looked_for(view: FrameView, s: BallState, hitter: BallState | None, unhit: bool
@@ -110,7 +112,8 @@ def sighting_cost(view: FrameView, s: BallState, det: Detection, dets: list[Dete
         d_after = math.hypot(det.x_mm - p.x, det.y_mm - p.y)
         if d_after <= p.gate and (d_after < dist or dist > gate):
             dist, prior = d_after, p
-    if (dist > gate and prior is None) or against_hit(setting, s, hitter, det) or (
+    sender = view.senders.get(s.ball)
+    if (dist > gate and prior is None) or against_hit(setting, s, hitter, det, sender) or (
             (s.visible or far_from_last(setting, s, det))
             and was_something_else(setting, s, det, view.leftovers, view.frames_on)
             ) or ruled_out(setting, s, det, dets, view.frame, view.leftovers, dist) or (
@@ -151,7 +154,7 @@ def second_chance(view: FrameView, s: BallState, det: Detection, free: list[Dete
     if det.colour != CLASS_OF[s.ball] and not may_be_of_another_colour(
             setting, s, det, any_other=False):
         return None
-    if against_hit(setting, s, hitter, det) or (
+    if against_hit(setting, s, hitter, det, view.senders.get(s.ball)) or (
             view.before_strike and beside_the_cue_ball_unseen(
                 setting, s, det, s.ball in view.may_strike)):
         return None

@@ -146,6 +146,31 @@ def arriving_hitter(setting: Setting, s: BallState, active: list[BallState], fra
     return best
 
 
+def sent_at(setting: Setting, s: BallState, active: list[BallState], frame: int
+            ) -> BallState | None:
+    """For a ball still in its place: a ball sent off unseen (see ``BallState.sent``) within
+    the last sent_frames whose way runs at it (its line within a diameter of its centre), and
+    which could have got there by now at the speed it was sent: its hitter, arriving unseen
+    (a red sent unseen on a red cloth hit the other red, which was potted; the resting one's
+    id then took the first red's picture arriving, off its place toward where it had lain)."""
+    if s.status not in ("table", "hidden") or not still(setting, s):
+        return None
+    for m in active:
+        if m is s or m.sent is None or m.status != "hidden" or m.last_seen > m.sent[0]:
+            continue
+        sent_frame, vx, vy = m.sent
+        speed = math.hypot(vx, vy)
+        if speed == 0 or frame - sent_frame > setting.params.sent_frames:
+            continue
+        dx, dy = s.x - m.x, s.y - m.y
+        along = (dx * vx + dy * vy) / speed
+        across = abs(dx * vy - dy * vx) / speed
+        if along > 0 and across <= setting.d and (
+                along - setting.d <= speed * (frame - m.last_seen)):
+            return m
+    return None
+
+
 def pocket_gap(setting: Setting, x: float, y: float) -> float:
     """How far (mm) the point is from the nearest pocket's point."""
     return float(np.hypot(setting.pockets[:, 0] - x, setting.pockets[:, 1] - y).min())

@@ -121,6 +121,9 @@ class TrackingParams:
     glint_share: float = 0.6
     # pieces of a faint streak in a row, this near each other: one ball
     streak_step_diameters: float = 1.6
+    # two pieces of one colour this far apart at most (a fast ball's blur) make a row: off a
+    # still ball's place, a row whose line misses the place is another ball passing by
+    passing_row_diameters: float = 2.5
     # two balls this near, one moving, may show as one blob between them
     near_pair_diameters: float = 1.5
     # ... a picture this near their middle, further from each: both of them

@@ -93,7 +93,7 @@ from vision.tracking.first_frames import (
 from vision.tracking.game_shot import GameShot
 from vision.tracking.leftovers import Leftovers
 from vision.tracking.lifecycle import after_the_frame
-from vision.tracking.motion import arriving_hitter, collisions, is_resting, struck
+from vision.tracking.motion import arriving_hitter, collisions, is_resting, sent_at, struck
 from vision.tracking.observe import observe
 from vision.tracking.params import DEFAULT_TRACKING, TrackingParams
 from vision.tracking.pick_up import pick_up
@@ -372,8 +372,10 @@ class Tracker:
             unhit = ({b for b in BALLS if not self.shot.may_strike(b)
                       and not (self.unresolved and CLASS_OF[b] == "white")}
                      if before_strike else set())
+            senders = {s.ball: m for s in active
+                       if (m := sent_at(self.setting, s, active, frame)) is not None}
             view = FrameView(self.setting, frame, self._frames_on, self.leftovers, before_strike,
-                             frozenset(b for b in BALLS if self.shot.may_strike(b)))
+                             frozenset(b for b in BALLS if self.shot.may_strike(b)), senders)
             cost = np.full((len(active), len(dets)), FAR)
             prior: dict[tuple[int, int], Prediction] = {}
             for i, s in enumerate(active):

@@ -68,9 +68,42 @@ def ruled_out(setting: Setting, s: BallState, det: Detection, dets: list[Detecti
     """Not this ball, whatever the cost: a faint thing known not to be a ball, off where the
     ball is expected (``off`` mm from there, see :func:`a_known_thing`); for a ball struck
     while unseen, a thing on the cue's side of its place, or a faint one while a ball-like
-    one of its colour lies the way it went (``dets``: the detections it may take)."""
+    one of its colour lies the way it went (``dets``: the detections it may take); for a ball
+    still in its place, a piece of another ball's blur passing by (see :func:`passing_by`)."""
     return (a_known_thing(setting, s, det, frame, leftovers, off)
-            or against_sent(setting, s, det, frame) or sent_past(setting, s, det, dets, frame))
+            or against_sent(setting, s, det, frame) or sent_past(setting, s, det, dets, frame)
+            or passing_by(setting, s, det, dets, frame))
+
+
+def passing_by(setting: Setting, s: BallState, det: Detection, dets: list[Detection],
+               frame: int) -> bool:
+    """For a ball seen still in its place in the frame before: ``det``, off its place and not a
+    whole ball (less ball-like than clean_score_share), is a piece of a blurred ball passing by,
+    not this ball leaving. It lies in a row with another detection of its colour (a streak's
+    pieces, no further apart than passing_row_diameters) whose line
+    passes beside the place by more than on_line_diameters; a ball leaving its place leaves its
+    pieces on a line through it (a cue ball struck at 17.5 m/s, unseen four frames, hit the
+    other white, resting by a cushion, and ran on past it: the nearer of its pieces, 100 mm off
+    the resting white's place, took that white's id, and the white's own pieces, on a line
+    through its place, 130 mm off, went to the cue ball). A struck ball seen whole beside the
+    cue's tip is no piece; one unseen for frames may have hit another ball since, and turned."""
+    if det.score >= setting.params.clean_score_share or frame - s.last_seen != 1:
+        return False
+    if not still(setting, s) or s.status not in ("table", "hidden"):
+        return False
+    bx, by = s.x - det.x_mm, s.y - det.y_mm  # the ball's place, seen from det
+    if math.hypot(bx, by) < REST_JITTER_DIAMETERS * setting.d:
+        return False
+    for o in dets:
+        if o is det or o.colour != det.colour:
+            continue
+        ux, uy = o.x_mm - det.x_mm, o.y_mm - det.y_mm
+        step = math.hypot(ux, uy)
+        if not setting.d <= step <= setting.params.passing_row_diameters * setting.d:
+            continue
+        if abs(by * ux - bx * uy) / step > setting.params.on_line_diameters * setting.d:
+            return True
+    return False
 
 
 def behind_it(setting: Setting, s: BallState, det: Detection, frame: int) -> bool:
@@ -187,12 +220,28 @@ def sharp_leap(setting: Setting, s: BallState, det: Detection, frame: int, dist:
 def may_be_of_another_colour(setting: Setting, s: BallState, det: Detection, *,
                              any_other: bool) -> bool:
     """A detection not of this ball's colour may still be it when its colour is doubtful: a
-    streak, a piece, a colour not sure (and, with ``any_other``, one of no ball's colour).
-    A ball dropping in a pocket's mouth takes only a streak (see :func:`in_a_mouth`)."""
+    streak drawn along its way to it (see :func:`drawn_from`), a piece, a colour not sure
+    (and, with ``any_other``, one of no ball's colour). A ball dropping in a pocket's mouth
+    takes only a streak (see :func:`in_a_mouth`)."""
+    if det.streak_mm and not drawn_from(setting, s, det):
+        return False
     if in_a_mouth(setting, s) and not det.streak_mm:
         return False
     return bool(det.streak_mm or det.piece or not det.colour_sure
                 or (any_other and det.colour == "other"))
+
+
+def drawn_from(setting: Setting, s: BallState, det: Detection) -> bool:
+    """The streak ``det`` is drawn along the way from where ``s`` was last seen to it (either
+    sense, within same_way_deg): the blur of that very motion. A ball rolling leaves its blur
+    along its way, and one struck from its place along the line through it; a thing that lies
+    where the ball was, or beside its way, smeared across it, is not its motion (a red
+    potted in a corner, its id then on the hole's rim, read as a 110 mm streak across its way,
+    in one place frame after frame)."""
+    way = (det.x_mm - s.x, det.y_mm - s.y)
+    back = (-det.streak_dir[0], -det.streak_dir[1])
+    return bool(way[0] or way[1]) and (same_way(det.streak_dir, way, setting.params)
+                                       or same_way(back, way, setting.params))
 
 
 def beside_the_cue_ball_unseen(setting: Setting, s: BallState, det: Detection,
@@ -221,10 +270,11 @@ def toward(s: BallState, hitter: BallState | None, det: Detection) -> bool:
     return dx * (hitter.x - s.x) + dy * (hitter.y - s.y) > 0
 
 
-def against_hit(setting: Setting, s: BallState, hitter: BallState | None, det: Detection
-                ) -> bool:
+def against_hit(setting: Setting, s: BallState, hitter: BallState | None, det: Detection,
+                sender: BallState | None = None) -> bool:
     """A ball at rest that is hit leaves along the line of centres, away from the hitter:
-    a detection well off its place towards the hitter is the hitter itself (which stopped
-    or slowed at the contact), not this ball."""
+    a detection well off its place towards the hitter (or towards where the ``sender``, a
+    ball sent at it unseen, was last seen) is the hitter itself (which stopped or slowed at
+    the contact), not this ball."""
     far = math.hypot(det.x_mm - s.x, det.y_mm - s.y) >= REST_JITTER_DIAMETERS * setting.d
-    return far and toward(s, hitter, det)
+    return far and (toward(s, hitter, det) or toward(s, sender, det))
