@@ -120,7 +120,10 @@ def _without_rest_flicker(samples: Sequence[Sample], params: ShotFactsParams) ->
     k = 2
     while k + 1 < len(out):
         anchor, before, jumped = out[k - 1], out[k - 2], out[k]
-        settled = at_rest_between(before, anchor, params)
+        # (at rest two steps running: a ball turning off a cushion is still for one, at the
+        # turn, and rolls back past that place)
+        settled = at_rest_between(before, anchor, params) and (
+            k < 3 or at_rest_between(out[k - 3], before, params))
         end = (_back_on(out, k, anchor, params)
                if settled and not at_rest_between(anchor, jumped, params) else None)
         if end is None:
