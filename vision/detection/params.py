@@ -196,4 +196,3 @@ class BallSizeParams:
 
 DEFAULT_DETECTION = DetectionParams()
 DEFAULT_BALL_SIZE = BallSizeParams()
-

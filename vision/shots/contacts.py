@@ -58,6 +58,12 @@ def contact_partner(ball: str, xy: Point, t: float, position: Callable[[str, flo
     return (best, gap) if gap <= params.contact_tolerance_mm else (None, gap)
 
 
+def hitter_place(rest: Point, leaving: Vector, diameter: float) -> Vector:
+    """Where the hitter's centre was at the contact of a ball at ``rest`` that left with velocity
+    ``leaving`` (not zero): one diameter behind it, along the line of centres it left by."""
+    return np.asarray(rest) - diameter * np.asarray(leaving) / float(np.hypot(*leaving))
+
+
 def passing_hitter(ball: str, rest: Point, leaving: Vector, t: float,
                    samples: Mapping[str, list[Sample]], diameter: float, fps: float,
                    params: ShotFactsParams, tolerance: float | None = None
@@ -77,7 +83,7 @@ def passing_hitter(ball: str, rest: Point, leaving: Vector, t: float,
     speed = float(np.hypot(*leaving))
     if speed <= 0:
         return None, math.inf
-    contact = np.array(rest) - diameter * leaving / speed
+    contact = hitter_place(rest, leaving, diameter)
     best: tuple[str | None, float, float] = (None, math.inf, math.inf)  # ball, gap, excess
     for other, seen in samples.items():
         if other == ball:

@@ -17,6 +17,7 @@ from vision.shots.contacts import (
     contact_partner,
     grazes,
     handed_on,
+    hitter_place,
     nudges,
     passing_hitter,
     pushed_away,
@@ -198,11 +199,12 @@ def _could_be_there(shot: ShotMotion, track: Sequence[Sample], rest: Point, firs
     diameter behind it against the way it left along ``first_piece``): from its sample before
     ``t`` it got there no faster than the hardest shot goes."""
     before = [s for s in track if s.t < t]
+    if not before:
+        return True  # not seen before it: from anywhere
     leaving = first_piece.velocity(first_piece.start.t)
-    speed = float(np.hypot(*leaving))
-    if not before or speed <= 0:
-        return not before
-    contact = np.asarray(rest) - shot.diameter * leaving / speed
+    if float(np.hypot(*leaving)) <= 0:
+        return False
+    contact = hitter_place(rest, leaving, shot.diameter)
     frames = max((t - before[-1].t) * shot.fps, 1.0)
     return float(np.hypot(*(contact - np.asarray(before[-1].xy)))) <= (
         shot.params.hardest_mm_per_frame * frames)
@@ -316,15 +318,13 @@ def _with_vanished(shot: ShotMotion, events: list[FoundEvent]) -> list[FoundEven
         step = _last_step(shot.seen_in_shot[ball])
         if velocity is None and step is not None and step[1] <= 2:
             velocity = step[0]  # a last piece of one sample (a turn just before it vanished)
-        pocket, distance = nearest_pocket(table, seen.xy)
-        mouth = table.pocket_mouth_mm(pocket)
         hit = _hit_and_gone(shot, ball, events)
         if hit is not None:
             # seen after its hit only about its place: it left at the contact, unseen, from
             # its place (what was seen there later was another ball's picture)
             seen = Sample(round(hit.t * fps), hit.t, shot.rests[ball])
-            pocket, distance = nearest_pocket(table, seen.xy)
-            mouth = table.pocket_mouth_mm(pocket)
+        pocket, distance = nearest_pocket(table, seen.xy)
+        mouth = table.pocket_mouth_mm(pocket)
         if hit is not None or (ps and len(ps) == 1 and len(ps[0].samples) <= 2):
             # hit and gone almost at once: it left as fast as its hitter's velocity changed
             velocity = _faster(velocity if hit is None else None, handed_on(

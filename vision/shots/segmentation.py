@@ -119,11 +119,8 @@ def _without_rest_flicker(samples: Sequence[Sample], params: ShotFactsParams) ->
     out = list(samples)
     k = 2
     while k + 1 < len(out):
-        anchor, before, jumped = out[k - 1], out[k - 2], out[k]
-        # (at rest two steps running: a ball turning off a cushion is still for one, at the
-        # turn, and rolls back past that place)
-        settled = at_rest_between(before, anchor, params) and (
-            k < 3 or at_rest_between(out[k - 3], before, params))
+        anchor, jumped = out[k - 1], out[k]
+        settled = settled_before(out, k, params)
         end = (_back_on(out, k, anchor, params)
                if settled and not at_rest_between(anchor, jumped, params) else None)
         if end is None:
@@ -132,6 +129,13 @@ def _without_rest_flicker(samples: Sequence[Sample], params: ShotFactsParams) ->
         out[k:end] = [Sample(s.frame, s.t, anchor.xy) for s in out[k:end]]
         k = end
     return out
+
+
+def settled_before(samples: Sequence[Sample], k: int, params: ShotFactsParams) -> bool:
+    """Sample ``k - 1`` is a resting ball's place: at rest over the two steps up to it (one
+    still step is a ball turning off a cushion, which rolls back past that place). ``k >= 2``."""
+    return at_rest_between(samples[k - 2], samples[k - 1], params) and (
+        k < 3 or at_rest_between(samples[k - 3], samples[k - 2], params))
 
 
 def _back_on(samples: Sequence[Sample], k: int, anchor: Sample, params: ShotFactsParams

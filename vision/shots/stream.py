@@ -29,7 +29,7 @@ from rules.table import TableSpec
 from vision.shots.facts import shot_facts
 from vision.shots.params import DEFAULT_SHOT_FACTS, ShotFactsParams
 from vision.shots.samples import Sample, ShotWindow, at_rest_between
-from vision.shots.segmentation import split_shots, steady_tracks
+from vision.shots.segmentation import settled_before, split_shots, steady_tracks
 
 KEPT_SIGHTINGS = 3  # of a ball out of view longer than the history: its last sightings are kept
 
@@ -220,8 +220,8 @@ def ends_in_a_jump(tracks: Mapping[str, Sequence[Sample]], window: ShotWindow,
                 break
             if samples[k].frame > window.last:
                 continue
-            before, anchor, jumped = samples[k - 2], samples[k - 1], samples[k]
-            if (at_rest_between(before, anchor, params)
+            anchor, jumped = samples[k - 1], samples[k]
+            if (settled_before(samples, k, params)
                     and math.dist(anchor.xy, jumped.xy) >= 2 * params.flicker_return_mm
                     and all(at_rest_between(a, b, params)
                             for a, b in itertools.pairwise(samples[k:]))):

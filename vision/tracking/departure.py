@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from vision.detection import Detection
-from vision.tracking.geometry import along_across, same_way
+from vision.tracking.geometry import along_across, rows_from, same_way
 from vision.tracking.motion import is_resting
 from vision.tracking.state import CLASS_OF, BallState, Setting
 
@@ -159,18 +159,9 @@ def in_a_row_from(setting: Setting, s: BallState, det: Detection, free: list[Det
     bx, by = s.x - det.x_mm, s.y - det.y_mm  # the ball's place, seen from det
     if cue is not None and bx * (cue[0] - s.x) + by * (cue[1] - s.y) < 0:
         return False  # det lies on the cue's side
-    for o in free:
-        if o is det or o.colour != det.colour:
-            continue
-        ux, uy = o.x_mm - det.x_mm, o.y_mm - det.y_mm
-        step = math.hypot(ux, uy)
-        if not 0 < step <= setting.params.streak_step_diameters * setting.d:
-            continue
-        ux, uy = ux / step, uy / step
-        if (bx * ux + by * uy < 0
-                and abs(by * ux - bx * uy) < setting.params.on_line_diameters * setting.d):
-            return True
-    return False
+    return any(along < 0 and across < setting.params.on_line_diameters * setting.d
+               for along, across in rows_from(
+                   det, free, s.x, s.y, 0.0, setting.params.streak_step_diameters * setting.d))
 
 
 def sent_toward(setting: Setting, s: BallState, det: Detection, frame: int) -> bool:

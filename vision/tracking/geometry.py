@@ -28,9 +28,8 @@ def likeness_along(det: Detection, way: tuple[float, float], step: float,
     for blur_step_share of the step or more: the blur of that very motion (scored as a disc, a
     streak is poor: a white struck at 7 m/s, seen as streaks of score 0.47-0.52, was lost for 35
     frames)."""
-    drawn_along = det.streak_mm >= params.blur_step_share * step and (
-        same_way(det.streak_dir, way, params)
-        or same_way((-det.streak_dir[0], -det.streak_dir[1]), way, params))
+    drawn_along = det.streak_mm >= params.blur_step_share * step and either_way(
+        det.streak_dir, way, params)
     return max(det.score, params.pick_up_score_share) if drawn_along else det.score
 
 
@@ -62,3 +61,26 @@ def along_across(det: Detection, x: float, y: float) -> tuple[float, float]:
 def same_way(a: Sequence[float], b: Sequence[float], params: TrackingParams) -> bool:
     """Vectors ``a`` and ``b`` point the same way within same_way_deg."""
     return within_degrees(a, b, params.same_way_deg)
+
+
+def either_way(line: Sequence[float], b: Sequence[float], params: TrackingParams) -> bool:
+    """The direction ``line`` (a streak's, which has no sense) lies along ``b`` within
+    same_way_deg, one way or the other."""
+    return same_way(line, b, params) or same_way((-line[0], -line[1]), b, params)
+
+
+def rows_from(det: Detection, others: Sequence[Detection], x: float, y: float,
+              least_mm: float, most_mm: float) -> list[tuple[float, float]]:
+    """For each of ``others`` of ``det``'s colour ``least_mm`` to ``most_mm`` from it (two
+    pieces in a row): where the point (``x``, ``y``) lies from ``det`` along the row (toward
+    the other piece) and across it (unsigned), mm."""
+    bx, by = x - det.x_mm, y - det.y_mm
+    out = []
+    for o in others:
+        if o is det or o.colour != det.colour:
+            continue
+        ux, uy = o.x_mm - det.x_mm, o.y_mm - det.y_mm
+        step = math.hypot(ux, uy)
+        if step > 0 and least_mm <= step <= most_mm:
+            out.append(((bx * ux + by * uy) / step, abs(by * ux - bx * uy) / step))
+    return out

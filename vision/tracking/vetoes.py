@@ -10,7 +10,7 @@ import math
 from vision.detection import Detection
 from vision.shots import REST_JITTER_DIAMETERS, nearest_cushion
 from vision.tracking.departure import sent_toward
-from vision.tracking.geometry import same_way
+from vision.tracking.geometry import either_way, rows_from, same_way
 from vision.tracking.leftovers import Leftovers
 from vision.tracking.motion import in_a_mouth, is_resting, predicted, still, stop_reach
 from vision.tracking.state import CLASS_OF, BallState, Setting
@@ -91,19 +91,11 @@ def passing_by(setting: Setting, s: BallState, det: Detection, dets: list[Detect
         return False
     if not still(setting, s) or s.status not in ("table", "hidden"):
         return False
-    bx, by = s.x - det.x_mm, s.y - det.y_mm  # the ball's place, seen from det
-    if math.hypot(bx, by) < REST_JITTER_DIAMETERS * setting.d:
+    if math.hypot(s.x - det.x_mm, s.y - det.y_mm) < REST_JITTER_DIAMETERS * setting.d:
         return False
-    for o in dets:
-        if o is det or o.colour != det.colour:
-            continue
-        ux, uy = o.x_mm - det.x_mm, o.y_mm - det.y_mm
-        step = math.hypot(ux, uy)
-        if not setting.d <= step <= setting.params.passing_row_diameters * setting.d:
-            continue
-        if abs(by * ux - bx * uy) / step > setting.params.on_line_diameters * setting.d:
-            return True
-    return False
+    d = setting.d
+    return any(across > setting.params.on_line_diameters * d for _, across in rows_from(
+        det, dets, s.x, s.y, d, setting.params.passing_row_diameters * d))
 
 
 def behind_it(setting: Setting, s: BallState, det: Detection, frame: int) -> bool:
@@ -239,9 +231,7 @@ def drawn_from(setting: Setting, s: BallState, det: Detection) -> bool:
     potted in a corner, its id then on the hole's rim, read as a 110 mm streak across its way,
     in one place frame after frame)."""
     way = (det.x_mm - s.x, det.y_mm - s.y)
-    back = (-det.streak_dir[0], -det.streak_dir[1])
-    return bool(way[0] or way[1]) and (same_way(det.streak_dir, way, setting.params)
-                                       or same_way(back, way, setting.params))
+    return bool(way[0] or way[1]) and either_way(det.streak_dir, way, setting.params)
 
 
 def beside_the_cue_ball_unseen(setting: Setting, s: BallState, det: Detection,
