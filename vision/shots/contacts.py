@@ -173,7 +173,8 @@ def grazes(pieces: Mapping[str, list[Piece]], position: Callable[[str, float], P
                 continue
             if (gap <= diameter + params.touch_mm and all(
                     _rolling_slowly(ball, t, position, fps, params) for ball in (a, b))) or all(
-                    _pushed_at(ball, other, t, position, fps, params)
+                    _pushed_at(ball, other, t, position, fps, params,
+                               since=_last_event_before(ball, t - 0.5 / fps, events + found))
                     for ball, other in ((a, b), (b, a))):
                 xy = position(a, t)
                 assert xy is not None
@@ -182,30 +183,72 @@ def grazes(pieces: Mapping[str, list[Piece]], position: Callable[[str, float], P
     return found
 
 
+def also_touched(pieces: Mapping[str, list[Piece]],
+                 position: Callable[[str, float], Point | None], events: list[FoundEvent],
+                 diameter: float, fps: float, params: ShotFactsParams) -> list[FoundEvent]:
+    """Contacts with a third ball at another contact: a ball within the contact tolerance of one
+    of the two at that moment, pushed away from it along their line of centres (the graze test
+    of :func:`_pushed_at`), seen rolling slowly all the while (over the graze's frames either
+    side: a held or jumping track is no evidence). A ball can hit two at once, and the one
+    contact found at its kink names only the nearer partner (a white meeting the yellow and a
+    red within half a frame: its turn was put down to the red, the yellow's own turn too gentle
+    to cut its track)."""
+    found: list[FoundEvent] = []
+    for event in [e for e in events if e.type == "contact"]:
+        for ball in event.balls:
+            here = position(ball, event.t)
+            if here is None:
+                continue
+            for other in sorted(pieces):
+                there = position(other, event.t)
+                if (other in event.balls or there is None
+                        or abs(math.dist(here, there) - diameter) > params.contact_tolerance_mm
+                        or any(e.type == "contact" and set(e.balls) == {ball, other}
+                               and abs(e.t - event.t) < params.double_kiss_s
+                               for e in events + found)
+                        or not _rolling_slowly(other, event.t, position, fps, params,
+                                               params.graze_frames)
+                        or not _pushed_at(other, ball, event.t, position, fps, params)):
+                    continue
+                found.append(FoundEvent(event.t, EventType.CONTACT, (ball, other), here,
+                                        confidence=gap_confidence(
+                                            abs(math.dist(here, there) - diameter),
+                                            params.contact_tolerance_mm)))
+    return found
+
+
+def _last_event_before(ball: str, t: float, events: Sequence[FoundEvent]) -> float:
+    """The time of ``ball``'s last event before ``t`` (-inf: none)."""
+    return max((e.t for e in events if ball in e.balls and e.t < t), default=-math.inf)
+
+
 def _rolling_slowly(ball: str, t: float, position: Callable[[str, float], Point | None],
-                    fps: float, params: ShotFactsParams) -> bool:
-    """``ball`` rolls over the frame either side of ``t``, each step over ``still_mm_per_frame``
-    and under ``touch_speed_mm_per_frame``."""
-    at = [position(ball, t + dt / fps) for dt in (-1.0, 0.0, 1.0)]
+                    fps: float, params: ShotFactsParams, frames: int = 1) -> bool:
+    """``ball`` rolls over the ``frames`` frames either side of ``t``, each step over
+    ``still_mm_per_frame`` and under ``touch_speed_mm_per_frame``."""
+    at = [position(ball, t + dt / fps) for dt in range(-frames, frames + 1)]
     steps = [math.dist(p, q) for p, q in itertools.pairwise(at) if p is not None and q is not None]
-    return len(steps) == 2 and all(
+    return len(steps) == 2 * frames and all(
         params.still_mm_per_frame < step < params.touch_speed_mm_per_frame for step in steps)
 
 
 def _pushed_at(ball: str, other: str, t: float,
                position: Callable[[str, float], Point | None], fps: float,
-               params: ShotFactsParams) -> bool:
+               params: ShotFactsParams, since: float = -math.inf) -> bool:
     """``ball``'s velocity over the ``graze_frames`` after ``t`` differs from the one before by at
-    least ``graze_kink_mm_s``, away from ``other`` along their line of centres within 30 degrees."""
+    least ``graze_kink_mm_s``, away from ``other`` along their line of centres within 30 degrees.
+    The velocity before is taken from ``since`` on (its last event: a ball that came off a
+    cushion a frame or two before it touched has no steady way before that), one frame at least."""
     span = params.graze_frames / fps
-    at = [position(ball, t + dt) for dt in (-0.5 / fps - span, -0.5 / fps, 0.5 / fps,
-                                            0.5 / fps + span)]
+    start = min(t - 1.5 / fps, max(t - 0.5 / fps - span, since))
+    at = [position(ball, t + dt) for dt in (start - t, -0.5 / fps, 0.5 / fps, 0.5 / fps + span)]
     here, there = position(ball, t), position(other, t)
     at_0, at_1, at_2, at_3 = at
     if (at_0 is None or at_1 is None or at_2 is None or at_3 is None or here is None
             or there is None):
         return False
-    change = (np.subtract(at_3, at_2) - np.subtract(at_1, at_0)) / span
+    change = (np.subtract(at_3, at_2) / span
+              - np.subtract(at_1, at_0) / (t - 0.5 / fps - start))
     return float(np.hypot(*change)) >= params.graze_kink_mm_s and pushed_away(
         change, here, there, max_angle_deg=30.0)
 

@@ -14,6 +14,7 @@ import numpy as np
 from rules.events import EventType
 from rules.table import TableSpec
 from vision.shots.contacts import (
+    also_touched,
     contact_partner,
     grazes,
     handed_on,
@@ -68,6 +69,8 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
     # 2b. Grazes: two rolling balls that touch gently, each pushed off its line by too little to
     # cut its track into pieces.
     events += grazes(shot.pieces, shot.position, events, D, fps, params)
+    # 2c'. A third ball touched at another contact (a ball hitting two at once).
+    events += also_touched(shot.pieces, shot.position, events, D, fps, params)
     # 2c. Slow bounces: a ball that came to a cushion and went back off it too slowly for its
     # track to be cut there.
     events += slow_bounces(table, {b: shot.seen_in_shot[b] for b in shot.pieces}, events, fps,

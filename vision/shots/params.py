@@ -72,7 +72,9 @@ class ShotFactsParams:
     # a ball at rest sent off while one ball alone rolled was hit by it when its path passed this
     # near where the hitter must have been
     lone_hitter_mm: float = 51.0
-    graze_mm: float = 4.0  # two rolling balls' centres this near touching, pushed apart: a graze
+    # two rolling balls' centres this near touching, pushed apart: a graze (touches tracked 4.2 and
+    # 5.4 mm wide, each a ball's second touch just off a cushion)
+    graze_mm: float = 6.0
     graze_frames: int = 3  # ... each ball's velocity compared over this many frames around it
     graze_kink_mm_s: float = 40.0  # ... changed by this at least, pushed off along their line
     # two balls rolling slower than this (sharp pictures, no blur) whose centres came within
