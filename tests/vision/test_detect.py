@@ -1268,7 +1268,8 @@ def test_a_streak_whose_ends_are_two_ball_colours_is_two_balls():
     small = np.full((h, w, 3), cloth_bgr, np.uint8)
     cv2.circle(small, (round(x1), round(y1)), round(r), BGR["white"], -1)
     cv2.circle(small, (round(x2), round(y2)), round(r), BGR["red"], -1)
-    two = det.refiner.streaks_of_one_colour(small, blobs, det.colours)
+    frame = cloth()  # (the full-resolution picture: read only for ends of one colour)
+    two = det.refiner.streaks_of_one_colour(frame, small, blobs, det.colours)
     assert sorted((b.x, b.y, b.streak) for b in two) == [(x1, y1, False), (x2, y2, False)]
     # the balls' shadows between them pull the peaks inward (in real footage of a straight
     # shot: the red's peak 10 px from its middle toward the white): each end's colour is read half a
@@ -1278,11 +1279,64 @@ def test_a_streak_whose_ends_are_two_ball_colours_is_two_balls():
     cv2.circle(small, (round(x2 + 0.5 * r), round(y2)), round(r), BGR["red"], -1)
     cv2.rectangle(small, (round(x1 - 2), round(y1) - 3), (round(x2 + 2), round(y2) + 3),
                   (50, 70, 20), -1)
-    assert len(det.refiner.streaks_of_one_colour(small, blobs, det.colours)) == 2
+    assert len(det.refiner.streaks_of_one_colour(frame, small, blobs, det.colours)) == 2
     # a white streak, see-through at its ends: one ball
     small[:] = cloth_bgr
     cv2.line(small, (round(x1), round(y1)), (round(x2), round(y2)), (170, 190, 140), round(2 * r))
-    assert det.refiner.streaks_of_one_colour(small, blobs, det.colours) == blobs
+    assert det.refiner.streaks_of_one_colour(frame, small, blobs, det.colours) == blobs
+
+
+def test_the_neck_share_of_two_touching_discs_and_of_a_smeared_disc():
+    """Half a radius off the line through their middles two touching discs leave a gap of the
+    cloth between them; a disc smeared along the same line fills it."""
+    from vision.detection.shapes import neck_share
+
+    r = 9.0
+    pair = np.zeros((40, 70), np.float32)
+    cv2.circle(pair, (20, 20), round(r), 100.0, -1)
+    cv2.circle(pair, (20 + round(2 * r), 20), round(r), 100.0, -1)
+    smear = np.zeros_like(pair)
+    cv2.line(smear, (20, 20), (20 + round(2 * r), 20), 100.0, round(2 * r))
+    ends = ((20.0, 20.0), (20.0 + 2 * r, 20.0))
+    assert neck_share(pair, *ends, r, 0.5) < 0.3
+    assert neck_share(smear, *ends, r, 0.5) == 1.0
+    assert neck_share(pair, ends[0], ends[0], r, 0.5) == 1.0  # (no length: no neck)
+
+
+def test_a_streak_of_two_touching_balls_of_one_colour_is_two_balls():
+    """As in a fresh render: two whites resting against each other, their shadows joining them,
+    made a blob as wide all along as a streak, and a second touch of the two was lost. Half a
+    radius off the line through its ends the picture falls to the cloth between two balls, and
+    does not along a ball's own blur: the touching pair is two balls at its ends, the white
+    blurred along its way (its ends as sure of white) stays one streak."""
+    det, _ = red_and_white_fitted()
+    cal = det.calibration
+    grid = det.refiner.grid
+    x0, y0, _, _ = grid.roi
+
+    def work(px: float, py: float) -> tuple[float, float]:
+        return (px + 0.5 - x0) / grid.sx - 0.5, (py + 0.5 - y0) / grid.sy - 0.5
+
+    d = TABLE.ball_radius_mm * 2
+    frame = cloth()
+    a = draw_ball(frame, cal, (2000.0, 800.0), "white")
+    b = draw_ball(frame, cal, (2000.0 + d, 800.0), "white")
+    ends = (work(*a), work(*b))
+    streak = Blob(0.5 * (ends[0][0] + ends[1][0]), 0.5 * (ends[0][1] + ends[1][1]), 1,
+                  streak=True, length=2 * d, ends=ends)
+    two = det.refiner.streaks_of_one_colour(frame, det.shrink(frame), [streak], det.colours)
+    assert [(p.x, p.y, p.streak) for p in two] == [(*ends[0], False), (*ends[1], False)]
+    # one white blurred along the same line: its picture smeared from one place to the other
+    frame = cloth()
+    smear = np.zeros_like(frame, np.float32)
+    steps = 12
+    for k in range(steps):
+        ball = cloth()
+        draw_ball(ball, cal, (2000.0 + d * k / (steps - 1), 800.0), "white")
+        smear += ball.astype(np.float32) / steps
+    frame = smear.round().astype(np.uint8)
+    assert det.refiner.streaks_of_one_colour(frame, det.shrink(frame), [streak],
+                                             det.colours) == [streak]
 
 
 def test_a_blurred_white_over_a_projected_line_is_read_against_the_cloth_under_it():
@@ -1503,6 +1557,8 @@ TUNED = {
     # the whites' dots read against the ball's own shading (2026-12-06, fifth session)
     "dot_darker_share": 0.75, "dot_fit_radii": 0.8, "dot_within_radii": 0.8,
     "dot_most_area_share": 0.12, "dot_elongation_ratio": 4.0,
+    # a short streak of one colour necked like two balls touching is two (seventh session)
+    "necked_length_radii": 2.5, "necked_offset_radii": 0.5, "necked_dip_share": 0.48,
 }
 
 

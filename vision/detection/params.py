@@ -130,6 +130,13 @@ class DetectionParams:
     # a streak may be this many radii deep at its deepest: a bright ball's blur joined by its
     # shadow (a struck white in the club footage: 1.44 radii) is wider than a ball, and no hand
     wide_streak_radii: float = 1.6
+    # a streak whose ends lie no further apart than this many radii, each end sure of the same
+    # colour, is two balls touching when its contrast with the cloth necked_offset_radii off its
+    # axis falls between its two humps to necked_dip_share of the lower (see shapes.neck_share; on
+    # ten fresh sets and two hard ones: two touching balls 0.07-0.44, a ball's streak 0.53 and more)
+    necked_length_radii: float = 2.5
+    necked_offset_radii: float = 0.5
+    necked_dip_share: float = 0.48
 
     # --- the colours
     # a detection whose core colour is within this share of the cloth's (each of B, G, R) is cloth

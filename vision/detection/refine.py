@@ -26,6 +26,7 @@ from vision.detection.cloth import ClothModel
 from vision.detection.colour import ColourModel, middle_colour
 from vision.detection.geometry import WorkGrid
 from vision.detection.params import DEFAULT_DETECTION, DetectionParams
+from vision.detection.shapes import neck_share
 from vision.detection.types import Blob, Detection
 
 
@@ -72,7 +73,7 @@ class Refiner:
         candidates' labels in the work image (see :class:`BlobFinder`); ``change_level``: the
         least change of a pixel that counts (see :class:`ForegroundMap`; None: not known yet).
         The answers are not classified yet."""
-        blobs = self.streaks_of_one_colour(small, blobs, colours)
+        blobs = self.streaks_of_one_colour(frame, small, blobs, colours)
         cache = self._cache
         self._cache = []
         out: list[Detection] = []
@@ -99,43 +100,81 @@ class Refiner:
                 out.append(det)
         return out
 
-    def streaks_of_one_colour(self, small: Frame, blobs: list[Blob],
+    def streaks_of_one_colour(self, frame: AnyFrame, small: Frame, blobs: list[Blob],
                               colours: ColourModel | None) -> list[Blob]:
-        """``blobs`` with each streak whose two ends are each sure of a different ball colour
-        split into two balls at its ends: a streak is one ball, of one colour all along. A white
-        drawn out a little as it strikes a red, their shadows joining them, is as wide all
-        along as a streak (three such strikes in the club footage: both balls unseen at the
-        contact, one streak of no ball's colour between them). The ends of a real streak are
-        see-through, mixtures with the cloth, sure of no class."""
+        """``blobs`` with each streak that is two balls split into them at its ends: a streak is
+        one ball, of one colour all along, as wide all along.
+
+        Two balls: the streak's ends are each sure of a different colour (a white drawn out a
+        little as it strikes a red, their shadows joining them, is as wide all along as a
+        streak: three such strikes in the club footage, both balls unseen at the contact, one
+        streak of no ball's colour between them); or the ends are sure of the same colour, lie
+        no further apart than two balls touching, and the picture falls between them off the
+        axis as between two balls (see :func:`vision.detection.shapes.neck_share`: two whites
+        resting against each other, their shadows joining them, were one streak for 40 frames
+        and a second touch of the two was lost). The ends of a real streak are see-through,
+        mixtures with the cloth, sure of no class."""
         if colours is None or not any(b.ends for b in blobs):
             return blobs
         out: list[Blob] = []
         for b in blobs:
-            if b.ends is not None and self._ends_of_two_colours(small, b.ends, colours):
+            if b.ends is not None and self._two_balls(frame, small, b.ends, colours):
                 out += [Blob(x, y, b.label) for x, y in b.ends]
             else:
                 out.append(b)
         return out
 
-    def _ends_of_two_colours(self, small: Frame,
-                             ends: tuple[tuple[float, float], tuple[float, float]],
-                             colours: ColourModel) -> bool:
-        """A streak's two ends are each sure of a different colour name, each read half a
-        radius out from the end's peak along the streak: the middle of a ball there (a ball's
-        shadows pull its peak inward), the see-through tip of a streak."""
+    def _two_balls(self, frame: AnyFrame, small: Frame,
+                   ends: tuple[tuple[float, float], tuple[float, float]],
+                   colours: ColourModel) -> bool:
+        """A streak's two ends are two balls (see :meth:`streaks_of_one_colour`). Each end's
+        colour is read half a radius out from the end's peak along the streak: the middle of a
+        ball there (a ball's shadows pull its peak inward), the see-through tip of a streak."""
         hh, ww = small.shape[:2]
         (ax, ay), (bx, by) = ends
         gap = max(math.hypot(bx - ax, by - ay), 1e-9)
-        names: set[str | None] = set()
+        names: list[str | None] = []
         for (ex, ey), way in (((ax, ay), -1.0), ((bx, by), 1.0)):
             r = float(self.grid.radius_work[min(int(ey), hh - 1), min(int(ex), ww - 1)])
             k = max(1, round(0.5 * r))
             ix = round(ex + way * 0.5 * r * (bx - ax) / gap)
             iy = round(ey + way * 0.5 * r * (by - ay) / gap)
             core = small[max(0, iy - k):iy + k + 1, max(0, ix - k):ix + k + 1]
-            if core.size:
-                names.add(colours.sure_name(middle_colour(core.reshape(-1, 3))))
-        return len(names) == 2 and None not in names
+            names.append(colours.sure_name(middle_colour(core.reshape(-1, 3))) if core.size
+                         else None)
+        if None in names:
+            return False
+        if names[0] != names[1]:
+            return True
+        p = self.params
+        r = float(self.grid.radius_work[min(int(ay), hh - 1), min(int(ax), ww - 1)])
+        return (gap <= p.necked_length_radii * r
+                and self._neck_share(frame, ends, r) <= p.necked_dip_share)
+
+    def _neck_share(self, frame: AnyFrame,
+                    ends: tuple[tuple[float, float], tuple[float, float]], r: float) -> float:
+        """:func:`neck_share` of the streak with ``ends`` (work pixels) in the full-resolution
+        ``frame``, of balls ``r`` work pixels in radius: of each pixel's contrast with the cloth
+        model under it (the sum of |B|, |G|, |R| differences), not its brightness (a red blurred
+        across lines projected on the cloth, brighter than the red, dipped between them)."""
+        image = self.cloth.image
+        assert image is not None
+        x0, y0, _, _ = self.grid.roi
+        sx, sy = self.grid.sx, self.grid.sy
+        (ax, ay), (bx, by) = [(x0 + (x + 0.5) * sx - 0.5, y0 + (y + 0.5) * sy - 0.5)
+                              for x, y in ends]
+        radius = r / self.grid.scale
+        reach = 2.0 * radius + 2.0
+        fh, fw = frame.shape[:2]
+        px0, py0 = max(0, int(min(ax, bx) - reach)), max(0, int(min(ay, by) - reach))
+        px1, py1 = min(fw, int(max(ax, bx) + reach) + 1), min(fh, int(max(ay, by) + reach) + 1)
+        if px1 - px0 < 2 or py1 - py0 < 2:
+            return 1.0
+        # the cloth model (work pixels, plus one) under each pixel of the patch
+        under = image[self.grid.work_row[py0:py1, None], self.grid.work_col[None, px0:px1]]
+        contrast = np.abs(bgr_patch(frame, py0, py1, px0, px1).astype(np.float32) + 1.0 - under)
+        return neck_share(contrast.sum(axis=2), (ax - px0, ay - py0), (bx - px0, by - py0),
+                          radius, self.params.necked_offset_radii)
 
     def _unchanged(self, small: Frame, b: Blob, cached: Iterable[Made],
                    change_level: float | None) -> Made | None:

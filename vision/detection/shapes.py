@@ -44,6 +44,39 @@ def necked(dist: F32, centres: Sequence[tuple[float, float]]) -> bool:
     return True
 
 
+def neck_share(gray: F32, a: tuple[float, float], b: tuple[float, float], radius: float,
+               offset_radii: float) -> float:
+    """How far the picture ``gray`` (a ball's contrast with the cloth, any pixels) falls
+    between the two ends ``a`` and ``b`` of a blob (pixels of ``gray``) of balls of ``radius``:
+    along the two lines ``offset_radii`` radii either side of the line through the ends, from a
+    radius before ``a`` to a radius past ``b``, the least value between the highest point of each
+    half over the lower of those two (1.0: no dip). Off the axis two touching balls leave the
+    cloth between them (half a radius off, a gap of 0.27 radii); a ball blurred along its way
+    shows there as much as anywhere along it."""
+    ax, ay = a
+    bx, by = b
+    length = math.hypot(bx - ax, by - ay)
+    if length <= 0:
+        return 1.0
+    ux, uy = (bx - ax) / length, (by - ay) / length
+    ts = np.arange(-radius, length + radius + 1e-9, 0.5, dtype=np.float32)
+    off = offset_radii * radius
+    xs = np.concatenate([ax + ts * ux - side * off * uy for side in (-1.0, 1.0)])
+    ys = np.concatenate([ay + ts * uy + side * off * ux for side in (-1.0, 1.0)])
+    samples = cv2.remap(gray, xs.astype(np.float32).reshape(1, -1),
+                        ys.astype(np.float32).reshape(1, -1), cv2.INTER_LINEAR,
+                        borderMode=cv2.BORDER_REPLICATE)[0]
+    profile = 0.5 * (samples[:ts.size] + samples[ts.size:])
+    first = np.flatnonzero((ts >= -0.5 * radius) & (ts <= 0.5 * length))
+    second = np.flatnonzero((ts >= 0.5 * length) & (ts <= length + 0.5 * radius))
+    if not first.size or not second.size:
+        return 1.0
+    i = int(first[np.argmax(profile[first])])
+    j = int(second[np.argmax(profile[second])])
+    lower = float(min(profile[i], profile[j]))
+    return float(profile[i:j + 1].min()) / lower if lower > 0 else 1.0
+
+
 def variances(a: float, b: float, c: float) -> tuple[float, float]:
     """The variances of a blob's pixels across and along its main axis (the lesser and the
     greater eigenvalue of the covariance [[a, b], [b, c]]), in closed form."""
