@@ -85,9 +85,17 @@ def tap(browser: Any, css: str) -> None:
 
 
 def text(browser: Any, css: str) -> str:
+    """The element's text, found again if the page redrew it meanwhile (the pages redraw as
+    the status file changes: between finding an element and reading it, it may be replaced)."""
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
 
-    return str(browser.find_element(By.CSS_SELECTOR, css).text)
+    for _ in range(5):
+        try:
+            return str(browser.find_element(By.CSS_SELECTOR, css).text)
+        except StaleElementReferenceException:
+            time.sleep(0.1)
+    pytest.fail(f"could not read {css}")
 
 
 def test_the_display_shows_the_score_after_a_shot(browser, files, served):
