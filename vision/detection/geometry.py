@@ -226,6 +226,11 @@ class WorkGrid:
             out += np.hypot(*(q - np.asarray(points_px, dtype=np.float64)).T)
         return out / 4
 
+    def full_px(self, x: float, y: float) -> tuple[float, float]:
+        """The full-resolution pixel of the work pixel (x, y) (fractional: a place in it)."""
+        x0, y0, _, _ = self.roi
+        return x0 + (x + 0.5) * self.sx - 0.5, y0 + (y + 0.5) * self.sy - 0.5
+
     def work_centres_px(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """The full-resolution x of every work column's centre, and y of every work row's."""
         x0, y0, _, _ = self.roi

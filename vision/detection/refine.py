@@ -159,10 +159,7 @@ class Refiner:
         across lines projected on the cloth, brighter than the red, dipped between them)."""
         image = self.cloth.image
         assert image is not None
-        x0, y0, _, _ = self.grid.roi
-        sx, sy = self.grid.sx, self.grid.sy
-        (ax, ay), (bx, by) = [(x0 + (x + 0.5) * sx - 0.5, y0 + (y + 0.5) * sy - 0.5)
-                              for x, y in ends]
+        (ax, ay), (bx, by) = [self.grid.full_px(x, y) for x, y in ends]
         radius = r / self.grid.scale
         reach = 2.0 * radius + 2.0
         fh, fw = frame.shape[:2]
@@ -202,13 +199,10 @@ class Refiner:
         each centre, score and colour from a patch of the frame around it
         (:func:`vision.detection.ballfit.fit_ball`), the dots of a ball that may be white, the
         table mm."""
-        x0, y0, _, _ = self.grid.roi
-        sx, sy = self.grid.sx, self.grid.sy
+        sx = self.grid.sx
         hw, hh = self.grid.work_size
-        centres = np.array([[x0 + (b.x + 0.5) * sx - 0.5, y0 + (b.y + 0.5) * sy - 0.5]
-                            for b in blobs])
-        others = np.array([[x0 + (b.x + 0.5) * sx - 0.5, y0 + (b.y + 0.5) * sy - 0.5]
-                           for b in neighbours])
+        centres = np.array([self.grid.full_px(b.x, b.y) for b in blobs])
+        others = np.array([self.grid.full_px(b.x, b.y) for b in neighbours])
         radius_work, scale = self.grid.radius_work, self.grid.scale
         radii = [float(radius_work[min(int(b.y), hh - 1), min(int(b.x), hw - 1)]) / scale
                  for b in blobs]
