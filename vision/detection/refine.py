@@ -134,8 +134,10 @@ class Refiner:
         (ax, ay), (bx, by) = ends
         gap = max(math.hypot(bx - ax, by - ay), 1e-9)
         names: list[str | None] = []
+        radii: list[float] = []
         for (ex, ey), way in (((ax, ay), -1.0), ((bx, by), 1.0)):
             r = float(self.grid.radius_work[min(int(ey), hh - 1), min(int(ex), ww - 1)])
+            radii.append(r)
             k = max(1, round(0.5 * r))
             ix = round(ex + way * 0.5 * r * (bx - ax) / gap)
             iy = round(ey + way * 0.5 * r * (by - ay) / gap)
@@ -147,9 +149,8 @@ class Refiner:
         if names[0] != names[1]:
             return True
         p = self.params
-        r = float(self.grid.radius_work[min(int(ay), hh - 1), min(int(ax), ww - 1)])
-        return (gap <= p.necked_length_radii * r
-                and self._neck_share(frame, ends, r) <= p.necked_dip_share)
+        return (gap <= p.necked_length_radii * radii[0]
+                and self._neck_share(frame, ends, radii[0]) <= p.necked_dip_share)
 
     def _neck_share(self, frame: AnyFrame,
                     ends: tuple[tuple[float, float], tuple[float, float]], r: float) -> float:

@@ -58,6 +58,14 @@ def contact_partner(ball: str, xy: Point, t: float, position: Callable[[str, flo
     return (best, gap) if gap <= params.contact_tolerance_mm else (None, gap)
 
 
+def touched_then(events: Sequence[FoundEvent], a: str, b: str, t: float,
+                 params: ShotFactsParams) -> bool:
+    """``a`` and ``b`` have a contact in ``events`` within ``double_kiss_s`` of ``t``: another
+    one found there is the same contact (noise), not a second."""
+    return any(e.type == "contact" and set(e.balls) == {a, b}
+               and abs(e.t - t) < params.double_kiss_s for e in events)
+
+
 def hitter_place(rest: Point, leaving: Vector, diameter: float) -> Vector:
     """Where the hitter's centre was at the contact of a ball at ``rest`` that left with velocity
     ``leaving`` (not zero): one diameter behind it, along the line of centres it left by."""
@@ -168,8 +176,7 @@ def grazes(pieces: Mapping[str, list[Piece]], position: Callable[[str, float], P
             if best is None or best[0] > diameter + params.graze_mm:
                 continue
             gap, t = best
-            if any(e.type == "contact" and set(e.balls) == {a, b}
-                   and abs(e.t - t) < params.double_kiss_s for e in events + found):
+            if touched_then([*events, *found], a, b, t, params):
                 continue
             if (gap <= diameter + params.touch_mm and all(
                     _rolling_slowly(ball, t, position, fps, params) for ball in (a, b))) or all(
@@ -201,19 +208,17 @@ def also_touched(pieces: Mapping[str, list[Piece]],
                 continue
             for other in sorted(pieces):
                 there = position(other, event.t)
-                if (other in event.balls or there is None
-                        or abs(math.dist(here, there) - diameter) > params.contact_tolerance_mm
-                        or any(e.type == "contact" and set(e.balls) == {ball, other}
-                               and abs(e.t - event.t) < params.double_kiss_s
-                               for e in events + found)
-                        or not _rolling_slowly(other, event.t, position, fps, params,
-                                               params.graze_frames)
-                        or not _pushed_at(other, ball, event.t, position, fps, params)):
+                if other in event.balls or there is None:
                     continue
-                found.append(FoundEvent(event.t, EventType.CONTACT, (ball, other), here,
-                                        confidence=gap_confidence(
-                                            abs(math.dist(here, there) - diameter),
-                                            params.contact_tolerance_mm)))
+                gap = abs(math.dist(here, there) - diameter)
+                if (gap <= params.contact_tolerance_mm
+                        and not touched_then([*events, *found], ball, other, event.t, params)
+                        and _rolling_slowly(other, event.t, position, fps, params,
+                                            params.graze_frames)
+                        and _pushed_at(other, ball, event.t, position, fps, params)):
+                    found.append(FoundEvent(event.t, EventType.CONTACT, (ball, other), here,
+                                            confidence=gap_confidence(
+                                                gap, params.contact_tolerance_mm)))
     return found
 
 

@@ -23,6 +23,7 @@ from vision.shots.contacts import (
     passing_hitter,
     pushed_away,
     pushed_by,
+    touched_then,
     unseen_at,
 )
 from vision.shots.cushions import (
@@ -265,9 +266,8 @@ def _add_kinks(shot: ShotMotion, changes: Changes, events: list[FoundEvent]) -> 
                     event = bridged
                     k += 1
             k += 1
-            if event is not None and not (event.type == "contact" and any(
-                    e.type == "contact" and set(e.balls) == set(event.balls)
-                    and abs(e.t - event.t) < params.double_kiss_s for e in events)):
+            if event is not None and not (event.type == "contact" and touched_then(
+                    events, event.balls[0], event.balls[-1], event.t, params)):
                 events.append(event)
 
 
