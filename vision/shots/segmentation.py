@@ -4,6 +4,7 @@ by hand nor a resting ball's picture shifting taken for motion."""
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import math
 from collections.abc import Mapping, Sequence
@@ -30,9 +31,10 @@ def split_shots(tracks: Mapping[str, Sequence[Sample]], fps: float = 30.0,
                 moving.update(range(a.frame + 1, b.frame + 1))
     windows: list[ShotWindow] = []
     same_shot = max(params.still_frames, round(params.next_strike_s * fps))
+    frames_of = {ball: [s.frame for s in samples] for ball, samples in tracks.items()}
     for frame in sorted(moving):
         if windows and frame - windows[-1].last <= same_shot and not _struck_from_rest(
-                tracks, frame, params):
+                tracks, frames_of, frame, params):
             windows[-1].last = frame
         else:
             windows.append(ShotWindow(frame, frame))
@@ -44,13 +46,20 @@ def split_shots(tracks: Mapping[str, Sequence[Sample]], fps: float = 30.0,
         w.next_first = nxt.first
     for w in windows:
         for ball, samples in tracks.items():
-            before = [s for s in samples if w.first - params.still_frames <= s.frame < w.first]
+            before = _between(frames_of[ball], w.first - params.still_frames, w.first)
             if before:
-                w.rest_before[ball] = before[-1].xy
+                w.rest_before[ball] = samples[before.stop - 1].xy
     return windows
 
 
-def _struck_from_rest(tracks: Mapping[str, Sequence[Sample]], frame: int,
+def _between(frames: Sequence[int], first: int, stop: int) -> range:
+    """The positions, in a track's increasing ``frames``, of those from ``first`` to ``stop``
+    (excluded)."""
+    return range(bisect.bisect_left(frames, first), bisect.bisect_left(frames, stop))
+
+
+def _struck_from_rest(tracks: Mapping[str, Sequence[Sample]],
+                      frames_of: Mapping[str, Sequence[int]], frame: int,
                       params: ShotFactsParams) -> bool:
     """Every ball lay still for ``still_frames`` before ``frame`` (:func:`_quiet_before`), and
     one leaves its place then and rolls (see :func:`rolling_from`), its first step no longer
@@ -58,13 +67,12 @@ def _struck_from_rest(tracks: Mapping[str, Sequence[Sample]], frame: int,
     the last one's balls stopped. A ball creeping on that the tracker held in place is seen
     again no faster than it crept, and a ball's id jumping onto something else (a hand over the
     ball) starts with a step longer than any that follows; both stay the same shot's."""
-    if not _quiet_before(tracks, frame, params):
+    if not _quiet_before(tracks, frames_of, frame, params):
         return False
-    for samples in tracks.values():
-        k = next((i for i in range(1, len(samples))
-                  if samples[i - 1].frame < frame <= samples[i].frame), None)
-        if k is None or k + 1 >= len(samples) or at_rest_between(samples[k - 1], samples[k],
-                                                                  params):
+    for ball, samples in tracks.items():
+        k = bisect.bisect_left(frames_of[ball], frame)  # (the first sighting at or after it)
+        if k == 0 or k + 1 >= len(samples) or at_rest_between(samples[k - 1], samples[k],
+                                                               params):
             continue
         rest, first, second = samples[k - 1], samples[k], samples[k + 1]
         first_step = math.dist(rest.xy, first.xy) / max(first.frame - rest.frame, 1)
@@ -76,15 +84,17 @@ def _struck_from_rest(tracks: Mapping[str, Sequence[Sample]], frame: int,
     return False
 
 
-def _quiet_before(tracks: Mapping[str, Sequence[Sample]], frame: int,
+def _quiet_before(tracks: Mapping[str, Sequence[Sample]],
+                  frames_of: Mapping[str, Sequence[int]], frame: int,
                   params: ShotFactsParams) -> bool:
     """Each ball seen in the ``still_frames`` before ``frame`` was seen within
     ``flicker_return_mm`` of where it was last seen then: nothing rolled, though a resting
     ball's reading may flicker between two places a few mm apart (more than a step at rest:
     a white at rest by a cushion, read 3 mm this way and that, would keep its shot open until
     the next strike)."""
-    for samples in tracks.values():
-        recent = [s for s in samples if frame - 1 - params.still_frames <= s.frame < frame]
+    for ball, samples in tracks.items():
+        recent = [samples[k] for k in _between(frames_of[ball], frame - 1 - params.still_frames,
+                                               frame)]
         if recent and any(math.dist(s.xy, recent[-1].xy) > params.flicker_return_mm
                           for s in recent):
             return False
