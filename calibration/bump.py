@@ -93,24 +93,33 @@ class Bump:
     motion: FloatArray
 
 
-def _contrast(frame: NDArray[np.uint8], scale: float, reach_px: float) -> NDArray[np.float32]:
-    """The frame in grey at ``scale``, each pixel's contrast to its surroundings (a Gaussian of
-    ``reach_px`` full-resolution pixels): minus their mean, over their spread (plus a few grey
-    levels, so that flat parts stay flat rather than amplify noise)."""
+def _contrast(frame: NDArray[np.uint8], size: tuple[int, int], reach_px: float
+              ) -> NDArray[np.float32]:
+    """The frame in grey at ``size`` (width, height), each pixel's contrast to its surroundings
+    (a Gaussian of ``reach_px`` pixels at that size): minus their mean, over their spread (plus
+    a few grey levels, so that flat parts stay flat rather than amplify noise). ``frame``: the
+    picture at any resolution (the tracker hands over half of it)."""
     grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
-    small = cv2.resize(grey, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    small = grey if (grey.shape[1], grey.shape[0]) == size else cv2.resize(
+        grey, size, interpolation=cv2.INTER_AREA)
     g = np.asarray(small, dtype=np.float32)
-    sigma = max(1.0, reach_px * scale)
+    sigma = max(1.0, reach_px)
     mean = cv2.GaussianBlur(g, (0, 0), sigma)
     spread = np.sqrt(cv2.GaussianBlur((g - mean) ** 2, (0, 0), sigma))
     return np.asarray((g - mean) / (spread + 4.0), dtype=np.float32)
 
 
+def _at_scale(calibration: Calibration, scale: float) -> tuple[int, int]:
+    """The calibration's picture size (width, height) at ``scale``, as OpenCV rounds it."""
+    w, h = calibration.image_size
+    return round(w * scale), round(h * scale)
+
+
 def _band(calibration: Calibration, params: BumpParams, scale: float) -> NDArray[np.uint8]:
     """The mask of the rails' band in the picture at ``scale``."""
     t = calibration.table
-    w, h = calibration.image_size
-    mask = np.zeros((round(h * scale), round(w * scale)), np.uint8)
+    w, h = _at_scale(calibration, scale)
+    mask = np.zeros((h, w), np.uint8)
 
     def outline(margin: float) -> NDArray[np.int32]:
         corners = np.array([[-margin, -margin], [t.length_mm + margin, -margin],
@@ -173,7 +182,8 @@ def followed(calibration: Calibration, motion: FloatArray) -> Calibration:
 class BumpWatch:
     """Looks at the picture every ``params.every_s`` seconds for a bump (see the module) and
     follows it. ``look(frame_index, t_s, frame)`` (a BGR or grey frame of the calibration's
-    size) returns the :class:`Bump` when one is confirmed, else None; the first look takes the
+    size, or of any smaller size of the same shape: the looks are made at ``look_scale``)
+    returns the :class:`Bump` when one is confirmed, else None; the first look takes the
     reference (the calibration is taken to hold then)."""
 
     def __init__(self, calibration: Calibration, params: BumpParams | None = None) -> None:
@@ -192,10 +202,13 @@ class BumpWatch:
     def _rereference(self, frame: NDArray[np.uint8]) -> None:
         p = self.params
         self._contrast_px = p.contrast_mm / self.calibration.mm_per_px()
-        self._reference = _contrast(frame, p.look_scale, self._contrast_px)
-        self._fine_reference = _contrast(frame, p.follow_scale, self._contrast_px)
+        self._reference = self._contrast(frame, p.look_scale)
+        self._fine_reference = self._contrast(frame, p.follow_scale)
         self._mask = _band(self.calibration, self.params, self.params.look_scale)
         self._seen = 0
+
+    def _contrast(self, frame: NDArray[np.uint8], scale: float) -> NDArray[np.float32]:
+        return _contrast(frame, _at_scale(self.calibration, scale), self._contrast_px * scale)
 
     def adopt(self, calibration: Calibration, frame: NDArray[np.uint8]) -> None:
         """Take ``calibration`` (made anew from ``frame``) and ``frame`` as the reference."""
@@ -210,8 +223,8 @@ class BumpWatch:
             self._rereference(frame)
             return None
         p = self.params
-        found = _motion(self._reference, _contrast(frame, p.look_scale, self._contrast_px),
-                        self._mask, p.look_scale)
+        found = _motion(self._reference, self._contrast(frame, p.look_scale), self._mask,
+                        p.look_scale)
         if found is None or found[1] < p.least_correlation:
             return None  # (the rails covered: neither for nor against a bump)
         motion, _ = found
@@ -223,7 +236,7 @@ class BumpWatch:
         if self._seen < p.confirm_looks and moved <= p.sure_moved_ratio * p.moved_mm:
             return None  # (a bump several times the looks' noise needs no second look)
         assert self._fine_reference is not None
-        fine = _motion(self._fine_reference, _contrast(frame, p.follow_scale, self._contrast_px),
+        fine = _motion(self._fine_reference, self._contrast(frame, p.follow_scale),
                        _band(self.calibration, p, p.follow_scale), p.follow_scale, motion)
         if fine is not None and fine[1] >= p.least_correlation:
             motion = fine[0]

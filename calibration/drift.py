@@ -73,13 +73,17 @@ def _cushion_samples(cal: Calibration, cushion: Cushion, spacing_mm: float
     return px, n
 
 
-def _check_size(frame: NDArray[np.uint8], calibration: Calibration, what: str
-                ) -> NDArray[np.uint8]:
+def _check_size(frame: NDArray[np.uint8], calibration: Calibration, what: str,
+                scale: float = 1.0) -> NDArray[np.uint8]:
+    """``frame`` as BGR, when it is the calibration's picture at ``scale`` (to a pixel when
+    scaled: half of an odd width is either side of it)."""
     img = as_bgr_image(frame, what)
-    if (img.shape[1], img.shape[0]) != calibration.image_size:
-        raise CalibrationError(f"expected a {calibration.image_size[0]}x"
-                               f"{calibration.image_size[1]} frame, got "
-                               f"{img.shape[1]}x{img.shape[0]}", what)
+    w, h = calibration.image_size
+    size = (img.shape[1], img.shape[0])
+    if size != (w, h) if scale == 1.0 else (
+            abs(size[0] - w * scale) > 1 or abs(size[1] - h * scale) > 1):
+        raise CalibrationError(f"expected a {round(w * scale)}x{round(h * scale)} frame, got "
+                               f"{size[0]}x{size[1]}", what)
     return img
 
 
@@ -310,18 +314,25 @@ class DriftMonitor:
         frame)."""
         return self._probe_due(t_s) or (self.bumps is not None and self.bumps.due(t_s))
 
-    def check(self, frame_index: int, t_s: float, frame: NDArray[np.uint8]
+    def check(self, frame_index: int, t_s: float, frame: NDArray[np.uint8], scale: float = 1.0
               ) -> DriftEvent | None:
         """Measure the drift if ``every_s`` has passed since the last check, and look for a
-        bump if its watch is due (None when neither is due)."""
+        bump if its watch is due (None when neither is due). ``frame``: the picture at
+        ``scale`` of the calibration's size (the bump watch looks at a quarter of it, so half
+        a frame serves as well as the whole; the drift check wants the whole)."""
         if not self.due(t_s):
             return None
-        img = _check_size(frame, self.calibration, "frame")
+        if scale != 1.0 and self.every_s is not None:
+            raise CalibrationError("expected the whole frame: the cushion-line drift check "
+                                   f"measures at full resolution (got it at scale {scale})",
+                                   "frame")
+        img = _check_size(frame, self.calibration, "frame", scale)
         if self.bumps is not None and self.bumps.due(t_s):
             bump = self.bumps.look(frame_index, t_s, img)
             if bump is not None:
                 self.calibration = bump.calibration
-                self._probe = _Probe(bump.calibration, img, self.search_mm)
+                if self.every_s is not None:
+                    self._probe = _Probe(bump.calibration, img, self.search_mm)
                 self._pending = False
                 return self._event(frame_index, t_s, "recalibrated", bump.moved_mm,
                                    f"the camera was bumped: the table moved {bump.moved_mm:.1f} "

@@ -6,7 +6,7 @@ writes a video does it here.
 Imports ``rules`` (its error type) only."""
 
 from video.errors import VideoError
-from video.frames import AnyFrame, Frame, PlanarFrame, as_bgr, video_frames
+from video.frames import AnyFrame, Frame, PlanarFrame, as_bgr, half_picture, video_frames
 from video.reader import grey_shift, read_ahead, read_ahead_frames, video_fps
 from video.sources import (
     FileSource,
@@ -42,6 +42,7 @@ __all__ = [
     "VideoWriter",
     "as_bgr",
     "grey_shift",
+    "half_picture",
     "open_source",
     "parse_spec",
     "probe",

@@ -180,6 +180,18 @@ def as_bgr(frame: AnyFrame) -> Frame:
     return frame.bgr() if isinstance(frame, PlanarFrame) else frame
 
 
+def half_picture(frame: AnyFrame) -> Frame:
+    """The whole frame at half its size (width and height halved, an odd one rounded down), in
+    BGR: OpenCV's linear resize by one half of the BGR frame, to the bit, made from the planes
+    without the whole BGR frame (a quarter of its cost)."""
+    h, w = frame.shape[:2]
+    size = (w // 2, h // 2)
+    if isinstance(frame, PlanarFrame):
+        return frame.halved(0, 0, size)
+    return np.asarray(cv2.resize(frame[:2 * size[1], :2 * size[0]], size,
+                                 interpolation=cv2.INTER_LINEAR), np.uint8)
+
+
 def bgr_patch(frame: AnyFrame, y0: int, y1: int, x0: int, x1: int) -> Frame:
     """Rows y0..y1, columns x0..x1 of the frame in BGR (of a BGR frame: a view)."""
     return frame.bgr(y0, y1, x0, x1) if isinstance(frame, PlanarFrame) else frame[y0:y1, x0:x1]

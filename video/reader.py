@@ -30,16 +30,23 @@ PREPARED_WHEN_BEHIND = 2
 
 
 # --- video --------------------------------------------------------------------------------------
+# ``watch(index, time_s, frame)``: a look at every frame, in order, in the reader thread
+Watch = Callable[[int, float, AnyFrame], None]
+
+
 def read_ahead_frames(path: str | Path, prepare: Callable[[AnyFrame, int], T] | None = None,
                       queue_size: int = 8, adjust: Callable[[Frame], Frame] | None = None,
-                      planar: bool = False, start: int = 0
+                      planar: bool = False, start: int = 0, watch: Watch | None = None
                       ) -> Iterator[tuple[int, AnyFrame, T | None]]:
     """Decoded frames, read ahead by a thread (decoding overlaps with detection), each with
     ``prepare(frame, index)`` (None without ``prepare``). An error in the thread is raised here.
     ``adjust``: applied to each BGR frame as it is decoded, in the reader thread. ``planar``:
     frames as the video holds them where it can (:class:`video.frames.PlanarFrame`: BGR made
     only where asked; not with ``adjust``), else BGR images. ``start``: the first frame read
-    (the decoder seeks to it); indices still count from the video's first frame.
+    (the decoder seeks to it); indices still count from the video's first frame. ``watch``:
+    called in the reader thread on every frame in order, before the frame is handed out (its
+    time stamp given as 0.0: the caller knows the frame rate), for a look that carries state
+    from frame to frame (the camera watch); what it finds is ready when the frame comes out.
 
     ``prepare`` runs in whichever thread has time for it: in the reader when the consumer is
     behind (``PREPARED_WHEN_BEHIND`` frames or more wait in the queue), else in the consumer
@@ -50,7 +57,7 @@ def read_ahead_frames(path: str | Path, prepare: Callable[[AnyFrame, int], T] | 
     of its calls: frames may be prepared out of order)."""
     frames = video_frames(path, planar=planar and adjust is None, start=start)
     ahead = _read_ahead(((index, frame, 0.0) for index, frame in enumerate(frames, start)),
-                        frames, prepare, queue_size, adjust)
+                        frames, prepare, queue_size, adjust, watch)
     try:
         for index, frame, _, ready in ahead:
             yield index, frame, ready
@@ -59,15 +66,15 @@ def read_ahead_frames(path: str | Path, prepare: Callable[[AnyFrame, int], T] | 
 
 
 def read_ahead(source: FrameSource, prepare: Callable[[AnyFrame, int], T] | None = None,
-               queue_size: int = 8, adjust: Callable[[Frame], Frame] | None = None
-               ) -> Iterator[tuple[TimedFrame, T | None]]:
+               queue_size: int = 8, adjust: Callable[[Frame], Frame] | None = None,
+               watch: Watch | None = None) -> Iterator[tuple[TimedFrame, T | None]]:
     """:func:`read_ahead_frames` of any :class:`~video.sources.FrameSource` (a file, a camera,
     a stream): its frames with their index and time stamp, read by the one reader thread. The
     source is read in that thread (a live source's reconnecting too); closing this generator
     stops the thread (the source itself is the caller's to close)."""
     frames = source.frames()
     ahead = _read_ahead(((f.index, f.image, f.time_s) for f in frames), frames, prepare,
-                        queue_size, adjust)
+                        queue_size, adjust, watch)
     try:
         for index, frame, time_s, ready in ahead:
             yield TimedFrame(index, time_s, frame), ready
@@ -77,7 +84,7 @@ def read_ahead(source: FrameSource, prepare: Callable[[AnyFrame, int], T] | None
 
 def _read_ahead(items: Iterator[tuple[int, AnyFrame, float]], frames: Iterator[object],
                 prepare: Callable[[AnyFrame, int], T] | None, queue_size: int,
-                adjust: Callable[[Frame], Frame] | None
+                adjust: Callable[[Frame], Frame] | None, watch: Watch | None = None
                 ) -> Generator[tuple[int, AnyFrame, float, T | None], None, None]:
     """``items`` (index, frame, time stamp) read by a thread ahead of their use, as
     :func:`read_ahead_frames` says; ``frames``: the decoder behind them, closed at the end."""
@@ -94,6 +101,8 @@ def _read_ahead(items: Iterator[tuple[int, AnyFrame, float]], frames: Iterator[o
                     break
                 if adjust is not None:
                     frame = adjust(as_bgr(frame))
+                if watch is not None:
+                    watch(index, time_s, frame)
                 if prepare is not None and q.qsize() >= PREPARED_WHEN_BEHIND:
                     q.put((index, frame, time_s, True, prepare(frame, index)))
                 else:

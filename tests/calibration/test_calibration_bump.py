@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+import cv2
 import numpy as np
 import pytest
 from calib_synth import Scene, grid_error_mm, render
@@ -140,3 +141,37 @@ def test_the_detector_carried_over_a_bump_finds_the_balls_where_they_lie(scene):
         assert math.dist(a, b) < 3.0, (a, b)
     for a, b in zip(places(fresh), places(after), strict=True):
         assert math.dist(a, b) < 1.5, (a, b)
+
+
+def test_half_the_picture_finds_the_bump_the_whole_picture_finds(scene):
+    """The tracker hands the monitor half of each frame (the looks measure at a quarter):
+    the same bump, followed the same to a hundredth of a pixel."""
+    frame, true = scene
+    motion = rolled_and_shifted(true.image_size, 0.3, -3.5, 2.5)
+    moved_frame = render(SCENE, TABLE, calibration=followed(true, motion))[0]
+    h, w = frame.shape[:2]
+
+    def half(image: np.ndarray) -> np.ndarray:
+        return cv2.resize(image, (w // 2, h // 2), interpolation=cv2.INTER_LINEAR)
+
+    found = []
+    for scale, shrink in ((1.0, lambda image: image), (0.5, half)):
+        monitor = DriftMonitor(true, every_s=None, bump=BumpParams())
+        monitor.check(0, 0.0, shrink(frame), scale=scale)
+        events = [monitor.check(k, k / 30, shrink(moved_frame), scale=scale)
+                  for k in range(1, 31)]
+        found.append([e for e in events if e is not None and e.changed])
+    (whole,), (halved,) = found
+    assert whole.frame == halved.frame
+    assert np.allclose(halved.motion, whole.motion, atol=0.01)
+    assert np.allclose(halved.motion, motion, atol=0.05)
+
+
+def test_the_cushion_line_check_wants_the_whole_picture(scene):
+    frame, true = scene
+    monitor = DriftMonitor(true, every_s=5.0, bump=BumpParams())
+    half = frame[::2, ::2]
+    with pytest.raises(CalibrationError, match="whole frame"):
+        monitor.check(0, 0.0, half, scale=0.5)
+    with pytest.raises(CalibrationError, match="expected a 1280x720 frame"):
+        DriftMonitor(true, every_s=None, bump=BumpParams()).check(0, 0.0, half)

@@ -11,7 +11,14 @@ import numpy as np
 import pytest
 
 from video import VideoError
-from video.frames import PlanarFrame, as_bgr, bgr_patch, planar_frames, video_frames
+from video.frames import (
+    PlanarFrame,
+    as_bgr,
+    bgr_patch,
+    half_picture,
+    planar_frames,
+    video_frames,
+)
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_videos"
 DEMO = SAMPLES / "demo_match.mp4"
@@ -59,6 +66,17 @@ def test_the_halved_region_is_opencvs_resize_of_the_bgr_region(x0, y0):
     half = f.halved(x0, y0, (20, 15))
     assert np.array_equal(half, cv2.resize(ref[y0:y0 + 30, x0:x0 + 40], (20, 15),
                                            interpolation=cv2.INTER_LINEAR))
+
+
+@pytest.mark.parametrize("seed", [7, 8])
+def test_half_the_picture_is_opencvs_resize_of_the_bgr_frame_from_planes_or_bgr(seed):
+    """What the camera watch looks at: the same bytes from the planes as from the BGR frame
+    (an odd size rounded down)."""
+    for f in (_random_frame(seed), _random_frame(seed, h=35, w=51)):
+        ref = cv2.resize(f.bgr()[:f.shape[0] // 2 * 2, :f.width // 2 * 2],
+                         (f.width // 2, f.shape[0] // 2), interpolation=cv2.INTER_LINEAR)
+        assert np.array_equal(half_picture(f), ref)
+        assert np.array_equal(half_picture(f.bgr()), ref)
 
 
 @pytest.mark.parametrize("work_diameter_px", [10.0, 7.0, 5.0, 20.0])

@@ -221,3 +221,20 @@ def test_grey_shift_moves_every_channel_and_saturates():
     assert up(frame).tolist() == [[[1, 2, 255], [255, 129, 8]]]
     assert down(frame).tolist() == [[[0, 0, 252], [253, 126, 5]]]
     assert frame.tolist() == [[[0, 1, 254], [255, 128, 7]]]  # (the frame itself untouched)
+
+
+def test_read_ahead_watches_every_frame_in_order_in_the_reader_before_handing_it_out(tmp_path):
+    """``watch`` (the camera watch: each look depends on the ones before) sees every frame once,
+    in order, in the reader thread, and has seen a frame by the time the consumer gets it."""
+    video = tmp_path / "numbered.mp4"
+    _numbered_clip(video, 20)
+    watched: list[tuple[int, float, str]] = []
+
+    def watch(index: int, time_s: float, frame: np.ndarray) -> None:
+        watched.append((index, float(frame.mean()), threading.current_thread().name))
+
+    for index, frame, _ in read_ahead_frames(video, watch=watch):
+        assert len(watched) > index and watched[index][0] == index  # seen before handed out
+        assert watched[index][1] == pytest.approx(float(frame.mean()))  # this very frame
+    assert [i for i, _, _ in watched] == list(range(20))
+    assert all(name != threading.main_thread().name for _, _, name in watched)

@@ -55,18 +55,20 @@ from pathlib import Path
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from calibration import Calibration, DriftMonitor
+from calibration import Calibration, DriftEvent, DriftMonitor
 from rules.table import Pocket, TableSpec
 from video import (
     AnyFrame,
     Frame,
     FrameSource,
     as_bgr,
+    half_picture,
     read_ahead,
     read_ahead_frames,
     video_fps,
 )
 from video.frames import warm_up as warm_up_conversions
+from video.reader import Watch
 from vision.detection import (
     DEFAULT_DETECTION,
     BallDetector,
@@ -557,6 +559,26 @@ def _warm_up() -> None:
 _Ready = tuple[Frame, ClothWork | None]  # a frame prepared by BallDetector.prepare
 
 
+def _watched(drift: DriftMonitor, found: dict[int, DriftEvent], fps: float | None) -> Watch:
+    """The look at each frame that ``drift`` asks for, its events put in ``found`` by frame:
+    its bump watch measures at a quarter's resolution, so it is handed half the picture (a
+    quarter of the whole BGR frame's cost); the cushion-line check, when asked for, needs the
+    whole. ``fps``: the frames' times are index / fps (a file read by index), else their own
+    time stamps. It runs in the reader thread, in frame order: the main thread is the busier
+    one (detection and tracking), and each look depends on the ones before."""
+    whole = drift.every_s is not None
+
+    def watch(index: int, time_s: float, frame: AnyFrame) -> None:
+        t = index / fps if fps is not None else time_s
+        if drift.due(t):
+            event = (drift.check(index, t, as_bgr(frame)) if whole else
+                     drift.check(index, t, half_picture(frame), scale=0.5))
+            if event is not None:
+                found[index] = event
+
+    return watch
+
+
 def track_video(video_path: str | Path | FrameSource, calibration: Calibration,
                 table: TableSpec | None = None, *, colour_frames: int = 10,
                 cue_ball: str | None = None,
@@ -579,6 +601,9 @@ def track_video(video_path: str | Path | FrameSource, calibration: Calibration,
     every few seconds that the table is still where the calibration says; when the camera was
     moved and the monitor recalibrated, detection goes on with the new calibration (the balls'
     table positions, and so their tracks, are unaffected) and the event is in ``drift.events``.
+    The camera is watched in the reader thread, frame by frame in order, so the events are
+    the same whichever thread is ahead; ``drift.events`` may hold those of the few frames read
+    ahead of the one handed out.
     ``adjust``: applied to every decoded frame first (a benchmark's stand-in for the slightly
     different pictures of another decoder, see benchmarks/bench_realdata.py ``--shift``).
     ``first_frame``: start there (a resumed match; ``start_positions`` then say where the balls
@@ -617,17 +642,19 @@ def track_video(video_path: str | Path | FrameSource, calibration: Calibration,
 
     held: list[tuple[int, AnyFrame, list[Detection], float]] = []
     recalibrated = False  # the reader thread prepares frames for the first calibration's detector
-    frames: Iterator[tuple[int, float, AnyFrame, _Ready | None]] = (
-        ((index, index / fps, frame, ready) for index, frame, ready in read_ahead_frames(
-            p, detector.prepare, adjust=adjust, planar=True, start=first_frame))
+    # the camera watch's notable findings, by frame (made in the reader thread: see _watched)
+    found: dict[int, DriftEvent] = {}
+    watch = None if drift is None else _watched(drift, found, None if source else fps)
+    frames: Iterator[tuple[int, AnyFrame, _Ready | None]] = (
+        read_ahead_frames(p, detector.prepare, adjust=adjust, planar=True, start=first_frame,
+                          watch=watch)
         if source is None else
-        ((timed.index, timed.time_s, timed.image, ready)
-         for timed, ready in read_ahead(source, detector.prepare, adjust=adjust)))
-    for index, time_s, frame, ready in frames:
+        ((timed.index, timed.image, ready)
+         for timed, ready in read_ahead(source, detector.prepare, adjust=adjust, watch=watch)))
+    for index, frame, ready in frames:
         if seen is not None:
             seen(index, frame)
-        event = (drift.check(index, time_s, as_bgr(frame))
-                 if drift is not None and drift.due(time_s) else None)
+        event = found.pop(index, None)
         if event is not None and event.changed:
             if event.motion is not None:  # a bumped camera: what the detector knew, moved
                 detector = detector.moved(event.calibration, event.motion)
