@@ -53,7 +53,9 @@ def sample_frames(path: str | Path, n: int = 9,
                   stop: int | None = None) -> list[tuple[int, Frame]]:
     """``n`` frames spread evenly over the video (first and last included), as
     ``(frame_index, bgr_frame)``: for a median frame that hands, cue and balls vanish from.
-    ``seen(k, of)``, when given, is told each frame passed over (k of the ``of`` read);
+    Found by seeking where the video allows it exactly (see
+    :meth:`video.FileSource.bgr_frames_at`). ``seen(k, of)``, when given, is told as the work
+    goes on (k of ``of`` frames found, or read in order);
     ``stop``: spread them over the frames before this one only."""
     if n < 1:
         raise CalibrationError(f"expected at least 1 frame to sample, got {n}", "frames")
@@ -63,16 +65,8 @@ def sample_frames(path: str | Path, n: int = 9,
     if total <= 0:
         raise CalibrationError("expected a video with frames, found none", "video")
     wanted = sorted({round(i * (total - 1) / max(n - 1, 1)) for i in range(n)})
-    want = set(wanted)
     try:
-        source = FileSource(path, planar=False)
-
-        def keep(i: int) -> bool:
-            if seen is not None:
-                seen(i + 1, wanted[-1] + 1)
-            return i in want
-
-        out = list(source.bgr_frames(keep, wanted[-1] + 1))
+        out = FileSource(path, planar=False).bgr_frames_at(wanted, seen)
     except VideoError as err:
         raise _video_error(err) from None
     if not out:

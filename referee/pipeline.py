@@ -280,12 +280,13 @@ def tracking_progress(video: Video, first_frame: int = 0, shown: bool = True,
 
 
 def sample_frames_shown(video: Path, n: int = 9) -> list[tuple[int, Any]]:
-    """:func:`calibration.sample_frames`, its pass over the video shown as progress."""
+    """:func:`calibration.sample_frames`, shown as progress (the frames found, or, where the
+    video cannot be sought exactly, the frames read in order)."""
     bar: Progress | None = None
 
     def seen(k: int, of: int) -> None:
         nonlocal bar
-        bar = bar or Progress(f"{video.name}: calibration", of)
+        bar = bar or Progress(f"{video.name}: calibration, sample frames", of)
         bar.to(k)
 
     try:

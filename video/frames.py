@@ -20,8 +20,9 @@ that PyAV cannot open) are decoded by OpenCV into BGR frames, as before.
 
 from __future__ import annotations
 
+import itertools
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -252,6 +253,49 @@ def planar_frames(path: str | Path, few_cores: bool, start: int = 0
                 pass
 
     return all_frames()
+
+
+def planar_frames_at(path: str | Path, indices: Sequence[int], few_cores: bool,
+                     seen: Callable[[int], None] | None = None
+                     ) -> list[tuple[int, PlanarFrame]] | None:
+    """The frames at ``indices`` (increasing) as :class:`PlanarFrame`, each found by sending the
+    decoder to the key frame at or before it and decoding on from there (one after another
+    when the next is near: within ``_DECODED_ON`` frames), so a few frames of a long video
+    cost a few key frames' stretches, not the whole video. The same pictures as decoding it
+    from the start (a key frame decodes afresh). None where :func:`planar_frames` would give
+    None (then read them in order). ``seen(k)``: told as the k-th of them is found."""
+    import av
+
+    if any(b <= a for a, b in itertools.pairwise(indices)) or (indices and indices[0] < 0):
+        raise VideoError(f"expected increasing frame indices from 0, got {list(indices)}")
+    out: list[tuple[int, PlanarFrame]] = []
+    frames: Iterator[PlanarFrame] | None = None
+    at = -1  # the index of the frame ``frames`` hands out next
+    try:
+        for k, index in enumerate(indices, 1):
+            if frames is None or not at <= index < at + _DECODED_ON:
+                if frames is not None:
+                    cast(Generator[PlanarFrame, None, None], frames).close()
+                frames, at = planar_frames(path, few_cores, index), index
+                if frames is None:
+                    return None
+            for _ in range(index - at):  # (decoded and dropped)
+                next(frames)
+            out.append((index, next(frames)))
+            at = index + 1
+            if seen is not None:
+                seen(k)
+    except (StopIteration, av.error.FFmpegError):
+        return None  # (fewer frames than asked for, or damaged: read them in order)
+    finally:
+        if frames is not None:
+            cast(Generator[PlanarFrame, None, None], frames).close()
+    return out
+
+
+# the next frame wanted this close after the last one is decoded on to, not sought (a camera's
+# key frames are 1-4 s apart, so seeking saves nothing nearer than that)
+_DECODED_ON = 60
 
 
 class _SeekMissed(Exception):

@@ -20,7 +20,7 @@ import math
 import os
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol, Self, cast
@@ -28,7 +28,14 @@ from typing import Any, Literal, Protocol, Self, cast
 import cv2
 
 from video.errors import VideoError
-from video.frames import AnyFrame, Frame, kept_bgr_frames, video_frames
+from video.frames import (
+    AnyFrame,
+    Frame,
+    as_bgr,
+    kept_bgr_frames,
+    planar_frames_at,
+    video_frames,
+)
 
 # what a stream's address may start with (FFmpeg's protocols a camera or a server speaks)
 URL_SCHEMES = ("rtsp", "rtsps", "rtmp", "rtmps", "http", "https", "udp", "tcp", "srt")
@@ -206,6 +213,29 @@ class FileSource(FrameSource):
         to BGR): for reading a few frames of a file as OpenCV has always given them."""
         few_cores = (os.cpu_count() or 1) <= 2
         return kept_bgr_frames(self.path, few_cores, self.start, keep, stop)
+
+    def bgr_frames_at(self, indices: Sequence[int],
+                      seen: Callable[[int, int], None] | None = None) -> list[tuple[int, Frame]]:
+        """``(index, BGR image)`` of the frames at ``indices`` (increasing; those past the
+        video's end left out), the same pictures as :meth:`bgr_frames` gives them: found by
+        seeking where the video allows it exactly (:func:`video.frames.planar_frames_at`: a
+        few frames of a long video without decoding all of it), else decoded in order up to
+        the last. ``seen(done, of)``: told as the work goes on (frames found, or passed)."""
+        few_cores = (os.cpu_count() or 1) <= 2
+        if not indices:
+            return []
+        found = planar_frames_at(self.path, indices, few_cores,
+                                 None if seen is None else lambda k: seen(k, len(indices)))
+        if found is not None:
+            return [(index, as_bgr(frame)) for index, frame in found]
+        wanted, last = set(indices), indices[-1]
+
+        def keep(i: int) -> bool:
+            if seen is not None:
+                seen(i + 1, last + 1)
+            return i in wanted
+
+        return list(kept_bgr_frames(self.path, few_cores, 0, keep, last + 1))
 
     def count_frames(self) -> int:
         """The frames from ``start`` on, counted by decoding them (OpenCV's decoder, nothing

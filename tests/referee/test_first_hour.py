@@ -403,4 +403,4 @@ def test_the_calibration_shown_reads_the_same_frames(capsys: pytest.CaptureFixtu
     plain, shown = sample_frames(clip, 9), referee.pipeline.sample_frames_shown(clip, 9)
     assert [i for i, _ in plain] == [i for i, _ in shown]
     assert all(np.array_equal(a, b) for (_, a), (_, b) in zip(plain, shown, strict=True))
-    assert "calibration: frame 139 of 139 (100 %)" in capsys.readouterr().err
+    assert "calibration, sample frames: frame 9 of 9 (100 %)" in capsys.readouterr().err

@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
-from video import VideoError
+from video import FileSource, VideoError
 from video.frames import (
     PlanarFrame,
     as_bgr,
@@ -216,3 +216,47 @@ def test_reading_from_a_frame_on_gives_the_frames_read_from_the_start(tmp_path, 
         assert all(np.array_equal(a, b) for a, b in zip(taken_up, whole[start:], strict=True))
     if planar:
         assert isinstance(next(video_frames(clip, start=37)), PlanarFrame)
+
+
+def test_frames_far_apart_are_sought_and_are_the_frames_read_in_order(tmp_path, monkeypatch):
+    """The calibration's sample (a few frames of a long video): each far one found by seeking
+    to the key frame before it, a near one by decoding on; the same pictures as reading the
+    whole video in order, to the bit."""
+    import video.frames as frames_module
+
+    clip = _short_gop_video(tmp_path / "long.mp4", frames=200, gop=8)
+    whole = [as_bgr(f).copy() for f in video_frames(clip, planar=False)]
+    opened = []
+    real = frames_module.planar_frames
+
+    def counted(path, few_cores, start=0):
+        opened.append(start)
+        return real(path, few_cores, start)
+
+    monkeypatch.setattr(frames_module, "planar_frames", counted)
+    wanted = [0, 3, 70, 71, 150, 199]
+    found = FileSource(clip, planar=False).bgr_frames_at(wanted)
+    assert [i for i, _ in found] == wanted
+    assert all(np.array_equal(image, whole[i]) for i, image in found)
+    assert opened == [0, 70, 150]  # (3, 71 and 199 decoded on to: near the one before)
+
+
+def test_frames_at_past_the_end_or_of_a_video_without_planes_are_read_in_order(tmp_path):
+    clip = _short_gop_video(tmp_path / "short.mp4", frames=60, gop=8)
+    whole = [as_bgr(f).copy() for f in video_frames(clip, planar=False)]
+    found = FileSource(clip, planar=False).bgr_frames_at([2, 59, 500])
+    assert [i for i, _ in found] == [2, 59]
+    assert all(np.array_equal(image, whole[i]) for i, image in found)
+    video = tmp_path / "mjpeg.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 30, (64, 48))
+    for k in range(5):
+        writer.write(np.full((48, 64, 3), (30 * k, 100, 200), np.uint8))
+    writer.release()
+    seen = []
+    found = FileSource(video, planar=False).bgr_frames_at([1, 3], lambda k, of: seen.append(k))
+    assert [i for i, _ in found] == [1, 3]
+    assert [int(image[0, 0, 0]) for _, image in found] == [
+        int(as_bgr(f)[0, 0, 0]) for f in list(video_frames(video))[1:4:2]]
+    assert seen == [1, 2, 3, 4]  # (read in order: told of each frame passed)
+    with pytest.raises(VideoError, match="increasing"):
+        FileSource(clip).bgr_frames_at([5, 5])
