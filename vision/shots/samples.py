@@ -8,6 +8,7 @@ The tracker reads two of the default thresholds by name: :data:`REST_JITTER_DIAM
 
 from __future__ import annotations
 
+import bisect
 import functools
 import math
 from collections.abc import Callable, Sequence
@@ -49,9 +50,9 @@ class Piece:
     local_samples: int  # (ShotFactsParams.local_samples)
 
     def at(self, t: float) -> Vector:
-        ts = [s.t for s in self.samples]
+        ts = self._times
         if ts[0] <= t <= ts[-1] and len(ts) >= 2:
-            k = min(int(np.searchsorted(ts, t, side="right")), len(ts) - 1)
+            k = min(bisect.bisect_right(ts, t), len(ts) - 1)
             a, b = self.samples[k - 1], self.samples[k]
             w = (t - a.t) / (b.t - a.t) if b.t > a.t else 0.0
             xy_a: Vector = np.array(a.xy)
@@ -59,7 +60,12 @@ class Piece:
             return xy_a * (1 - w) + xy_b * w
         return self._head(t) if t < ts[0] else self._tail(t)
 
-    # (the fits at its two ends, made once: a piece's samples do not change once it is cut)
+    # (its times and the fits at its two ends, made once: a piece's samples do not change once
+    # it is cut)
+    @functools.cached_property
+    def _times(self) -> list[float]:
+        return [s.t for s in self.samples]
+
     @functools.cached_property
     def _head(self) -> Callable[[float], Vector]:
         return _fit(self.samples[:self.local_samples])
