@@ -80,8 +80,9 @@ def _check_size(frame: NDArray[np.uint8], calibration: Calibration, what: str,
     img = as_bgr_image(frame, what)
     w, h = calibration.image_size
     size = (img.shape[1], img.shape[0])
-    if size != (w, h) if scale == 1.0 else (
-            abs(size[0] - w * scale) > 1 or abs(size[1] - h * scale) > 1):
+    wrong = (size != (w, h) if scale == 1.0
+             else abs(size[0] - w * scale) > 1 or abs(size[1] - h * scale) > 1)
+    if wrong:
         raise CalibrationError(f"expected a {round(w * scale)}x{round(h * scale)} frame, got "
                                f"{size[0]}x{size[1]}", what)
     return img
