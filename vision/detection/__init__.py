@@ -5,7 +5,7 @@
 
 Other packages import detection's names from here, not from its modules."""
 
-from vision.detection import ballfit, chroma
+from vision.detection import ballfit
 from vision.detection.ballsize import calibrate_for_the_balls, table_for_the_balls, with_ball_check
 from vision.detection.detector import (
     BallDetector,
@@ -34,7 +34,6 @@ __all__ = [
     "VisionError",
     "ballfit",
     "calibrate_for_the_balls",
-    "chroma",
     "detect_frame",
     "table_for_the_balls",
     "with_ball_check",

@@ -22,7 +22,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from video.frames import Frame
-from vision.detection.chroma import brightening, chroma_distance, chroma_planes, median, weighed
+from vision.detection.chroma import brightening, chroma_distance, chroma_planes, median
 from vision.detection.geometry import WorkGrid, odd
 from vision.detection.params import DetectionParams
 from vision.detection.types import F32, F64, ONE, Blob
@@ -385,10 +385,20 @@ class ClothModel:
         pixel (:meth:`dark_balls` then mends it by the dark balls); ``si`` becomes the pixels'
         lit weight."""
         # Nearly black pixels (a fifth of the cloth's usual brightness and below: the holes,
-        # even where the model is the hole itself) have no reliable chromaticity; every pixel
-        # is weighed against the cloth's brightness (a dark ball's own reference only changes
+        # even where the model is the hole itself) have no reliable chromaticity.
+        lit = np.multiply(si, np.float32(10.0 / self.level), out=si)
+        lit -= ONE
+        np.clip(lit, 0, 1, out=lit)
+        # every pixel against the cloth's brightness (a dark ball's own reference only changes
         # the pixels it reaches: made again by _dark_balls in the box around them)
-        return weighed(d, si, ratio, 10.0 / self.level, self.brighter if self.by_light else None)
+        w = np.multiply(ratio, np.float32(2.0))
+        w -= ONE
+        np.clip(w, 0, 1, out=w)
+        w *= d
+        w *= lit
+        if self.by_light:
+            w += brightening(ratio, self.brighter)
+        return w
 
     def dark_balls(self, d: F32, ratio: F32, lit: F32, w: F32) -> None:
         """Mend ``w`` (from :meth:`weights`) by the dark balls in the map: ``d``, ``ratio`` and

@@ -76,7 +76,6 @@ from vision.detection import (
     DetectionParams,
     VisionError,
     ballfit,
-    chroma,
 )
 from vision.detection.detector import ClothWork
 from vision.tracking.association import (
@@ -554,7 +553,6 @@ def _warm_up() -> None:
     """The compiled code loaded (numba's cache) while the video opens and the cloth is learned:
     a first call would otherwise wait for it among the first frames."""
     ballfit.warm_up()
-    chroma.warm_up()
     warm_up_conversions()
 
 
