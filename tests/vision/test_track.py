@@ -238,3 +238,19 @@ def test_read_ahead_watches_every_frame_in_order_in_the_reader_before_handing_it
         assert watched[index][1] == pytest.approx(float(frame.mean()))  # this very frame
     assert [i for i, _, _ in watched] == list(range(20))
     assert all(name != threading.main_thread().name for _, _, name in watched)
+
+
+def test_a_video_of_another_size_than_its_calibration_is_refused_in_its_own_words():
+    """The camera watch looks at half of each frame, in the reader thread; a frame of another
+    size than the calibration's is said as the frame's size, not its half's."""
+    from referee.pipeline import camera_watch
+    from vision.detection import VisionError
+
+    source = SAMPLES / "pot_MR.mp4"
+    if not source.is_file():
+        pytest.skip("sample clips not made")
+    doc = json.loads(source.with_suffix(".labels.json").read_text())["calibration"]
+    cal = Calibration.from_dict({**doc, "image_size": [960, 540]})
+    with pytest.raises(VisionError, match=r"expected a 960x540 frame \(the calibration's image "
+                                          r"size\), got 1280x720"):
+        list(track_video(source, cal, drift=camera_watch(cal)))

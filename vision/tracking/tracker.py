@@ -571,6 +571,10 @@ def _watched(drift: DriftMonitor, found: dict[int, DriftEvent], fps: float | Non
     def watch(index: int, time_s: float, frame: AnyFrame) -> None:
         t = index / fps if fps is not None else time_s
         if drift.due(t):
+            w, h = drift.calibration.image_size
+            if (frame.shape[1], frame.shape[0]) != (w, h):  # (said of the frame, not its half)
+                raise VisionError(f"expected a {w}x{h} frame (the calibration's image size), "
+                                  f"got {frame.shape[1]}x{frame.shape[0]}")
             event = (drift.check(index, t, as_bgr(frame)) if whole else
                      drift.check(index, t, half_picture(frame), scale=0.5))
             if event is not None:
