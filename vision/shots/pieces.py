@@ -14,7 +14,7 @@ import numpy as np
 from rules.table import TableSpec
 from vision.shots.cushions import nearest_cushion
 from vision.shots.params import DEFAULT_SHOT_FACTS, ShotFactsParams
-from vision.shots.samples import Piece, Point, Sample, Vector
+from vision.shots.samples import Piece, Point, Sample, Vector, mm_per_frame
 from vision.shots.segmentation import resettled
 
 
@@ -128,9 +128,7 @@ def _tolerance(samples: Sequence[Sample], params: ShotFactsParams) -> float:
     """How far off its straight motion a sample may be and still be on it: ``line_tolerance_mm``,
     and ``blur_share`` of the last step more (a blurred streak's centre is measured worse the
     longer the streak)."""
-    a, b = samples[-2], samples[-1]
-    step = math.dist(a.xy, b.xy) / max(b.frame - a.frame, 1)
-    return params.line_tolerance_mm + params.blur_share * step
+    return params.line_tolerance_mm + params.blur_share * mm_per_frame(samples[-2], samples[-1])
 
 
 def _predict(samples: Sequence[Sample], t: float, params: ShotFactsParams) -> Point:

@@ -131,6 +131,12 @@ class ShotWindow:
     next_first: int | None = None  # the next shot's first frame (None: this is the last shot)
 
 
+def mm_per_frame(a: Sample, b: Sample) -> float:
+    """How fast the ball went from sighting ``a`` to ``b``: mm a frame (over one frame at
+    least)."""
+    return math.dist(a.xy, b.xy) / max(b.frame - a.frame, 1)
+
+
 def at_rest_between(a: Sample, b: Sample, params: ShotFactsParams) -> bool:
     """No more than a resting ball's jitter between the two sightings."""
     return math.dist(a.xy, b.xy) <= params.still_mm_per_frame * max(b.frame - a.frame, 1)

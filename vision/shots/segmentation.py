@@ -13,7 +13,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.shots.params import DEFAULT_SHOT_FACTS, ShotFactsParams
-from vision.shots.samples import Point, Sample, ShotWindow, at_rest_between, within_degrees
+from vision.shots.samples import (
+    Point,
+    Sample,
+    ShotWindow,
+    at_rest_between,
+    mm_per_frame,
+    within_degrees,
+)
 
 
 def split_shots(tracks: Mapping[str, Sequence[Sample]], fps: float = 30.0,
@@ -25,8 +32,7 @@ def split_shots(tracks: Mapping[str, Sequence[Sample]], fps: float = 30.0,
     moving: set[int] = set()
     for samples in tracks.values():
         for k, (a, b) in enumerate(itertools.pairwise(samples), 1):
-            step = math.dist(a.xy, b.xy) / max(b.frame - a.frame, 1)
-            if step > params.still_mm_per_frame and not (
+            if mm_per_frame(a, b) > params.still_mm_per_frame and not (
                     _placed(samples, k, params) or _reseated(samples, k, params)):
                 moving.update(range(a.frame + 1, b.frame + 1))
     windows: list[ShotWindow] = []
@@ -75,8 +81,7 @@ def _struck_from_rest(tracks: Mapping[str, Sequence[Sample]],
                                                                params):
             continue
         rest, first, second = samples[k - 1], samples[k], samples[k + 1]
-        first_step = math.dist(rest.xy, first.xy) / max(first.frame - rest.frame, 1)
-        next_step = math.dist(first.xy, second.xy) / max(second.frame - first.frame, 1)
+        first_step, next_step = mm_per_frame(rest, first), mm_per_frame(first, second)
         if frame - rest.frame <= params.still_frames and (
                 first_step <= params.struck_first_step_ratio * next_step
                 + params.rolling_mm_per_frame) and rolling_from(samples, k, params):
@@ -258,14 +263,11 @@ def _one_streak_misread(samples: Sequence[Sample], k: int, params: ShotFactsPara
     truth in the next, stepped 572 mm in the frame after, bounced out of a corner, and lost the
     rest of its shot.) An id that jumped from a ball at rest onto a thing that wanders off was
     not rolling before the jump."""
-    def per_frame(a: Sample, b: Sample) -> float:
-        return math.dist(a.xy, b.xy) / max(b.frame - a.frame, 1)
-
     if k >= 2 and at_rest_between(samples[k - 2], samples[k - 1], params):
         return False
-    around = [per_frame(samples[k - 2], samples[k])] if k >= 2 else []
+    around = [mm_per_frame(samples[k - 2], samples[k])] if k >= 2 else []
     if k + 1 < len(samples):
-        around.append(per_frame(samples[k - 1], samples[k + 1]))
+        around.append(mm_per_frame(samples[k - 1], samples[k + 1]))
     return (any(step < params.hardest_mm_per_frame for step in around)
             and rolling_from(samples, k, params))
 
