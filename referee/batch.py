@@ -201,7 +201,8 @@ def run_batch(jobs: Sequence[RefereeJob], executor: Executor,
               err: TextIO | None = None) -> list[JobOutcome]:
     """Referee every job on ``executor`` (Dask's, or a local process pool), one task each, the
     journal and the reports written here alone as the tasks end; outcomes in input order. An
-    input that fails (bad input, a worker that died after its retry) fails alone.
+    input that fails (bad input, a worker that died after its retry) fails alone; a task whose
+    end the executor itself garbled (see :func:`_lost_on_the_way`) is submitted once more.
 
     ``slots``: how many tasks to keep in flight (asked again as tasks end: workers may come and
     go); None: all at once. Dask blames a worker's death on every task the worker holds, queued
@@ -211,6 +212,7 @@ def run_batch(jobs: Sequence[RefereeJob], executor: Executor,
     outcomes: dict[int, JobOutcome] = {}
     journals: dict[Path, Journal] = {}
     running: dict[Future[TaskResult], _Prepared] = {}
+    sent_again: set[int] = set()  # the inputs whose task was submitted a second time
     waiting = list(enumerate(jobs))
     try:
         while waiting or running:
@@ -230,6 +232,12 @@ def run_batch(jobs: Sequence[RefereeJob], executor: Executor,
             for future in sorted(done, key=lambda f: running[f].index):
                 prepared = running.pop(future)
                 job = jobs[prepared.index]
+                if _lost_on_the_way(future) and prepared.index not in sent_again:
+                    # (nothing of it is journalled yet: running it again loses nothing and
+                    # counts nothing twice)
+                    sent_again.add(prepared.index)
+                    running[executor.submit(referee_task, prepared.task)] = prepared
+                    continue
                 outcomes[prepared.index] = _taken_in(job, prepared, future,
                                                      journals[job.journal], out, err)
     except BaseException:  # (Ctrl-C): what is journalled stays; the rest is released
@@ -318,6 +326,16 @@ def _taken_in(job: RefereeJob, prepared: _Prepared, future: Future[TaskResult],
                 print(f"{prefix}kaisa: {failed}", file=err)
             error = error or str(failed)
     return JobOutcome(job.source, error=error, internal=internal, written=written)
+
+
+def _lost_on_the_way(future: Future[TaskResult]) -> bool:
+    """The task's end is an error of the executor's own, not the task's nor its worker's death:
+    the task's own failures come back as data (:class:`TaskResult`), a death as KilledWorker or
+    BrokenProcessPool. Seen once on a loaded machine: Dask handed input a a "TypeError: cannot
+    unpack non-iterable TaskResult object" from ``result()`` while the worker of input b was
+    being killed, and a, refereed whole, failed. Such a task is submitted once more."""
+    error = future.exception()
+    return error is not None and not _death(error) and not isinstance(error, KeyboardInterrupt)
 
 
 def _death(error: BaseException) -> str:

@@ -16,7 +16,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from dataclasses import replace
 from multiprocessing import get_context
 from pathlib import Path
@@ -177,6 +177,37 @@ def test_a_local_process_pool_serves_as_well(tmp_path: Path, capfd):
     assert _journal(tmp_path / "pool.sqlite") == _journal(tmp_path / "one.sqlite")
     out = capfd.readouterr().out
     assert _judged(out) == {g.name: list(range(1, len(DEMO) + 1)) for g in games}
+
+
+class _GarblesOnce(Executor):
+    """A pool whose first task's end is lost on the way back: an error of the executor's own
+    (as Dask once raised from ``result()`` while another task's worker was being killed)."""
+
+    def __init__(self, pool: Executor) -> None:
+        self.pool, self.garbled = pool, 0
+
+    def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Future[Any]:
+        if self.garbled:
+            return self.pool.submit(fn, *args, **kwargs)
+        self.garbled += 1
+        lost: Future[Any] = Future()
+        lost.set_exception(TypeError("cannot unpack non-iterable TaskResult object"))
+        return lost
+
+
+def test_a_task_whose_end_the_executor_garbled_is_run_again(tmp_path: Path, capfd):
+    games = _copies(tmp_path / "in", ["a", "b"])
+    journal = tmp_path / "j.sqlite"
+    with ProcessPoolExecutor(2, mp_context=get_context("spawn")) as pool:
+        garbling = _GarblesOnce(pool)
+        outcomes = batch.run_batch([RefereeJob(g, journal) for g in games], garbling)
+    assert garbling.garbled == 1
+    assert [o.error for o in outcomes] == [None, None]
+    assert _judged(capfd.readouterr().out) == {g.name: list(range(1, len(DEMO) + 1))
+                                               for g in games}
+    done = _journal(journal)
+    assert [m["status"] for m in done.values()] == ["finished"] * 2
+    assert all(len(m["entries"]) == len(DEMO) for m in done.values())
 
 
 def test_on_a_local_pool_a_death_fails_the_tasks_in_flight(tmp_path: Path, capfd,
