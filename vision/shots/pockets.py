@@ -13,7 +13,15 @@ import numpy as np
 from rules.table import Cushion, Pocket, TableSpec
 from vision.shots.cushions import INWARD, cushion_gaps
 from vision.shots.params import ShotFactsParams
-from vision.shots.samples import FoundEvent, Point, Sample, ShotWindow, Vector
+from vision.shots.samples import (
+    FoundEvent,
+    Point,
+    Sample,
+    ShotWindow,
+    Vector,
+    at_rest_between,
+    mm_per_frame,
+)
 
 
 def past_mouth(table: TableSpec, xy: Point, margin: float) -> Pocket | None:
@@ -72,13 +80,46 @@ def into_the_hole_at(table: TableSpec, samples: Sequence[Sample], params: ShotFa
                      ) -> int | None:
     """The index of the sample after which the ball was in a pocket's hole: it came within
     ``in_the_hole_radii`` of the mouth line and was then unseen for more than
-    ``in_the_hole_gap_frames`` (there it is seen only now and then, reading short of the line);
-    None if it never was."""
+    ``in_the_hole_gap_frames`` (there it is seen only now and then, reading short of the line),
+    or it stopped dead in front of the mouth (see :func:`_stopped_dead_in_front`); None if it
+    never was."""
     half = params.in_the_hole_radii * table.ball_radius_mm
     for k, (s, after) in enumerate(itertools.pairwise(samples)):
         if after.frame - s.frame > params.in_the_hole_gap_frames and past_mouth(table, s.xy, -half):
             return k
+        if _stopped_dead_in_front(table, samples, k + 1, params):
+            return k + 1
     return None
+
+
+def _stopped_dead_in_front(table: TableSpec, samples: Sequence[Sample], k: int,
+                           params: ShotFactsParams) -> bool:
+    """The ball rolled into sample ``k`` (two steps running not at rest, the last at
+    ``rolling_mm_per_frame`` or faster) and was next seen at rest, for ``still_frames``, in front
+    of a pocket's mouth: short of its line by more than ``past_mouth_mm``, by no more than
+    ``in_the_hole_radii`` (where a ball in the hole reads: seen from above at a slant, what lies
+    below the bed is seen nearer the camera's foot), and sooner than rolling could have stopped
+    it (its speed over ``heavy_drag_mm_s2``). On the bed a ball stops dead only against
+    something: wedged in the jaws, its centre reads at or past the line. What stayed is the
+    picture of the ball down in the hole (under a dim club lamp, a red in a corner's hole was
+    read 13 mm in front of the mouth, still, for 18 frames after it dropped, and its pot was
+    timed when that picture went)."""
+    if k < 2 or k + 1 >= len(samples):
+        return False
+    before, came, to = samples[k - 2], samples[k - 1], samples[k]
+    if (at_rest_between(before, came, params)
+            or mm_per_frame(came, to) < params.rolling_mm_per_frame):
+        return False
+    rest = samples[k + 1]
+    run = [s for s in samples[k + 1:] if s.frame <= rest.frame + params.still_frames]
+    if run[-1].frame < rest.frame + params.still_frames or not all(
+            at_rest_between(rest, s, params) for s in run[1:]):
+        return False
+    speed = math.dist(came.xy, to.xy) / max(to.t - came.t, 1e-9)  # mm/s
+    half = params.in_the_hole_radii * table.ball_radius_mm
+    return (rest.t - to.t < speed / params.heavy_drag_mm_s2
+            and past_mouth(table, rest.xy, -half) is not None
+            and past_mouth(table, rest.xy, -params.past_mouth_mm) is None)
 
 
 def dropped_from_the_lip(table: TableSpec, samples: Sequence[Sample], last: Sample,
