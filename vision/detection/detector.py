@@ -256,11 +256,22 @@ class BallDetector:
         return self.classify(found)
 
     def fit_colours(self, detections: Sequence[Detection]) -> ColourModel:
-        """Fit this video's colour classes to detections (of a few frames) and use them."""
+        """Fit this video's colour classes to detections (of a few frames) and use them.
+
+        The ball-like ones count, but for blurred ones (a see-through mixture with the cloth)
+        whose core is not strongly unlike the cloth (``strong_thresholds``): the few frames are
+        the first ones read, where the balls mostly lie still (before the first shot, or after
+        the last one judged), and a still ball beside its hard shadow is read as a short
+        streak, its core as strong as any ball's (a yellow so read, left out, left the video
+        with no yellow class, and the yellow unseen for a whole clip); a faint streak is junk
+        or a mixture (a grey one made a dark class of its own and merged the two reds')."""
         # (not the cloth's own blocks on a neutral cloth: they would make a class of their own)
         kept = [d for d in detections if not self.classifier.cloth_in_light(d)] or list(
             detections)
-        good = [d.bgr for d in kept if d.score > 0.5 and d.streak_mm == 0.0]
+        strong = self.params.strong_thresholds
+        good = [d.bgr for d in kept if d.score > 0.5 and (d.streak_mm == 0.0 or (
+            d.cloth_bgr is not None
+            and self.classifier.core_contrast(d.bgr, d.cloth_bgr) >= strong))]
         if not good:
             good = [d.bgr for d in kept]
         self.colours = ColourModel.fit(np.array(good), self.params)
