@@ -111,15 +111,16 @@ def _stopped_dead_in_front(table: TableSpec, samples: Sequence[Sample], k: int,
             or mm_per_frame(came, to) < params.rolling_mm_per_frame):
         return False
     rest = samples[k + 1]
-    run = [s for s in samples[k + 1:] if s.frame <= rest.frame + params.still_frames]
-    if run[-1].frame < rest.frame + params.still_frames or not all(
-            at_rest_between(rest, s, params) for s in run[1:]):
-        return False
     speed = math.dist(came.xy, to.xy) / max(to.t - came.t, 1e-9)  # mm/s
     half = params.in_the_hole_radii * table.ball_radius_mm
-    return (rest.t - to.t < speed / params.heavy_drag_mm_s2
-            and past_mouth(table, rest.xy, -half) is not None
-            and past_mouth(table, rest.xy, -params.past_mouth_mm) is None)
+    if (rest.t - to.t >= speed / params.heavy_drag_mm_s2
+            or past_mouth(table, rest.xy, -half) is None
+            or past_mouth(table, rest.xy, -params.past_mouth_mm) is not None):
+        return False
+    run = list(itertools.takewhile(lambda s: s.frame <= rest.frame + params.still_frames,
+                                   samples[k + 1:]))
+    return run[-1].frame == rest.frame + params.still_frames and all(
+        at_rest_between(rest, s, params) for s in run[1:])
 
 
 def dropped_from_the_lip(table: TableSpec, samples: Sequence[Sample], last: Sample,
