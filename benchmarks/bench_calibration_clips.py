@@ -83,7 +83,7 @@ def evaluate(paths: list[Path]) -> dict[str, int]:
               f"rms {found.rms_residual_mm:4.2f} mm  pinhole "
               f"{100 * checks.get('pinhole_violation', 0.0):4.2f} %  shape "
               f"{checks.get('shape_error_mm', 0.0):4.1f} mm (warn > "
-              f"{checks.get('shape_soft_mm', 0.0):4.1f})  width "
+              f"{checks.get('shape_soft_mm', 0.0):4.1f})  {checks.get('reading', '-'):9s} width "
               f"{checks.get('cushion_width_from', '-')}  {seconds:4.1f} s {flag}")
     if rows:
         print(f"clips {len(paths)}, found {len(rows)}, mean of means {np.mean(rows):.2f} mm, "
