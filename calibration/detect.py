@@ -75,6 +75,8 @@ WIDTH_TOLERANCE_MM = 8.0  # the noses' cushion width may differ from the aspect'
 NOSE_WIDTH_TRUSTED = 0.0035  # ... or any amount, while its outline's pinhole violation is below
 MIN_CUSHION_MM = 10.0  # a cushion narrower than this is not a cushion width
 LOOSE_FIT_MM = 4.5  # an illumination-invariant reading fitting worse than this is doubtful
+RAIL_STEADIER = 0.6  # the rails' steepest colour change is read where its points wander less
+# than this share of the chromaticity's half-way points (see _edge_points)
 
 
 @dataclass(frozen=True)
@@ -85,6 +87,13 @@ class CushionPrior:
     seen as one width all round; such a calibration is marked doubtful."""
 
     width_mm: float = 50.0
+    # the noses' width seen is believed within this share of ``width_mm``: the cushion tops
+    # seen were 51-56 mm wide on the nose plane; a nose read 30 mm inside the field (the far
+    # side of its shadow) makes the width 80 mm, with the outline's shape still plausible
+    spread: float = 0.3
+
+    def plausible(self, width_mm: float) -> bool:
+        return abs(width_mm - self.width_mm) <= self.spread * self.width_mm
 
 
 CUSHION_PRIOR = CushionPrior()
@@ -249,18 +258,16 @@ def _edge_points(lab: NDArray[np.float32], chroma: NDArray[np.float32], mask: Bo
     band = CUSHION_BAND * short_px
     points: list[FloatArray] = []
     widths: list[float] = []
-    rails: list[FloatArray | None] = []
     contrasts: list[float] = []
+    edges = []
     for i, line in enumerate(lines):
         origins, normals = _side_samples(corners[i - 1], corners[i], np.asarray(line.normal),
                                          short_px, long_side=(i % 2 == 0) == long_is_0)
         found = nose_points_from_boundary(lab, chroma, mask, origins, normals, outside, band,
                                           invariant=invariant)
+        edges.append((found, len(origins)))
         pts, width = found.nose, found.width_px
         pts = pts[np.all(np.isfinite(pts), axis=1)]
-        rail = found.rail[np.all(np.isfinite(found.rail), axis=1)]
-        rail_ok = len(rail) >= max(10, MIN_SIDE_COVERAGE * len(origins))
-        rails.append(rail if rail_ok else None)
         contrasts.append(found.contrast)
         coverage = len(pts) / max(len(origins), 1)
         if coverage < MIN_SIDE_COVERAGE or len(pts) < 10:
@@ -269,6 +276,20 @@ def _edge_points(lab: NDArray[np.float32], chroma: NDArray[np.float32], mask: Bo
                 f"(expected > {MIN_SIDE_COVERAGE:.0%})")
         points.append(pts)
         widths.append(width)
+    # the rail's edge read where the colour changes fastest, on all four cushions, when those
+    # points wander about their lines clearly less than the half-way points do (a rail whose
+    # colour comes gradually); one reading for all four: a mixture makes an outline no
+    # cushion width can mend, while one reading's bias is the same all round
+    steepest = [found.steepest_scatter for found, _ in edges]
+    halfway = [found.rail_scatter for found, _ in edges]
+    take_steepest = bool(np.isfinite(steepest).all() and np.isfinite(halfway).all()
+                         and sum(steepest) < RAIL_STEADIER * sum(halfway))
+    rails: list[FloatArray | None] = []
+    for found, count in edges:
+        raw = found.rail_steepest if take_steepest and found.rail_steepest is not None \
+            else found.rail
+        rail = raw[np.all(np.isfinite(raw), axis=1)]
+        rails.append(rail if len(rail) >= max(10, MIN_SIDE_COVERAGE * count) else None)
     return points, widths, rails, contrasts
 
 
@@ -772,11 +793,14 @@ def _detect(img: NDArray[np.uint8], lab: NDArray[np.float32], table: TableSpec,
             MIN_CUSHION_MM <= aspect_mm <= 0.1 * table.width_mm - 1
         noses_ok = from_noses is not None and pinhole_consistency(
             from_noses[0], size).violation <= NOSE_WIDTH_TRUSTED
-        if from_noses is not None and (noses_ok or not aspect_ok or
-                                       abs(from_noses[1] - aspect_mm) <= WIDTH_TOLERANCE_MM):
+        # (a width no cushion has: another edge was taken for the noses all round)
+        implausible = from_noses is not None and not CUSHION_PRIOR.plausible(from_noses[1])
+        if from_noses is not None and not implausible and (
+                noses_ok or not aspect_ok
+                or abs(from_noses[1] - aspect_mm) <= WIDTH_TOLERANCE_MM):
             h_nose, cushion_mm, agree = from_noses
             width_from = "noses"
-        elif aspect_ok:
+        elif aspect_ok or implausible:
             # the noses not seen as one width all round: the outline's aspect only tells that
             # the rail edges are a table's, its width trades off against the lens and the focal
             # length (4-20 mm off on dim, compressed pictures), so the cushion's usual width is

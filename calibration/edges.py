@@ -110,12 +110,19 @@ def strongest_peak(curve: FloatArray, start: int, stop: int,
 class CushionEdges(NamedTuple):
     """What one cushion's profiles show: nose points and rail-edge points ((N, 2) px, NaN where
     none was found), the cushion width seen (px) and the nose's contrast (the median darkening
-    across it, Lab L units per px)."""
+    across it, Lab L units per px). The rail's edge is read two ways (see
+    :func:`nose_points_from_boundary`): ``rail`` where the chromaticity is half way to the
+    rail's, ``rail_steepest`` where the colour changes fastest; ``rail_scatter`` and
+    ``steepest_scatter``: how far each reading's points wander about a smooth line (px, see
+    :func:`wander_px`)."""
 
     nose: FloatArray
     rail: FloatArray
     width_px: float
     contrast: float
+    rail_steepest: FloatArray | None = None
+    rail_scatter: float = float("inf")
+    steepest_scatter: float = float("inf")
 
 
 def nose_points_from_boundary(lab: NDArray[np.float32], chroma: NDArray[np.float32],
@@ -139,7 +146,11 @@ def nose_points_from_boundary(lab: NDArray[np.float32], chroma: NDArray[np.float
     the shadow's fading further in is often the stronger edge there), each profile's position
     the centroid of that step on profiles averaged along the cushion, and the rail's inner edge
     (the cushion's outer edge, a colour edge shading and compression barely move) is found on
-    every profile too.
+    every profile too, two ways: where the chromaticity is half way from the bed's to the
+    rail's, and where the colour (lightness and chroma) changes fastest. Each is right on some
+    pictures and wanders on others (the half-way point with a rail whose colour comes
+    gradually, read 5-25 mm out; the fastest change with a grainy wood); the caller chooses,
+    for all four cushions at once (see ``calibration.detect``).
     """
     n = len(origins)
     if n == 0:
@@ -213,8 +224,24 @@ def nose_points_from_boundary(lab: NDArray[np.float32], chroma: NDArray[np.float
     out[ok] = pts[ok]
     rail_out = np.full((n, 2), np.nan)
     if rail_seen and invariant:
-        rail_out = _rail_points(chroma_prof, bed, d_out / 2, t0 + (rail - b), has, origins,
-                                normals, ts, max(1, round(ALONG_PX / spacing_px)))
+        # the edge itself is placed on the picture's colour (lightness and chroma), where it
+        # changes fastest: the chromaticity alone changes gradually across some rails
+        cg = colour_gradient(prof)
+        med_cg = np.nanmedian(np.where(inside, cg[rows[:, None], idx_c], np.nan), axis=0)
+        # (only where the chromaticity is on its way from the bed's to the rail's: not the
+        # lightness steps of the nose and its shadow further in)
+        inner = rail
+        while inner + 1 < len(dist) and dist[inner + 1] >= 0.2 * d_out:
+            inner += 1
+        edge = _steepest(med_cg, rail, inner + round(1 / STEP_PX))
+        along = max(1, round(ALONG_PX / spacing_px))
+        steepest = _rail_points(cg, t0 + (edge - b), has, origins, normals, ts, along)
+        rail_out = _rail_crossings(chroma_prof, bed, d_out / 2, t0 + (rail - b), has, origins,
+                                   normals, ts, along)
+        return CushionEdges(nose=out, rail=rail_out, width_px=width, contrast=ref,
+                            rail_steepest=steepest,
+                            rail_scatter=wander_px(rail_out, origins, normals),
+                            steepest_scatter=wander_px(steepest, origins, normals))
     return CushionEdges(nose=out, rail=rail_out, width_px=width, contrast=ref)
 
 
@@ -250,9 +277,46 @@ def _centroids(g: FloatArray, rows: NDArray[np.int64], has: BoolArray, lo: NDArr
     return pos, ok
 
 
-def _rail_points(chroma_prof: NDArray[np.float32], bed: FloatArray, level: float,
-                 centre: NDArray[np.int64], has: BoolArray, origins: FloatArray,
-                 normals: FloatArray, ts: FloatArray, along: int) -> FloatArray:
+def _steepest(change: FloatArray, half: int, inner: int) -> int:
+    """The rail's inner edge on the aligned median profile of the colour's rate of ``change``:
+    its peak from ``inner`` (where the chromaticity is still a fifth of the way to the rail's)
+    out to two pixels beyond ``half`` (where it first passed half the rail's contrast, going
+    outward). The steepest point of a blurred step is
+    the step, whatever the colours on either side; the half-way crossing of the chromaticity
+    moved out with the rail's colour further out (read 5-25 mm out on the fresh looks)."""
+    c = np.nan_to_num(change)
+    lo = max(1, half - round(2 / STEP_PX))
+    hi = min(len(c) - 2, inner)
+    if hi <= lo:
+        return half
+    return lo + int(np.argmax(c[lo:hi + 1]))
+
+
+def _rail_points(change: FloatArray, centre: NDArray[np.int64], has: BoolArray,
+                 origins: FloatArray, normals: FloatArray, ts: FloatArray, along: int
+                 ) -> FloatArray:
+    """Each profile's rail edge: the peak of the colour's rate of ``change`` (profiles
+    averaged over ``along`` neighbours, to sub-pixel precision), within 3 px of ``centre``
+    (the median profile's, see :func:`_steepest`); none where the peak is the window's edge."""
+    g = np.asarray(uniform_filter1d(change, size=along, axis=0, mode="nearest"), np.float64)
+    out = np.full((len(g), 2), np.nan)
+    w = round(3 / STEP_PX)
+    for i in np.flatnonzero(has):
+        hi = min(int(centre[i]) + w, g.shape[1] - 2)
+        lo = max(int(centre[i]) - w, 1)
+        if hi - lo < 2:
+            continue
+        j = lo + int(np.argmax(g[i, lo:hi + 1]))
+        if g[i, j] <= 0 or j in (lo, hi):
+            continue  # (no step there: the steepest point is the window's edge)
+        t = ts[0] + float(subpixel_peak(g[i:i + 1], np.array([j]))[0]) * STEP_PX
+        out[i] = origins[i] + normals[i] * t
+    return out
+
+
+def _rail_crossings(chroma_prof: NDArray[np.float32], bed: FloatArray, level: float,
+                    centre: NDArray[np.int64], has: BoolArray, origins: FloatArray,
+                    normals: FloatArray, ts: FloatArray, along: int) -> FloatArray:
     """Where each profile's chromaticity, going outward, first gets further than ``level`` from
     the bed's (the rail's inner edge, linearly interpolated), within 3 px of ``centre``."""
     d = np.hypot(*(chroma_prof.astype(np.float64) - bed).transpose(2, 0, 1))
@@ -271,6 +335,19 @@ def _rail_points(chroma_prof: NDArray[np.float32], bed: FloatArray, level: float
                 out[i] = origins[i] + normals[i] * t
                 break
     return out
+
+
+def wander_px(points: FloatArray, origins: FloatArray, normals: FloatArray) -> float:
+    """How far edge points (NaN where none) wander across the cushion (px): the robust spread
+    of their offsets along ``normals`` about a quadratic in their place along it (the lens
+    bends a straight edge a little); inf with too few points."""
+    ok = np.all(np.isfinite(points), axis=1)
+    if np.count_nonzero(ok) < max(10, len(points) // 4):
+        return float("inf")
+    t = np.sum((points[ok] - origins[ok]) * normals[ok], axis=1)
+    u = np.arange(len(points), dtype=np.float64)[ok]
+    residuals = t - np.polyval(np.polyfit(u, t, 2), u)
+    return float(np.median(np.abs(residuals - np.median(residuals))))
 
 
 def profile_shifts(lab_ref: NDArray[np.float32], lab_new: NDArray[np.float32],

@@ -109,9 +109,18 @@ def test_rendered_960x540_tables_calibrate(seed: int):
     assert mean_error_mm(true, found) <= 3.0 and not found.doubtful
 
 
+@pytest.mark.parametrize("seed", [7, 12, 20, 30])
+def test_rendered_960x540_tables_with_smooth_shaded_rails_calibrate(seed: int):
+    """Rails whose colour comes gradually from the cushion's: their edge read half way into
+    that colour was 5-25 mm out, and these tables were found 12 mm wrong (refused, or marked
+    doubtful); read where the colour changes fastest, they are within 3 mm (some still marked
+    doubtful: the noses were not seen all round, and the usual cushion width is taken)."""
+    frame, true = rendered(seed)
+    assert mean_error_mm(true, detect_table(frame, TABLE).calibration) <= 3.0
+
+
 @pytest.mark.parametrize(("seed", "why"), [
-    (49, "refused beyond"),  # 41 mm off the shape (the table found is 38 mm wrong on average)
-    (12, "fit loosely"),  # 17 mm off and an RMS residual of 7 mm (12 mm wrong on average)
+    (49, "refused beyond"),  # 58 mm off the shape (the table found is 38 mm wrong on average)
 ])
 def test_rendered_960x540_tables_found_wrong_are_refused(seed: int, why: str):
     frame, _ = rendered(seed)
