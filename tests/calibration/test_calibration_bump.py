@@ -9,6 +9,7 @@ import cv2
 import numpy as np
 import pytest
 from calib_synth import Scene, grid_error_mm, render
+from scipy.spatial.transform import Rotation
 
 from calibration import BumpParams, BumpWatch, CalibrationError, DriftMonitor
 from calibration.bump import followed, turned
@@ -37,14 +38,10 @@ def knocked(true: Calibration, roll_deg: float, dx: float, dy: float
     ``roll_deg`` and turned so that the picture's middle moves ``dx``, ``dy`` pixels. The
     calibration after it, and the turn (3x3, undistorted pixels)."""
     k = np.asarray(true.camera_matrix)
-    a, b, g = math.radians(roll_deg), math.atan(dx / k[0, 0]), -math.atan(dy / k[1, 1])
-    roll = np.array([[math.cos(a), -math.sin(a), 0.0], [math.sin(a), math.cos(a), 0.0],
-                     [0.0, 0.0, 1.0]])
-    pan = np.array([[math.cos(b), 0.0, math.sin(b)], [0.0, 1.0, 0.0],
-                    [-math.sin(b), 0.0, math.cos(b)]])
-    tilt = np.array([[1.0, 0.0, 0.0], [0.0, math.cos(g), -math.sin(g)],
-                     [0.0, math.sin(g), math.cos(g)]])
-    turn = k @ tilt @ pan @ roll @ np.linalg.inv(k)
+    # rolled about the optical axis, then turned about the camera's y and x axes
+    rotation = Rotation.from_euler("zyx", [math.radians(roll_deg), math.atan(dx / k[0, 0]),
+                                           -math.atan(dy / k[1, 1])]).as_matrix()
+    turn = k @ rotation @ np.linalg.inv(k)
     return turned(true, turn), turn
 
 
