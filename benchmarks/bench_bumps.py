@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
@@ -29,6 +30,7 @@ from bench_calibration_clips import table_grid  # noqa: E402
 from calibration import Calibration  # noqa: E402
 from referee.pipeline import camera_watch  # noqa: E402
 from rules import TableSpec  # noqa: E402
+from video import half_picture  # noqa: E402
 
 
 def error_mm(found: Calibration, truth: Calibration, grid: np.ndarray) -> float:
@@ -36,7 +38,18 @@ def error_mm(found: Calibration, truth: Calibration, grid: np.ndarray) -> float:
     return float(np.mean(np.hypot(*(back - grid).T)))
 
 
-def clip(labels_path: Path, within_s: float) -> dict[str, object]:
+@dataclass
+class ClipWatch:
+    """What the camera watch did on one clip (see the module)."""
+
+    bumped: bool
+    found_after_s: float | None = None  # the true bump followed this long after it
+    false: list[str] = field(default_factory=list)  # other motions followed: "t s (mm)"
+    errors_after: list[float] = field(default_factory=list)  # mm, after each motion followed
+    end_error_mm: float = 0.0
+
+
+def clip(labels_path: Path, within_s: float) -> ClipWatch:
     doc = json.loads(labels_path.read_text())
     table = TableSpec.from_value(doc["table"])
     before = Calibration.from_dict(doc["calibration"])
@@ -47,11 +60,7 @@ def clip(labels_path: Path, within_s: float) -> dict[str, object]:
     grid = table_grid(table)
     watch = camera_watch(before)
     cap = cv2.VideoCapture(str(labels_path.with_name(doc["video"])))
-    size = before.image_size
-    half = (round(size[0] * 0.5), round(size[1] * 0.5))
-    found_at: float | None = None
-    false: list[str] = []
-    errors: list[float] = []
+    out = ClipWatch(bumped=bump_frame is not None)
     k = 0
     while True:
         ok, frame = cap.read()
@@ -59,21 +68,21 @@ def clip(labels_path: Path, within_s: float) -> dict[str, object]:
             break
         t = k / fps
         if watch.due(t):
-            small = cv2.resize(frame, half, interpolation=cv2.INTER_AREA)
-            event = watch.check(k, t, small, scale=0.5)
+            # (the half picture, as the referee's reader hands it over)
+            event = watch.check(k, t, half_picture(np.asarray(frame, np.uint8)), scale=0.5)
             if event is not None and event.status == "recalibrated":
                 truth = after if bump_frame is not None and k >= bump_frame else before
                 err = error_mm(event.calibration, truth, grid)
                 late = None if bump_frame is None else t - bump_frame / fps
-                if late is not None and 0 <= late <= within_s and found_at is None:
-                    found_at = late
+                if late is not None and 0 <= late <= within_s and out.found_after_s is None:
+                    out.found_after_s = late
                 else:
-                    false.append(f"{t:.1f} s ({event.drift_mm:.1f} mm)")
-                errors.append(err)
+                    out.false.append(f"{t:.1f} s ({event.drift_mm:.1f} mm)")
+                out.errors_after.append(err)
         k += 1
     truth = after if bump_frame is not None and k > bump_frame else before
-    return {"bumped": bump_frame is not None, "found_after_s": found_at, "false": false,
-            "errors_after": errors, "end_error_mm": error_mm(watch.calibration, truth, grid)}
+    out.end_error_mm = error_mm(watch.calibration, truth, grid)
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -87,17 +96,17 @@ def main(argv: list[str] | None = None) -> int:
     for d in args.dirs:
         for path in sorted(d.glob("*.labels.json")):
             r = clip(path, args.within)
-            bumped += bool(r["bumped"])
-            found += r["found_after_s"] is not None
-            false += len(r["false"])  # type: ignore[arg-type]
-            ends.append(float(r["end_error_mm"]))  # type: ignore[arg-type]
-            late = r["found_after_s"]
+            bumped += r.bumped
+            found += r.found_after_s is not None
+            false += len(r.false)
+            ends.append(r.end_error_mm)
+            late = r.found_after_s
+            after_each = ", ".join(f"{e:.1f}" for e in r.errors_after) or "-"
             print(f"{path.name.removesuffix('.labels.json'):30s} "
-                  f"{'bumped' if r['bumped'] else 'steady':6s} "
+                  f"{'bumped' if r.bumped else 'steady':6s} "
                   f"found {'-' if late is None else f'{late:.2f} s after':12s} "
-                  f"false {', '.join(r['false']) or '-':30s} "  # type: ignore[arg-type]
-                  f"after each {', '.join(f'{e:.1f}' for e in r['errors_after']) or '-':18s} "  # type: ignore[attr-defined]
-                  f"end {r['end_error_mm']:.1f} mm", flush=True)
+                  f"false {', '.join(r.false) or '-':30s} after each {after_each:18s} "
+                  f"end {r.end_error_mm:.1f} mm", flush=True)
     e = np.array(ends)
     print(f"clips {len(ends)}: bumps found {found} of {bumped}, false bumps {false}; end error "
           f"within 3 mm {int(np.sum(e <= 3.0))} of {len(e)}, mean {e.mean():.2f} mm, "

@@ -24,9 +24,11 @@ only.
 
 A knock turns the camera about its own centre: on the undistorted picture that is a homography
 (K R K^-1), not a shift and a roll; a turn of 0.2 degrees that moves the middle of the picture
-2 px moves its sides 3.5 px. So the motion followed is measured on the band undistorted by the
-calibration's lens, as a homography, and the calibration's homography is carried through it. (The
-rigid motion of the raw picture, followed before, left the table 3-6 mm off after some bumps.)
+2 px moves its sides 3.5 px. So the rigid motion measured over the band is taken as the camera's
+turn whose motion of the raw picture is nearest to it there (three angles, the lens model's K),
+and the calibration's homography is carried through that turn. (The rigid motion itself,
+followed before, left the table 3-6 mm off after some bumps; ECC with a whole homography on the
+undistorted band pinned its perspective poorly.)
 
 Measured on the hard synthetic tier (``kaisa synth --hard``), where the true calibration after
 each bump is known: 2-3 mm mean error on the table after following, against 12-20 mm before.
@@ -41,9 +43,10 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 from scipy.optimize import least_squares
+from scipy.spatial.transform import Rotation
 
 from calibration.errors import CalibrationError
-from calibration.model import Calibration
+from calibration.model import Calibration, apply_homography
 
 FloatArray = NDArray[np.float64]
 
@@ -225,24 +228,6 @@ def _grid_px(calibration: Calibration) -> FloatArray:
     return calibration.table_to_image(np.stack([gx.ravel(), gy.ravel()], axis=1))
 
 
-def _through(h: FloatArray, points: FloatArray) -> FloatArray:
-    moved = np.c_[points, np.ones(len(points))] @ h.T
-    return np.asarray(moved[:, :2] / moved[:, 2:], dtype=np.float64)
-
-
-def _rotation(angles: FloatArray) -> FloatArray:
-    """The camera's turn by small angles (radians): about its optical axis (a roll), then its
-    y and x axes (the picture's middle moving along x and y)."""
-    a, b, g = (float(v) for v in angles)
-    roll = np.array([[math.cos(a), -math.sin(a), 0.0], [math.sin(a), math.cos(a), 0.0],
-                     [0.0, 0.0, 1.0]])
-    ry = np.array([[math.cos(b), 0.0, math.sin(b)], [0.0, 1.0, 0.0],
-                   [-math.sin(b), 0.0, math.cos(b)]])
-    rx = np.array([[1.0, 0.0, 0.0], [0.0, math.cos(g), -math.sin(g)],
-                   [0.0, math.sin(g), math.cos(g)]])
-    return np.asarray(rx @ ry @ roll, dtype=np.float64)
-
-
 def _turn(calibration: Calibration, motion: FloatArray, points: FloatArray) -> FloatArray | None:
     """The camera's turn (3x3 homography of undistorted full-resolution pixels, new = H @ old:
     K R K^-1) whose motion of the raw picture is nearest, over ``points`` (raw pixels of the
@@ -251,19 +236,21 @@ def _turn(calibration: Calibration, motion: FloatArray, points: FloatArray) -> F
         return None
     k = np.asarray(calibration.camera_matrix, dtype=np.float64)
     k_inv = np.linalg.inv(k)
-    target = _through(motion, points)
+    target = apply_homography(motion, points)
     flat = calibration.undistort(points)
 
     def turn_of(angles: FloatArray) -> FloatArray:
-        return np.asarray(k @ _rotation(angles) @ k_inv, dtype=np.float64)
+        # rolled about the optical axis, then turned about the camera's y and x axes
+        turn = k @ Rotation.from_euler("zyx", angles).as_matrix() @ k_inv
+        return np.asarray(turn, dtype=np.float64)
 
     def residuals(angles: FloatArray) -> FloatArray:
-        return (calibration.distort(_through(turn_of(angles), flat)) - target).ravel()
+        return (calibration.distort(apply_homography(turn_of(angles), flat)) - target).ravel()
 
     # a first guess from the motion at the picture's middle: roll, then the middle's shift
     roll = math.atan2(motion[1, 0], motion[0, 0])
     centre = np.array([[k[0, 2], k[1, 2]]])
-    dx, dy = (_through(motion, centre) - centre)[0]
+    dx, dy = (apply_homography(motion, centre) - centre)[0]
     guess = np.array([roll, math.atan(dx / k[0, 0]), -math.atan(dy / k[1, 1])])
     fit = least_squares(residuals, guess, x_scale=1e-3)
     return turn_of(fit.x)
@@ -281,7 +268,7 @@ def _raw_motion(calibration: Calibration, turn: FloatArray) -> FloatArray:
     """The turn as a homography of raw pixels (new = M @ old), fitted over the table and
     rails: for what needs the picture's motion only roughly (the cloth model carried over)."""
     before = _grid_px(calibration)
-    after = calibration.distort(_through(turn, calibration.undistort(before)))
+    after = calibration.distort(apply_homography(turn, calibration.undistort(before)))
     h, _ = cv2.findHomography(before, after, 0)
     return np.eye(3) if h is None else np.asarray(h, dtype=np.float64)
 
@@ -328,8 +315,7 @@ class BumpWatch:
             if len(xs) < 50:
                 continue  # (hardly any band there: the table runs out of the picture)
             points = np.c_[xs, ys].astype(np.float64) / p.look_scale
-            moved = np.c_[points, np.ones(len(points))] @ motion.T
-            whole = np.mean(moved[:, :2] / moved[:, 2:] - points, axis=0)
+            whole = np.mean(apply_homography(motion, points) - points, axis=0)
             start = np.eye(3)
             start[:2, 2] = whole
             own = _motion(self._reference, now, part, p.look_scale, start,

@@ -281,9 +281,9 @@ def _steepest(change: FloatArray, half: int, inner: int) -> int:
     """The rail's inner edge on the aligned median profile of the colour's rate of ``change``:
     its peak from ``inner`` (where the chromaticity is still a fifth of the way to the rail's)
     out to two pixels beyond ``half`` (where it first passed half the rail's contrast, going
-    outward). The steepest point of a blurred step is
-    the step, whatever the colours on either side; the half-way crossing of the chromaticity
-    moved out with the rail's colour further out (read 5-25 mm out on the fresh looks)."""
+    outward). The steepest point of a blurred step is the step, whatever the colours on either
+    side; the half-way crossing of the chromaticity moved out with the rail's colour further out
+    (read 5-25 mm out on the fresh looks)."""
     c = np.nan_to_num(change)
     lo = max(1, half - round(2 / STEP_PX))
     hi = min(len(c) - 2, inner)
