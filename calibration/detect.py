@@ -21,10 +21,12 @@ left head: the bottom long cushion of the image).
 
 from __future__ import annotations
 
+import contextlib
 import itertools
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -50,6 +52,7 @@ from calibration.plausibility import (
     pinhole_consistency,
     shape_check,
 )
+from calibration.sights import DEFAULT_SIGHTS, SightParams, refined_by_sights
 from rules.table import Cushion, TableSpec
 
 FloatArray = NDArray[np.float64]
@@ -559,7 +562,8 @@ def detect_table(image: NDArray[np.uint8] | Sequence[NDArray[np.uint8]],
                  max_residual_mm: float = MAX_RESIDUAL_MM, frame: int = 0,
                  estimate_distortion: bool = True, seed: int = 0,
                  nose_height_mm: float | None = None,
-                 camera_height_mm: float = CAMERA_HEIGHT_MM) -> TableDetection:
+                 camera_height_mm: float = CAMERA_HEIGHT_MM,
+                 sights: SightParams | None = DEFAULT_SIGHTS) -> TableDetection:
     """Find the table in a BGR frame (or the per-pixel median of several) and calibrate.
 
     ``head``: which image side the head cushion is at. Without it the drawn house line decides
@@ -581,6 +585,12 @@ def detect_table(image: NDArray[np.uint8] | Sequence[NDArray[np.uint8]],
     gradients and dim, compressed cushions, is tried too, and of the two a plausible one is kept
     before a doubtful one, then the better-fitting. The classic reading's error is raised when
     neither finds the table.
+
+    Last, where the rails' sights are seen (``sights``: where they are and when their fit is
+    trusted, :mod:`calibration.sights`; None: not looked for), the calibration is made again from
+    them: a reading kept, one refused for its shape, or, when neither reading's lines fit, one of
+    those loose outlines, provided the sights then fit within ``max_residual_mm`` and the shape
+    check passes.
     """
     table = table or TableSpec()
     if head is not None and head not in HEADS:
@@ -604,9 +614,10 @@ def detect_table(image: NDArray[np.uint8] | Sequence[NDArray[np.uint8]],
     if classic is not None and _shape(classic).refused:
         refused.append(classic)
         classic = None
+    with_sights = _SightsLook(img, nose_h, float(camera_height_mm), max_residual_mm, sights)
     if (classic is not None and classic.calibration.rms_residual_mm <= CLASSIC_TRUSTED_MM
             and not _shape(classic).doubtful):
-        return _oriented(classic, img, head)
+        return _oriented(with_sights(classic), img, head)
     other: TableDetection | None = None
     try:
         other = _checked(_detect(*args, invariant=True))
@@ -621,7 +632,16 @@ def detect_table(image: NDArray[np.uint8] | Sequence[NDArray[np.uint8]],
         best = min(found, key=lambda d: (_shape(d).doubtful, d.calibration.rms_residual_mm))
         if best is classic:
             best = _loose_classic(best)
-        return _oriented(best, img, head)
+        return _oriented(with_sights(best), img, head)
+    # a table refused for its shape is found again from its sights, when they show
+    rescued = [d for d in (with_sights.rescue(r) for r in refused) if d is not None]
+    if not rescued and first is not None and sights is not None:
+        # neither reading's lines fit: their outlines may still be near enough to find the
+        # sights by
+        rescued = [d for d in (with_sights.rescue(r) for r in _loose_readings(args))
+                   if d is not None]
+    if rescued:
+        return _oriented(rescued[0], img, head)
     if refused:
         check = min((_shape(d) for d in refused), key=lambda c: c.sigmas)
         raise CalibrationError(
@@ -700,6 +720,47 @@ def _loose_classic(detection: TableDetection) -> TableDetection:
                "confirm them: check the preview")
     checks.update(doubtful=True, warnings=[*checks.get("warnings", []), warning])
     return replace(detection, calibration=replace(cal, checks=checks))
+
+
+def _loose_readings(args: tuple[Any, ...]) -> list[TableDetection]:
+    """Both readings of the picture however poorly their lines fit (``args`` as
+    :func:`detect_table` gives them to :func:`_detect`, the refusal threshold lifted), for a
+    first outline to look for the sights by."""
+    found = []
+    loose = (*args[:4], math.inf, *args[5:])
+    for invariant in (False, True):
+        with contextlib.suppress(CalibrationError):
+            found.append(_checked(_detect(*loose, invariant=invariant)))
+    return found
+
+
+@dataclass(frozen=True)
+class _SightsLook:
+    """A detection made again from the rails' sights seen in ``image`` (see
+    :mod:`calibration.sights`; ``params`` None: not looked for), when they fit within
+    ``max_residual_mm``; its plausibility checked again."""
+
+    image: NDArray[np.uint8]
+    nose_height_mm: float
+    camera_height_mm: float
+    max_residual_mm: float
+    params: SightParams | None
+
+    def __call__(self, detection: TableDetection) -> TableDetection:
+        """The detection from the sights, or as it was."""
+        return self.rescue(detection) or detection
+
+    def rescue(self, detection: TableDetection) -> TableDetection | None:
+        """The detection from the sights when they fit and its shape is not refused; else
+        None."""
+        if self.params is None:
+            return None
+        refined = refined_by_sights(self.image, detection.calibration, self.nose_height_mm,
+                                    self.camera_height_mm, self.params)
+        if refined is None or not refined[1].rms_mm <= self.max_residual_mm:
+            return None
+        found = _checked(replace(detection, calibration=refined[0]))
+        return None if _shape(found).refused else found
 
 
 def _unsure_reading(checks: Mapping[str, object], rms_mm: float) -> list[str]:

@@ -41,6 +41,7 @@ class Scene:
     hand: bool = True
     seed: int = 0
     image_size: tuple[int, int] = (1280, 720)
+    diamonds: bool = True  # the rails' sights (every eighth of the length, quarter of the width)
 
 
 def _rot(axis: int, deg: float) -> NDArray[np.float64]:
@@ -128,10 +129,10 @@ def render(scene: Scene, table: TableSpec | None = None,
         cv2.line(tex, texel(*a), texel(*b), colour, max(1, round(width / res)), cv2.LINE_AA,
                  shift)
 
-    for i in range(1, 8):  # diamonds on the rails
+    for i in range(1, 8 if scene.diamonds else 1):  # diamonds on the rails
         for y in (-RAIL_MM / 2, W + RAIL_MM / 2):
             circle(L * i / 8, y, 10, (230, 230, 230))
-    for i in range(1, 4):
+    for i in range(1, 4 if scene.diamonds else 1):
         for x in (-RAIL_MM / 2, L + RAIL_MM / 2):
             circle(x, W * i / 4, 10, (230, 230, 230))
     # pockets: holes behind the jaws, reaching a little into the bed

@@ -20,6 +20,7 @@ import pytest
 from numpy.typing import NDArray
 
 from calibration import Calibration, CalibrationError, detect_table
+from calibration.sights import DEFAULT_SIGHTS, SightParams
 from calibration.steady import SteadyParams, shifts_px, steady
 from calibration.video import steady_sample
 from rules.table import TableSpec
@@ -96,19 +97,33 @@ def _grid(table: TableSpec, step_mm: float = 50.0) -> NDArray[np.float64]:
     return np.array([(x, y) for x in xs for y in ys])
 
 
-def test_a_hard_picture_without_clear_noses_is_never_silently_wrong() -> None:
+def _hard_no_noses(sights: SightParams | None = DEFAULT_SIGHTS) -> tuple[Calibration, float]:
+    """The hard fixture's calibration and its mean error over the field (mm)."""
     doc = json.loads((FIXTURES / "hard_no_noses.json").read_text())
     table = TableSpec.from_value(doc["table"])
     truth = Calibration.from_dict(doc["calibration"])
+    found = detect_table(_read("hard_no_noses.png"), table, sights=sights).calibration
+    grid = _grid(table)
+    return found, float(np.hypot(*(found.image_to_table(truth.table_to_image(grid)) - grid).T)
+                        .mean())
+
+
+def test_a_hard_picture_without_clear_noses_is_never_silently_wrong() -> None:
+    # the rails' sights not looked for: the field rests on the cushion prior, flagged
     try:
-        found = detect_table(_read("hard_no_noses.png"), table).calibration
+        found, error_mm = _hard_no_noses(sights=None)
     except CalibrationError:
         return  # refused: an honest outcome
-    grid = _grid(table)
-    error_mm = float(np.hypot(*(found.image_to_table(truth.table_to_image(grid)) - grid).T)
-                     .mean())
     assert error_mm <= 3.0 or found.doubtful, f"{error_mm:.1f} mm off and not flagged"
     assert found.doubtful  # the noses were not seen: the field rests on the cushion prior
     assert (found.checks or {})["cushion_width_from"] == "prior"
     assert error_mm < 8.0  # the prior's width is nearer than the outline aspect's (8 mm off)
     assert any("cushion" in w for w in found.warnings)
+
+
+def test_a_hard_picture_without_clear_noses_is_calibrated_by_its_sights() -> None:
+    # the same picture, the sights looked for (the default): 5.3 mm off and doubtful without
+    found, error_mm = _hard_no_noses()
+    checks = found.checks or {}
+    assert checks["reading"] == "sights" and checks["sights"] >= 16
+    assert error_mm <= 3.0 and not found.doubtful
