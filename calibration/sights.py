@@ -37,7 +37,7 @@ from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import least_squares
 from scipy.stats import theilslopes
 
@@ -130,12 +130,16 @@ class SightFit:
     sights: tuple[Sight, ...]
 
 
-def _target(cushion: Cushion, along_mm: float, offset_mm: float, table: TableSpec
-            ) -> tuple[float, float]:
-    """A sight's place on the nose plane (table mm), ``offset_mm`` outside its cushion's nose."""
+def _target(cushion: Cushion, along_mm: ArrayLike, offset_mm: ArrayLike, table: TableSpec
+            ) -> FloatArray:
+    """Places on the nose plane (table mm, (N, 2)) ``along_mm`` along the cushion's rail and
+    ``offset_mm`` outside its nose (numbers or arrays of one shape)."""
+    a, d = np.broadcast_arrays(np.asarray(along_mm, np.float64).ravel(),
+                               np.asarray(offset_mm, np.float64).ravel())
     L, W = table.length_mm, table.width_mm
-    return {Cushion.RIGHT: (along_mm, -offset_mm), Cushion.LEFT: (along_mm, W + offset_mm),
-            Cushion.HEAD: (-offset_mm, along_mm), Cushion.FOOT: (L + offset_mm, along_mm)}[cushion]
+    x, y = {Cushion.RIGHT: (a, -d), Cushion.LEFT: (a, W + d), Cushion.HEAD: (-d, a),
+            Cushion.FOOT: (L + d, a)}[cushion]
+    return np.stack([x, y], axis=1)
 
 
 def expected_sights(table: TableSpec, layout: SightLayout) -> list[tuple[Cushion, float, float]]:
@@ -206,8 +210,7 @@ def find_sights(grey: NDArray[np.float32], calibration: Calibration, h_nose: Flo
         a = np.arange(along - half, along + half + step_mm / 2, step_mm)
         d = np.arange(params.near_mm, params.far_mm + step_mm / 2, step_mm)
         aa, dd = np.meshgrid(a, d)
-        pts = np.array([_target(cushion, x, y, table)
-                        for x, y in zip(aa.ravel(), dd.ravel(), strict=True)])
+        pts = _target(cushion, aa, dd, table)
         px = _raw_px(calibration, h_nose, pts).astype(np.float32).reshape((*aa.shape, 2))
         patch = cv2.remap(grey, px[..., 0], px[..., 1], cv2.INTER_LINEAR,
                           borderMode=cv2.BORDER_CONSTANT, borderValue=float("nan"))
@@ -325,8 +328,9 @@ def _fit(raw: FloatArray, sights: list[Sight], offsets: list[float], lens: Lens,
     each sight and its place. Returns the homography from pixels undistorted with the new
     lens, the offsets, the lens's distortion terms and the residuals."""
     def targets(o_long: float, o_short: float) -> FloatArray:
-        return np.array([_target(s.cushion, s.along_mm, o_long if s.cushion.is_long else o_short,
-                                 table) for s in sights])
+        return np.concatenate([_target(s.cushion, s.along_mm,
+                                       o_long if s.cushion.is_long else o_short, table)
+                               for s in sights])
 
     k, dist = lens
     und = undistort_points(raw, k, dist)

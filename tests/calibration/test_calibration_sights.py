@@ -48,7 +48,7 @@ def test_the_fit_recovers_the_table_the_offsets_and_the_lens_from_noisy_centres(
     found = []
     for cushion, along, _ in expected_sights(TABLE, SightLayout()):
         px = _raw_px(truth, truth.homography_image_to_table,
-                     np.array([_target(cushion, along, OFFSET_MM, TABLE)]))[0]
+                     _target(cushion, along, OFFSET_MM, TABLE))[0]
         px = px + rng.normal(0.0, 0.2, 2)
         found.append((Sight(cushion, along, (float(px[0]), float(px[1]))), OFFSET_MM))
     # one blob in a window that is no sight: 6 px off
