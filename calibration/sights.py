@@ -69,7 +69,8 @@ class SightParams:
     ``along_share``: the search window along the rail, each way, as a share of the sights'
     spacing; ``near_mm``/``far_mm``: the window across the rail, outside the nose;
     ``least_sights``: fewer found and kept, the first calibration stands; ``least_per_rail``:
-    each rail must keep this many (the four rails hold the table's outline);
+    each rail must keep this many (the four rails hold the table's outline; 0: three rails
+    with sights do);
     ``max_rms_mm``, ``max_rms_px``: the fit's RMS residual above which it is not trusted (in
     mm, and in pixels at the table's middle: a sight's centre is read to 0.2-0.5 px);
     ``off_line_mm``: a sight this far across from the line of its rail's others is no sight;
@@ -99,8 +100,8 @@ class SightParams:
         if not (0 <= self.near_mm < self.far_mm):
             raise ValueError(f"expected 0 <= near_mm < far_mm, got {self.near_mm}, "
                              f"{self.far_mm}")
-        if self.least_sights < 6 or self.least_per_rail < 1:
-            raise ValueError("expected least_sights >= 6 and least_per_rail >= 1")
+        if self.least_sights < 6 or self.least_per_rail < 0:
+            raise ValueError("expected least_sights >= 6 and least_per_rail >= 0")
 
 
 DEFAULT_SIGHTS = SightParams()
@@ -317,7 +318,11 @@ def fit_sights(found: list[tuple[Sight, float]], calibration: Calibration,
 
 
 def _enough(sights: list[Sight], params: SightParams) -> bool:
+    """Enough sights, and on every rail ``least_per_rail`` (0: on three rails at least, which
+    pin a homography down too)."""
     per_rail = [sum(s.cushion is c for s in sights) for c in Cushion]
+    if params.least_per_rail == 0:
+        return len(sights) >= params.least_sights and sum(n > 0 for n in per_rail) >= 3
     return len(sights) >= params.least_sights and min(per_rail) >= params.least_per_rail
 
 
@@ -374,8 +379,9 @@ def refined_by_sights(image: NDArray[np.uint8], calibration: Calibration, nose_h
     # first outline far off finds some, and the fit to those finds the rest); the last fit is
     # judged
     cal, fit, last = calibration, None, None
-    # (the first passes may rest on fewer: a first outline far off finds some sights only)
-    first = replace(params, least_sights=params.least_sights * 2 // 3, least_per_rail=1)
+    # (the first passes may rest on fewer, on three rails: a first outline far off finds some
+    # sights only)
+    first = replace(params, least_sights=params.least_sights * 2 // 3, least_per_rail=0)
     for n in range(params.passes):
         fit = fit_sights(find_sights(grey, cal, nose_plane_homography(
             cal, nose_height_mm, camera_height_mm), params), cal, params if n else first)

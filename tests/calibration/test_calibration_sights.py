@@ -106,7 +106,7 @@ def test_detect_table_takes_the_sights_and_says_so() -> None:
 
 
 @pytest.mark.parametrize("bad", [{"along_share": 0.6}, {"near_mm": 300.0},
-                                 {"least_sights": 3}, {"least_per_rail": 0}])
+                                 {"least_sights": 3}, {"least_per_rail": -1}])
 def test_sight_parameters_are_checked(bad: dict[str, float]) -> None:
     with pytest.raises(ValueError, match="expected"):
         SightParams(**bad)  # type: ignore[arg-type]
