@@ -52,7 +52,7 @@ from calibration.plausibility import (
     pinhole_consistency,
     shape_check,
 )
-from calibration.sights import DEFAULT_SIGHTS, SightParams, refined_by_sights
+from calibration.sights import DEFAULT_SIGHTS, Sight, SightParams, refined_by_sights
 from rules.table import Cushion, TableSpec
 
 FloatArray = NDArray[np.float64]
@@ -122,6 +122,7 @@ class TableDetection:
     sides: tuple[SideFit, ...]  # head, foot, right, left
     cloth: ClothModel
     cloth_mask: BoolArray
+    sights: tuple[Sight, ...] = ()  # the rails' sights the calibration rests on, if any
 
     def side(self, cushion: Cushion) -> SideFit:
         return next(s for s in self.sides if s.cushion is cushion)
@@ -759,7 +760,7 @@ class _SightsLook:
                                     self.camera_height_mm, self.params)
         if refined is None or not refined[1].rms_mm <= self.max_residual_mm:
             return None
-        found = _checked(replace(detection, calibration=refined[0]))
+        found = _checked(replace(detection, calibration=refined[0], sights=refined[1].sights))
         return None if _shape(found).refused else found
 
 

@@ -1,5 +1,6 @@
 """A picture of a calibration over its frame: nose lines, corners, pockets, points 1-3 and the
-house line, plus (from a detection) the edge points the lines were fitted to. Drawing only: no
+house line, plus (from a detection) the edge points the lines were fitted to and the rails'
+sights it rests on. Drawing only: no
 detection logic here, and nothing is shown on screen."""
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ SPOT = (255, 255, 255)
 HOUSE = (255, 160, 0)
 INLIER = (0, 255, 0)
 OUTLIER = (0, 0, 255)
+SIGHT = (255, 255, 0)
 SHIFT = 4  # sub-pixel drawing: coordinates scaled by 2**SHIFT
 
 
@@ -52,6 +54,9 @@ def draw_calibration(frame: NDArray[np.uint8], calibration: Calibration,
             for p, ok in zip(side.points_px[::step], side.inliers[::step], strict=True):
                 cv2.circle(img, _pt(p), 1 << SHIFT, INLIER if ok else OUTLIER, -1, cv2.LINE_AA,
                            SHIFT)
+        for sight in detection.sights:  # a ring around each sight's centre as read
+            cv2.circle(img, _pt(np.array(sight.image_px)), 5 << SHIFT, SIGHT, 1, cv2.LINE_AA,
+                       SHIFT)
     for a, b in (((0, 0), (L, 0)), ((L, 0), (L, W)), ((L, W), (0, W)), ((0, W), (0, 0))):
         _polyline(img, cal, a, b, LINE)
     _polyline(img, cal, (t.house_line_x, 0), (t.house_line_x, W), HOUSE)
@@ -71,7 +76,9 @@ def draw_calibration(frame: NDArray[np.uint8], calibration: Calibration,
         cv2.putText(img, name, (int(x) + 6, int(y) + 16), cv2.FONT_HERSHEY_SIMPLEX, 0.5, SPOT, 1,
                     cv2.LINE_AA)
     k1 = 0.0 if cal.distortion is None else float(cal.distortion[0])
-    text = (f"{t.name} {L:g}x{W:g} mm  rms {cal.rms_residual_mm:.2f} mm  k1 {k1:+.4f}  "
+    sights = (cal.checks or {}).get("sights")
+    text = (f"{t.name} {L:g}x{W:g} mm  rms {cal.rms_residual_mm:.2f} mm"
+            f"{f' ({sights} sights)' if sights else ''}  k1 {k1:+.4f}  "
             f"{mm_px:.2f} mm/px  ({cal.source})")
     (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, 0.5, 1)
     cv2.rectangle(img, (4, 4), (tw + 16, th + 16), (0, 0, 0), -1)

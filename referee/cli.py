@@ -453,7 +453,9 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
     k1 = float(calibration.distortion[0]) if calibration.distortion is not None else 0.0
     head = {"house_line": "from the house line drawn on the cloth", "user": "as given",
             "default": "by the default rule (--head to say it)"}[calibration.head_from]
-    print(f"{video}: table found ({calibration.source}), RMS residual "
+    sights = (calibration.checks or {}).get("sights")
+    print(f"{video}: table found ({calibration.source}"
+          f"{f', from {sights} sights on the rails' if sights else ''}), RMS residual "
           f"{calibration.rms_residual_mm:.2f} mm, k1 {k1:+.4f}; head end {head}")
     for warning in calibration.warnings:
         print(f"kaisa calibrate: warning: {warning}", file=sys.stderr)

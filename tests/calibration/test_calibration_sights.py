@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 from calib_synth import RAIL_MM, Scene, grid_error_mm, render, true_calibration
 
-from calibration import Calibration, detect_table
+from calibration import Calibration, detect_table, draw_calibration
 from calibration.detect import CAMERA_HEIGHT_MM
+from calibration.preview import SIGHT
 from calibration.sights import (
     Sight,
     SightLayout,
@@ -110,3 +111,19 @@ def test_detect_table_takes_the_sights_and_says_so() -> None:
 def test_sight_parameters_are_checked(bad: dict[str, float]) -> None:
     with pytest.raises(ValueError, match="expected"):
         SightParams(**bad)  # type: ignore[arg-type]
+
+
+def test_the_preview_rings_the_sights_the_calibration_rests_on() -> None:
+    frame, _ = render(SCENE, TABLE)
+    detection = detect_table(frame, TABLE, nose_height_mm=0.0)
+    assert len(detection.sights) == (detection.calibration.checks or {})["sights"] >= 16
+    out = draw_calibration(frame, detection.calibration, detection)
+    for sight in detection.sights:
+        x, y = (round(v) for v in sight.image_px)
+        ring = out[y - 7:y + 8, x - 7:x + 8].reshape(-1, 3)
+        assert np.any(np.all(np.abs(ring.astype(int) - SIGHT) <= 40, axis=1)), sight
+    without = draw_calibration(frame, detection.calibration,
+                               detect_table(frame, TABLE, nose_height_mm=0.0, sights=None))
+    x, y = (round(v) for v in detection.sights[0].image_px)
+    ring = without[y - 7:y + 8, x - 7:x + 8].reshape(-1, 3)
+    assert not np.any(np.all(np.abs(ring.astype(int) - SIGHT) <= 40, axis=1))
