@@ -668,6 +668,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 
     cases = []
     tracking = []
+    refused: list[str] = []  # clips whose table --calibrate refused
     paths = _labels_paths(args.clips)
     bar = Progress("kaisa eval", len(paths), unit="clip", shown=args.source == "video")
     for k, path in enumerate(paths):
@@ -678,10 +679,19 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         else:
             calibration = None
             if args.calibrate:
-                from calibration import detect_table_in_video
+                from calibration import CalibrationError, detect_table_in_video
 
-                calibration = detect_table_in_video(labels.video_path, labels.table).calibration
-            rows = tracker_rows(labels, calibration)
+                try:
+                    calibration = detect_table_in_video(labels.video_path,
+                                                        labels.table).calibration
+                except CalibrationError as err:
+                    # (the referee stops on such a video: here the clip counts as nothing
+                    # seen, and the others are judged)
+                    refused.append(name)
+                    print(f"kaisa eval: {name}: the table was refused ({err.detail}); nothing "
+                          "of this clip is counted as found", file=sys.stderr)
+            rows = ([] if args.calibrate and calibration is None
+                    else tracker_rows(labels, calibration))
             found = {(f, b): (x, y, v) for f, b, x, y, v in rows}
             tracking.append(score_tracks(read_tracks(labels.tracks_path), found,
                                          labels.table.ball_diameter_mm))
@@ -696,6 +706,10 @@ def _cmd_eval(args: argparse.Namespace) -> int:
             overall.add(t)
         print(f"tracking: {overall.summary()}")
         metrics["tracking"] = overall.to_dict()
+    if args.calibrate:
+        print(f"calibration: {len(paths) - len(refused)} of {len(paths)} tables found"
+              + (f"; refused: {', '.join(refused)}" if refused else ""))
+        metrics["tables_refused"] = refused
     if args.json:
         write_text_atomically(args.json, json.dumps(metrics, indent=1) + "\n")
     failed = []

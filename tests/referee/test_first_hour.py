@@ -404,3 +404,33 @@ def test_the_calibration_shown_reads_the_same_frames(capsys: pytest.CaptureFixtu
     assert [i for i, _ in plain] == [i for i, _ in shown]
     assert all(np.array_equal(a, b) for (_, a), (_, b) in zip(plain, shown, strict=True))
     assert "calibration, sample frames: frame 9 of 9 (100 %)" in capsys.readouterr().err
+
+
+def test_eval_calibrate_counts_a_refused_table_as_nothing_seen_and_goes_on(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # a copy of a clip's labels whose video shows no table (an all-dark picture)
+    import cv2
+    import numpy as np
+
+    dark = tmp_path / "dark.mp4"
+    writer = cv2.VideoWriter(str(dark), cv2.VideoWriter_fourcc(*"mp4v"), 30, (320, 180))
+    for _ in range(10):
+        writer.write(np.full((180, 320, 3), 20, np.uint8))
+    writer.release()
+    doc = json.loads((SAMPLES / "carom_2.labels.json").read_text())
+    doc["video"] = dark.name
+    labels = tmp_path / "dark_carom.labels.json"
+    labels.write_text(json.dumps(doc))
+    (tmp_path / "dark_carom.tracks.csv").write_text(
+        (SAMPLES / "carom_2.tracks.csv").read_text())
+    metrics = tmp_path / "m.json"
+    assert main(["eval", "--calibrate", str(labels), str(SAMPLES / "pot_HR.labels.json"),
+                 "--json", str(metrics)]) == 0
+    captured = capsys.readouterr()
+    assert re.search(r"kaisa eval: dark_carom: the table was refused \(no table found",
+                     captured.err)
+    lines = captured.out.splitlines()
+    assert lines[1].split()[:3] == ["dark_carom", "0/1", "0/1"]
+    assert lines[2].split()[:3] == ["pot_HR", "1/1", "1/1"]
+    assert "calibration: 1 of 2 tables found; refused: dark_carom" in captured.out
+    assert json.loads(metrics.read_text())["tables_refused"] == ["dark_carom"]
