@@ -768,7 +768,15 @@ def _unsure_reading(checks: Mapping[str, object], rms_mm: float) -> list[str]:
     """Warnings for an illumination-invariant reading whose field rests on less than the
     noses seen: its lines fit within the refusal threshold, yet on the hard pictures such
     readings were 4-100 mm off (the rail edges' outline moved by the lens fit, another edge
-    taken for a nose), so they are marked doubtful rather than trusted silently."""
+    taken for a nose), so they are marked doubtful rather than trusted silently; and for a
+    reading from the rails' sights that fit looser than ``SightParams.doubtful_rms_mm``."""
+    if checks.get("reading") == "sights":
+        rms, limit = checks.get("sights_rms_mm"), checks.get("sights_doubtful_mm")
+        if (isinstance(rms, (int, float)) and isinstance(limit, (int, float))
+                and rms > limit):
+            return [f"the rails' sights fit loosely (RMS {rms:.1f} mm, over {limit:g} mm): "
+                    "check the preview"]
+        return []
     if checks.get("reading") != "invariant":
         return []
     if checks.get("cushion_width_from") == "prior":

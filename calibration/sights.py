@@ -73,6 +73,8 @@ class SightParams:
     with sights do);
     ``max_rms_mm``, ``max_rms_px``: the fit's RMS residual above which it is not trusted (in
     mm, and in pixels at the table's middle: a sight's centre is read to 0.2-0.5 px);
+    ``doubtful_rms_mm``: a fit trusted but looser than this is marked doubtful (on the hard
+    renders the two fits over 2.5 mm RMS were 2.7 and 3.1 mm off, the rest within 2.6);
     ``off_line_mm``: a sight this far across from the line of its rail's others is no sight;
     ``outlier_share``:
     the worst sight is dropped while its residual is over this times the RMS of the others
@@ -88,6 +90,7 @@ class SightParams:
     least_per_rail: int = 2
     max_rms_mm: float = 4.0
     max_rms_px: float = 0.8
+    doubtful_rms_mm: float = 2.5
     off_line_mm: float = 12.0
     outlier_share: float = 3.0
     outlier_floor_mm: float = 2.0
@@ -387,7 +390,7 @@ def refined_by_sights(image: NDArray[np.uint8], calibration: Calibration, nose_h
             cal, nose_height_mm, camera_height_mm), params), cal, params if n else first)
         if fit is None:
             return None
-        cal = _with_fit(calibration, fit, nose_height_mm, camera_height_mm)
+        cal = _with_fit(calibration, fit, nose_height_mm, camera_height_mm, params)
         seen = {(s.cushion, s.along_mm) for s in fit.sights}
         if seen == last:
             break
@@ -399,7 +402,7 @@ def refined_by_sights(image: NDArray[np.uint8], calibration: Calibration, nose_h
 
 
 def _with_fit(calibration: Calibration, fit: SightFit, nose_height_mm: float,
-              camera_height_mm: float) -> Calibration:
+              camera_height_mm: float, params: SightParams) -> Calibration:
     """The calibration with the sights' fit: its homography lifted to the ball plane, its lens,
     its RMS and what it rests on in the checks."""
     from calibration.detect import lift_homography
@@ -408,6 +411,7 @@ def _with_fit(calibration: Calibration, fit: SightFit, nose_height_mm: float,
                              camera_height_mm)
     checks = dict(calibration.checks or {})
     checks.update(sights=len(fit.sights), sights_rms_mm=round(fit.rms_mm, 2),
+                  sights_doubtful_mm=params.doubtful_rms_mm,
                   sights_offset_mm=[round(fit.offset_long_mm, 1), round(fit.offset_short_mm, 1)],
                   reading_before_sights=checks.get("reading"), reading="sights",
                   lens_at_bound=False)  # (the lens is the sights' now)

@@ -127,3 +127,14 @@ def test_the_preview_rings_the_sights_the_calibration_rests_on() -> None:
     x, y = (round(v) for v in detection.sights[0].image_px)
     ring = without[y - 7:y + 8, x - 7:x + 8].reshape(-1, 3)
     assert not np.any(np.all(np.abs(ring.astype(int) - SIGHT) <= 40, axis=1))
+
+
+def test_sights_that_fit_loosely_leave_the_calibration_doubtful() -> None:
+    # (here they fit within 0.3 mm: a limit under that stands for a loose fit)
+    frame, _ = render(SCENE, TABLE)
+    tight = detect_table(frame, TABLE, nose_height_mm=0.0).calibration
+    loose = detect_table(frame, TABLE, nose_height_mm=0.0,
+                         sights=SightParams(doubtful_rms_mm=0.1)).calibration
+    assert not tight.doubtful and (tight.checks or {})["sights_doubtful_mm"] == 2.5
+    assert loose.doubtful and (loose.checks or {})["reading"] == "sights"
+    assert any("sights fit loosely" in w for w in loose.warnings)
