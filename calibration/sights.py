@@ -16,13 +16,16 @@ Steps, from a first calibration (any reading of :mod:`calibration.detect`, doubt
    ``near_mm`` to ``far_mm`` outside the nose, as the strongest small blob unlike the wood
    around it (brighter or darker);
 2. its centre is the blob's weighted centroid in the picture (sub-pixel);
-3. the sights of each rail must lie at one distance from the nose (those off it are dropped),
+3. the sights of each rail must lie on one line along it (their distance outside the nose
+   changing evenly along the rail, as a first outline turned a little shows it; those off the
+   line are dropped);
 4. the homography from undistorted pixels to the nose plane, the two distances and the lens's k1
    and k2 are fitted by least squares to every sight found (the first calibration's lens to
    start from: on dim pictures its k2 often ran to the end of its range, 3-20 mm off at the
    field's corners), the worst dropped while it fits much worse than the rest;
 5. the sights are looked for again where that fit puts them, and fitted again, until the same
-   ones are found (a first outline 40 mm off finds some, the fit to those finds the rest);
+   ones are found (a first outline 40-90 mm off finds some, the fit to those finds the rest;
+   the first passes may rest on two thirds of the sights, on three rails);
 6. the homography is lifted to the plane of ball centres as the nose readings are
    (:func:`calibration.detect.lift_homography`).
 
@@ -45,6 +48,7 @@ from calibration.model import (
     Calibration,
     apply_homography,
     distort_points,
+    guess_camera_matrix,
     undistort_points,
 )
 from rules.table import Cushion, TableSpec
@@ -163,7 +167,7 @@ def nose_plane_homography(calibration: Calibration, nose_height_mm: float,
     """Undistorted pixels -> the plane ``nose_height_mm`` above the ball centres (mm): every
     ray's point moves toward the point under the camera by the ratio of the heights (the
     inverse of :func:`calibration.detect.lift_homography`)."""
-    from calibration.detect import lift_homography
+    from calibration.detect import lift_homography  # (detect imports this module)
 
     k = _camera_matrix(calibration)
     # (the ball plane seen as a plane nose_height below the nose plane)
@@ -183,8 +187,6 @@ def _lens(calibration: Calibration) -> Lens:
 
 
 def _camera_matrix(calibration: Calibration) -> FloatArray:
-    from calibration.model import guess_camera_matrix
-
     if calibration.camera_matrix is not None:
         return np.asarray(calibration.camera_matrix, dtype=np.float64)
     return guess_camera_matrix(calibration.image_size)
@@ -405,7 +407,7 @@ def _with_fit(calibration: Calibration, fit: SightFit, nose_height_mm: float,
               camera_height_mm: float, params: SightParams) -> Calibration:
     """The calibration with the sights' fit: its homography lifted to the ball plane, its lens,
     its RMS and what it rests on in the checks."""
-    from calibration.detect import lift_homography
+    from calibration.detect import lift_homography  # (detect imports this module)
 
     h_ball = lift_homography(fit.h_image_to_nose, _camera_matrix(calibration), nose_height_mm,
                              camera_height_mm)
