@@ -44,6 +44,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import least_squares
 from scipy.stats import theilslopes
 
+from calibration.errors import CalibrationError
 from calibration.model import (
     Calibration,
     apply_homography,
@@ -366,6 +367,9 @@ def _fit(raw: FloatArray, sights: list[Sight], offsets: list[float], lens: Lens,
                         method="lm")
     g = np.append(sol.x[:8], 1.0).reshape(3, 3)
     h = g @ norm
+    if not (np.all(np.isfinite(sol.x)) and abs(h[2, 2]) > 0
+            and np.linalg.cond(h / h[2, 2]) < 1e12):
+        return None  # (a degenerate fit: the sights found lie along too few lines)
     res = np.hypot(*sol.fun.reshape(-1, 2).T)
     return h / h[2, 2], [float(sol.x[8]), float(sol.x[9])], distortion(sol.x), res
 
@@ -392,7 +396,10 @@ def refined_by_sights(image: NDArray[np.uint8], calibration: Calibration, nose_h
             cal, nose_height_mm, camera_height_mm), params), cal, params if n else first)
         if fit is None:
             return None
-        cal = _with_fit(calibration, fit, nose_height_mm, camera_height_mm, params)
+        try:
+            cal = _with_fit(calibration, fit, nose_height_mm, camera_height_mm, params)
+        except (CalibrationError, np.linalg.LinAlgError):
+            return None  # (a fit no camera could give: not taken)
         seen = {(s.cushion, s.along_mm) for s in fit.sights}
         if seen == last:
             break
