@@ -19,6 +19,7 @@ import argparse
 import json
 import sys
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import cv2
@@ -78,8 +79,13 @@ def clip(labels_path: Path, within_s: float, calibrate: bool = False) -> ClipWat
         t = k / fps
         if watch.due(t):
             # (the half picture, as the referee's reader hands it over)
-            event = watch.check(k, t, half_picture(np.asarray(frame, np.uint8)), scale=0.5)
-            if event is not None and event.status == "recalibrated":
+            picture = np.asarray(frame, np.uint8)
+            event = watch.check(k, t, half_picture(picture), scale=0.5,
+                                whole=partial(np.array, picture))
+            if event is not None and event.status == "refitted":
+                truth = after if bump_frame is not None and k >= bump_frame else before
+                out.errors_after.append(error_mm(event.calibration, truth, grid))
+            elif event is not None and event.status == "recalibrated":
                 truth = after if bump_frame is not None and k >= bump_frame else before
                 err = error_mm(event.calibration, truth, grid)
                 late = None if bump_frame is None else t - bump_frame / fps

@@ -15,20 +15,26 @@ from numpy.typing import NDArray
 from calibration.bump import BumpParams, BumpWatch
 from calibration.cloth import to_lab
 from calibration.detect import (
+    CAMERA_HEIGHT_MM,
     POCKET_MARGIN,
     as_bgr_image,
     corners_from_lines,
+    default_nose_height_mm,
     detect_table,
+    median_frame,
 )
 from calibration.edges import CHROMA_WEIGHT, STEP_PX, profile_shifts, subpixel_peak
 from calibration.errors import CalibrationError
 from calibration.lines import Line, irls_line, ransac_line, robust_line
 from calibration.model import CORNER_POCKETS, Calibration, apply_homography
+from calibration.sights import SightParams, refined_by_sights
 from rules.table import Cushion
 
 FloatArray = NDArray[np.float64]
 
 RECALIBRATE_MM = 3.0  # a caller should recalibrate when a corner moved more than this
+SIGHTS_AGREE_MM = 15.0  # a fit to the sights after a bump is taken within this of the follow
+SIGHT_PICTURES = 4  # ... in the median of this many whole pictures, the looks after the bump
 SEARCH_MM = 60.0  # how far from the calibrated nose line to look for it (a bumped camera)
 MIN_CORRELATION = 0.8  # profiles less alike than this (a hand over the cushion) are not used
 
@@ -227,7 +233,8 @@ class _Probe:
 
 
 # --- the monitor used while refereeing ----------------------------------------------------------
-DriftStatus = Literal["ok", "moved", "recalibrated", "recalibration_failed", "unmeasured"]
+DriftStatus = Literal["ok", "moved", "recalibrated", "refitted", "recalibration_failed",
+                      "unmeasured"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -237,7 +244,9 @@ class DriftEvent:
     ``status``: "ok" (the table is where the calibration says, within the threshold); "moved"
     (it moved by ``drift_mm``, seen once: confirmed or refuted at the next check, or no
     recalibration callable was given); "recalibrated" (moved in two consecutive checks and
-    recalibrated: ``calibration`` is the new one); "recalibration_failed" (moved twice, the
+    recalibrated: ``calibration`` is the new one; also a bump followed); "refitted" (after a
+    bump, the table fitted again to the rails' sights in the pictures since: ``calibration`` is
+    the new one, the picture did not move); "recalibration_failed" (moved twice, the
     recalibration raised: ``calibration`` is still the last good one, ``message`` says why);
     "unmeasured" (too little of the cushions was seen, e.g. players over them; nothing changes).
     ``calibration`` is always the calibration in force after the check."""
@@ -255,7 +264,14 @@ class DriftEvent:
     @property
     def changed(self) -> bool:
         """True when this check replaced the calibration."""
-        return self.status == "recalibrated"
+        return self.status in ("recalibrated", "refitted")
+
+
+def _field_grid(calibration: Calibration, n: int = 9) -> FloatArray:
+    """An n x n//2 grid of points over the playing field (table mm)."""
+    t = calibration.table
+    xs, ys = np.linspace(0, t.length_mm, n), np.linspace(0, t.width_mm, max(2, n // 2))
+    return np.stack(np.meshgrid(xs, ys), axis=-1).reshape(-1, 2)
 
 
 class DriftMonitor:
@@ -283,7 +299,9 @@ class DriftMonitor:
                  threshold_mm: float = RECALIBRATE_MM,
                  recalibrate: Callable[[NDArray[np.uint8]], Calibration] | None = None,
                  reference: NDArray[np.uint8] | None = None,
-                 search_mm: float = SEARCH_MM, bump: BumpParams | None = None) -> None:
+                 search_mm: float = SEARCH_MM, bump: BumpParams | None = None,
+                 sights: SightParams | None = None, nose_height_mm: float | None = None,
+                 camera_height_mm: float = CAMERA_HEIGHT_MM) -> None:
         if every_s is None and bump is None:
             raise CalibrationError("expected a drift check (every_s), a bump watch, or both",
                                    "every_s")
@@ -301,6 +319,12 @@ class DriftMonitor:
             _Probe(calibration, _check_size(reference, calibration, "reference"), search_mm)
         # a bumped camera is looked for more often, and followed (see calibration.bump)
         self.bumps = None if bump is None else BumpWatch(calibration, bump)
+        # ... and then, where the rails' sights show, the table fitted to them again in a median
+        # of the next looks' whole pictures (see _refit)
+        self.sights = sights
+        self._heights = (default_nose_height_mm(calibration.table) if nose_height_mm is None
+                         else float(nose_height_mm), float(camera_height_mm))
+        self._since_bump: list[NDArray[np.uint8]] | None = None
         self._last_t: float | None = None
         self._pending = False
         self.events: list[DriftEvent] = []  # every check that was not "ok", in order
@@ -315,12 +339,14 @@ class DriftMonitor:
         frame)."""
         return self._probe_due(t_s) or (self.bumps is not None and self.bumps.due(t_s))
 
-    def check(self, frame_index: int, t_s: float, frame: NDArray[np.uint8], scale: float = 1.0
-              ) -> DriftEvent | None:
+    def check(self, frame_index: int, t_s: float, frame: NDArray[np.uint8], scale: float = 1.0,
+              whole: Callable[[], NDArray[np.uint8]] | None = None) -> DriftEvent | None:
         """Measure the drift if ``every_s`` has passed since the last check, and look for a
         bump if its watch is due (None when neither is due). ``frame``: the picture at
         ``scale`` of the calibration's size (the bump watch looks at a quarter of it, so half
-        a frame serves as well as the whole; the drift check wants the whole)."""
+        a frame serves as well as the whole; the drift check wants the whole). ``whole``: the
+        whole picture (BGR), asked for only at the looks after a bump when the monitor's
+        ``sights`` are to be read again (see :meth:`_refit`)."""
         if not self.due(t_s):
             return None
         if scale != 1.0 and self.every_s is not None:
@@ -330,7 +356,15 @@ class DriftMonitor:
         img = _check_size(frame, self.calibration, "frame", scale)
         if self.bumps is not None and self.bumps.due(t_s):
             bump = self.bumps.look(frame_index, t_s, img)
+            if bump is None and self._since_bump is not None and whole is not None:
+                refit = self._refit(whole(), img)
+                if refit is not None:
+                    moved = refit
+                    return self._event(frame_index, t_s, "refitted", moved,
+                                       f"after the bump, the table fitted again to the rails' "
+                                       f"sights (it moved up to {moved:.1f} mm)", np.eye(3))
             if bump is not None:
+                self._since_bump = [] if self.sights is not None and whole is not None else None
                 self.calibration = bump.calibration
                 if self.every_s is not None:
                     self._probe = _Probe(bump.calibration, img, self.search_mm)
@@ -369,6 +403,36 @@ class DriftMonitor:
             self.bumps.adopt(new, img)
         return self._event(frame_index, t_s, "recalibrated", moved,
                            f"the table moved {moved:.1f} mm; recalibrated")
+
+    def _refit(self, picture: NDArray[np.uint8], img: NDArray[np.uint8]) -> float | None:
+        """One more whole picture after a bump; once ``SIGHT_PICTURES`` are in, the table fitted
+        again to the rails' sights in their median (:mod:`calibration.sights`), taken when the
+        sights fit within ``SightParams.doubtful_rms_mm`` and the fit lies within
+        ``SIGHTS_AGREE_MM`` of the follow everywhere on the field, and the bump
+        watch goes on from it (``img``: the picture it looks at). Returns how far the table
+        moved (mm, the most over the field) when taken, else None. The camera's turn carries the
+        calibration's own error over the bump and adds its own (on the hard renders, from the
+        calibration the referee finds: 2.3 mm on average at the clip's end, 7 of 23 clips over
+        3 mm); one compressed picture reads the sights worse than the calibration's median of
+        nine, so a few are taken (a second at four looks a second)."""
+        assert self._since_bump is not None and self.sights is not None
+        self._since_bump.append(as_bgr_image(picture))
+        if len(self._since_bump) < SIGHT_PICTURES:
+            return None
+        pictures, self._since_bump = self._since_bump, None
+        refined = refined_by_sights(median_frame(pictures), self.calibration, *self._heights,
+                                    self.sights)
+        if refined is None or refined[1].rms_mm > self.sights.doubtful_rms_mm:
+            return None  # (a loose fit is no better than the follow: 1-2 mm worse at times)
+        grid = _field_grid(self.calibration)
+        apart = float(np.max(np.hypot(*(refined[0].image_to_table(
+            self.calibration.table_to_image(grid)) - grid).T)))
+        if apart > SIGHTS_AGREE_MM:
+            return None
+        self.calibration = refined[0]
+        if self.bumps is not None:
+            self.bumps.adopt(refined[0], img)
+        return apart
 
     def _event(self, frame: int, t_s: float, status: DriftStatus, drift_mm: float | None,
                message: str = "", motion: FloatArray | None = None) -> DriftEvent:

@@ -240,3 +240,46 @@ def test_the_cushion_line_check_wants_the_whole_picture(scene):
         monitor.check(0, 0.0, half, scale=0.5)
     with pytest.raises(CalibrationError, match="expected a 1280x720 frame"):
         DriftMonitor(true, every_s=None, bump=BumpParams()).check(0, 0.0, half)
+
+
+def test_after_a_bump_the_table_is_fitted_again_to_the_rails_sights(scene):
+    """The turn carries the calibration's own error over the bump; where the rails' sights
+    show, the monitor fits the table to them again in the median of the next looks' whole
+    pictures (asked for only then) and says so."""
+    from dataclasses import replace
+
+    from calibration.drift import SIGHT_PICTURES
+    from calibration.sights import SightParams
+    from video import half_picture
+
+    frame, true = scene
+    shift = np.array([[1.0, 0.0, 3.0], [0.0, 1.0, -2.0], [0.0, 0.0, 1.0]])
+    start = replace(true, homography_image_to_table=shift @ true.homography_image_to_table)
+    moved_true, _ = knocked(true, 0.3, 4.0, -2.0)
+    moved_frame = render(SCENE, TABLE, calibration=moved_true)[0]
+    asked: list[int] = []
+
+    def moved_whole() -> np.ndarray:
+        asked.append(1)
+        return moved_frame
+
+    def watched(sights: SightParams | None) -> DriftMonitor:
+        monitor = DriftMonitor(start, every_s=None, bump=BumpParams(), sights=sights,
+                               nose_height_mm=0.0)  # (calib_synth's rails lie on the plane)
+        monitor.check(0, 0.0, half_picture(frame), scale=0.5, whole=lambda: frame)
+        for k in range(1, 61):
+            monitor.check(k, k / 30, half_picture(moved_frame), scale=0.5, whole=moved_whole)
+        return monitor
+
+    followed_only = watched(None)
+    assert asked == []  # (no sights to read: the whole picture never made)
+    assert [e.status for e in followed_only.events] == ["recalibrated"]
+    assert float(np.mean(grid_error_mm(moved_true, followed_only.calibration))) > 3.0
+    sighted = watched(SightParams())
+    assert len(asked) == SIGHT_PICTURES  # the looks after the bump, and no more
+    assert [e.status for e in sighted.events] == ["recalibrated", "refitted"]
+    refit = sighted.events[1]
+    assert refit.changed and refit.motion is not None and np.allclose(refit.motion, np.eye(3))
+    assert refit.calibration is sighted.calibration
+    assert float(np.mean(grid_error_mm(moved_true, sighted.calibration))) < 1.0
+    assert (sighted.calibration.checks or {}).get("reading") == "sights"

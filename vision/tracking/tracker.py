@@ -575,8 +575,11 @@ def _watched(drift: DriftMonitor, found: dict[int, DriftEvent], fps: float | Non
             if (frame.shape[1], frame.shape[0]) != (w, h):  # (said of the frame, not its half)
                 raise VisionError(f"expected a {w}x{h} frame (the calibration's image size), "
                                   f"got {frame.shape[1]}x{frame.shape[0]}")
+            # (the whole picture made only at the looks after a bump, when the rails' sights
+            # are read again)
             event = (drift.check(index, t, as_bgr(frame)) if whole else
-                     drift.check(index, t, half_picture(frame), scale=0.5))
+                     drift.check(index, t, half_picture(frame), scale=0.5,
+                                 whole=lambda: as_bgr(frame)))
             if event is not None:
                 found[index] = event
 
