@@ -635,12 +635,13 @@ def detect_table(image: NDArray[np.uint8] | Sequence[NDArray[np.uint8]],
             best = _loose_classic(best)
         return _oriented(with_sights(best), img, head)
     # a table refused for its shape is found again from its sights, when they show
-    rescued = [d for d in (with_sights.rescue(r) for r in refused) if d is not None]
+    rescued = [d for d in (with_sights.rescue(r) or with_sights.rescue(r, lens_free=True)
+                           for r in refused) if d is not None]
     if not rescued and first is not None and sights is not None:
         # neither reading's lines fit: their outlines may still be near enough to find the
         # sights by
-        rescued = [d for d in (with_sights.rescue(r) for r in _loose_readings(args))
-                   if d is not None]
+        rescued = [d for d in (with_sights.rescue(r) or with_sights.rescue(r, lens_free=True)
+                               for r in _loose_readings(args)) if d is not None]
     if rescued:
         return _oriented(rescued[0], img, head)
     if refused:
@@ -751,12 +752,21 @@ class _SightsLook:
         """The detection from the sights, or as it was."""
         return self.rescue(detection) or detection
 
-    def rescue(self, detection: TableDetection) -> TableDetection | None:
+    def rescue(self, detection: TableDetection, *, lens_free: bool = False
+               ) -> TableDetection | None:
         """The detection from the sights when they fit and its shape is not refused; else
-        None."""
+        None. ``lens_free``: the sights looked for from the reading's outline (its four corners
+        as seen) with no lens: a loose reading's lens, often at the end of its range, bends the
+        windows away from the sights, and the sights' fit finds the lens itself."""
         if self.params is None:
             return None
-        refined = refined_by_sights(self.image, detection.calibration, self.nose_height_mm,
+        start = detection.calibration
+        if lens_free:
+            outline = homography_from_corners(
+                start.corners_px(), [start.table.pocket_xy(p) for p in CORNER_POCKETS])
+            start = replace(start, homography_image_to_table=outline,
+                            distortion=None if start.camera_matrix is None else np.zeros(5))
+        refined = refined_by_sights(self.image, start, self.nose_height_mm,
                                     self.camera_height_mm, self.params)
         if refined is None or not refined[1].rms_mm <= self.max_residual_mm:
             return None
