@@ -46,7 +46,7 @@ from scipy.optimize import least_squares
 from scipy.spatial.transform import Rotation
 
 from calibration.errors import CalibrationError
-from calibration.model import Calibration, apply_homography
+from calibration.model import Calibration, apply_homography, table_grid
 
 FloatArray = NDArray[np.float64]
 
@@ -208,9 +208,7 @@ def followed(calibration: Calibration, motion: FloatArray) -> Calibration:
     """The calibration of a picture moved by ``motion`` (3x3, pixels: new = motion @ old): table
     points seen at ``p`` before are seen at ``motion(p)`` now. The lens model stays (it is the
     camera's); the homography is fitted again to a grid of table points so carried."""
-    t = calibration.table
-    gx, gy = np.meshgrid(np.linspace(0.0, t.length_mm, 7), np.linspace(0.0, t.width_mm, 4))
-    table_pts = np.stack([gx.ravel(), gy.ravel()], axis=1)
+    table_pts = table_grid(calibration.table, 7, 4)
     before = calibration.table_to_image(table_pts)
     moved = np.c_[before, np.ones(len(before))] @ motion.T
     now = calibration.undistort(moved[:, :2] / moved[:, 2:])
@@ -222,10 +220,7 @@ def followed(calibration: Calibration, motion: FloatArray) -> Calibration:
 
 def _grid_px(calibration: Calibration) -> FloatArray:
     """Raw image points of a grid over the table and its rails (where the band is)."""
-    t = calibration.table
-    gx, gy = np.meshgrid(np.linspace(-200.0, t.length_mm + 200.0, 9),
-                         np.linspace(-200.0, t.width_mm + 200.0, 5))
-    return calibration.table_to_image(np.stack([gx.ravel(), gy.ravel()], axis=1))
+    return calibration.table_to_image(table_grid(calibration.table, 9, 5, margin_mm=200.0))
 
 
 def _turn(calibration: Calibration, motion: FloatArray, points: FloatArray) -> FloatArray | None:

@@ -24,9 +24,9 @@ from __future__ import annotations
 import contextlib
 import itertools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -603,13 +603,17 @@ def detect_table(image: NDArray[np.uint8] | Sequence[NDArray[np.uint8]],
         img = median_frame(list(image))
     lab = to_lab(img)
     nose_h = default_nose_height_mm(table) if nose_height_mm is None else float(nose_height_mm)
-    args = (img, lab, table, head, max_residual_mm, frame, estimate_distortion, seed, nose_h,
-            float(camera_height_mm))
+
+    def read(invariant: bool, max_mm: float = max_residual_mm) -> TableDetection:
+        """One reading of the picture, refused beyond ``max_mm`` RMS (see :func:`_detect`)."""
+        return _detect(img, lab, table, head, max_mm, frame, estimate_distortion, seed, nose_h,
+                       float(camera_height_mm), invariant=invariant)
+
     classic: TableDetection | None = None
     first: CalibrationError | None = None
     refused: list[TableDetection] = []  # found, but no camera can see the preset's table so
     try:
-        classic = _checked(_detect(*args, invariant=False))
+        classic = _checked(read(False))
     except CalibrationError as err:
         first = err
     if classic is not None and _shape(classic).refused:
@@ -621,7 +625,7 @@ def detect_table(image: NDArray[np.uint8] | Sequence[NDArray[np.uint8]],
         return _oriented(with_sights(classic), img, head)
     other: TableDetection | None = None
     try:
-        other = _checked(_detect(*args, invariant=True))
+        other = _checked(read(True))
     except CalibrationError as err:
         first = first or err
     if other is not None and _shape(other).refused:
@@ -635,13 +639,11 @@ def detect_table(image: NDArray[np.uint8] | Sequence[NDArray[np.uint8]],
             best = _loose_classic(best)
         return _oriented(with_sights(best), img, head)
     # a table refused for its shape is found again from its sights, when they show
-    rescued = [d for d in (with_sights.rescue(r) or with_sights.rescue(r, lens_free=True)
-                           for r in refused) if d is not None]
+    rescued = [d for d in map(with_sights.rescue, refused) if d is not None]
     if not rescued and first is not None and sights is not None:
         # neither reading's lines fit: their outlines may still be near enough to find the
         # sights by
-        rescued = [d for d in (with_sights.rescue(r) or with_sights.rescue(r, lens_free=True)
-                               for r in _loose_readings(args)) if d is not None]
+        rescued = [d for d in map(with_sights.rescue, _loose_readings(read)) if d is not None]
     if rescued:
         return _oriented(rescued[0], img, head)
     if refused:
@@ -724,15 +726,13 @@ def _loose_classic(detection: TableDetection) -> TableDetection:
     return replace(detection, calibration=replace(cal, checks=checks))
 
 
-def _loose_readings(args: tuple[Any, ...]) -> list[TableDetection]:
-    """Both readings of the picture however poorly their lines fit (``args`` as
-    :func:`detect_table` gives them to :func:`_detect`, the refusal threshold lifted), for a
-    first outline to look for the sights by."""
+def _loose_readings(read: Callable[[bool, float], TableDetection]) -> list[TableDetection]:
+    """Both readings of the picture (``read(invariant, max_mm)``) however poorly their lines
+    fit, for a first outline to look for the sights by."""
     found = []
-    loose = (*args[:4], math.inf, *args[5:])
     for invariant in (False, True):
         with contextlib.suppress(CalibrationError):
-            found.append(_checked(_detect(*loose, invariant=invariant)))
+            found.append(_checked(read(invariant, math.inf)))
     return found
 
 
@@ -749,11 +749,16 @@ class _SightsLook:
     params: SightParams | None
 
     def __call__(self, detection: TableDetection) -> TableDetection:
-        """The detection from the sights, or as it was."""
-        return self.rescue(detection) or detection
+        """A reading kept: from the sights, or as it was."""
+        return self._from_sights(detection) or detection
 
-    def rescue(self, detection: TableDetection, *, lens_free: bool = False
-               ) -> TableDetection | None:
+    def rescue(self, detection: TableDetection) -> TableDetection | None:
+        """A reading refused or fitting loosely: from the sights, looked for where it puts them
+        or else from its outline with no lens; None when neither holds."""
+        return self._from_sights(detection) or self._from_sights(detection, lens_free=True)
+
+    def _from_sights(self, detection: TableDetection, *, lens_free: bool = False
+                     ) -> TableDetection | None:
         """The detection from the sights when they fit and its shape is not refused; else
         None. ``lens_free``: the sights looked for from the reading's outline (its four corners
         as seen) with no lens: a loose reading's lens, often at the end of its range, bends the

@@ -26,7 +26,7 @@ from calibration.detect import (
 from calibration.edges import CHROMA_WEIGHT, STEP_PX, profile_shifts, subpixel_peak
 from calibration.errors import CalibrationError
 from calibration.lines import Line, irls_line, ransac_line, robust_line
-from calibration.model import CORNER_POCKETS, Calibration, apply_homography
+from calibration.model import CORNER_POCKETS, Calibration, apply_homography, table_grid
 from calibration.sights import SightParams, refined_by_sights
 from rules.table import Cushion
 
@@ -267,13 +267,6 @@ class DriftEvent:
         return self.status in ("recalibrated", "refitted")
 
 
-def _field_grid(calibration: Calibration, n: int = 9) -> FloatArray:
-    """An n x n//2 grid of points over the playing field (table mm)."""
-    t = calibration.table
-    xs, ys = np.linspace(0, t.length_mm, n), np.linspace(0, t.width_mm, max(2, n // 2))
-    return np.stack(np.meshgrid(xs, ys), axis=-1).reshape(-1, 2)
-
-
 class DriftMonitor:
     """Watches for the camera (or table) moving while a match is refereed.
 
@@ -424,7 +417,7 @@ class DriftMonitor:
                                     self.sights)
         if refined is None or refined[1].rms_mm > self.sights.doubtful_rms_mm:
             return None  # (a loose fit is no better than the follow: 1-2 mm worse at times)
-        grid = _field_grid(self.calibration)
+        grid = table_grid(self.calibration.table, 9, 4)
         apart = float(np.max(np.hypot(*(refined[0].image_to_table(
             self.calibration.table_to_image(grid)) - grid).T)))
         if apart > SIGHTS_AGREE_MM:

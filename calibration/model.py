@@ -91,6 +91,14 @@ def guess_camera_matrix(image_size: tuple[int, int]) -> FloatArray:
     return np.array([[w, 0.0, (w - 1) / 2], [0.0, w, (h - 1) / 2], [0.0, 0.0, 1.0]])
 
 
+def table_grid(table: TableSpec, nx: int, ny: int, margin_mm: float = 0.0) -> FloatArray:
+    """(nx * ny, 2) table points (mm): an even grid over the playing field, widened by
+    ``margin_mm`` all round (over the rails), x varying fastest."""
+    gx, gy = np.meshgrid(np.linspace(-margin_mm, table.length_mm + margin_mm, nx),
+                         np.linspace(-margin_mm, table.width_mm + margin_mm, ny))
+    return np.stack([gx.ravel(), gy.ravel()], axis=1)
+
+
 def apply_homography(h: FloatArray, p: FloatArray) -> FloatArray:
     """(N, 2) points through a 3x3 homography."""
     q = p @ h[:, :2].T + h[:, 2]
