@@ -56,6 +56,8 @@ from rules.table import Cushion, TableSpec
 
 FloatArray = NDArray[np.float64]
 
+WOOD_MM = 45.0  # the wood around a sight: a sight's blob is told from the median this wide
+
 
 @dataclass(frozen=True)
 class SightLayout:
@@ -225,7 +227,7 @@ def find_sights(grey: NDArray[np.float32], calibration: Calibration, h_nose: Flo
             continue  # the window runs out of the picture
         window: NDArray[np.float32] = np.nan_to_num(
             patch, nan=float(np.nanmedian(patch))).astype(np.float32)
-        blob = _blob_at(window, mm_px / step_mm, params.contrast_sigmas)
+        blob = _blob_at(window, step_mm, mm_px / step_mm, params.contrast_sigmas)
         if blob is None:
             continue
         i, j = blob
@@ -237,12 +239,13 @@ def find_sights(grey: NDArray[np.float32], calibration: Calibration, h_nose: Flo
     return found
 
 
-def _blob_at(patch: NDArray[np.float32], px_per_sample: float, sigmas: float
+def _blob_at(patch: NDArray[np.float32], step_mm: float, px_per_sample: float, sigmas: float
              ) -> tuple[int, int] | None:
-    """The strongest small blob of a window (row, column), brighter or darker than the wood
-    around it, when it stands ``sigmas`` robust sigmas above the window's noise."""
-    # the wood around: a median some ten picture pixels across (a sight is 2-5 pixels wide)
-    k = int(2 * round(5 * px_per_sample) + 1)
+    """The strongest small blob of a window (row, column; sampled every ``step_mm``),
+    brighter or darker than the wood around it, when it stands ``sigmas`` robust sigmas above
+    the window's noise. Smoothed by the picture's own pixel (its noise)."""
+    # the wood around: a median WOOD_MM across (a sight is 14-25 mm)
+    k = int(2 * round(WOOD_MM / step_mm / 2) + 1)
     k = max(5, min(k, 2 * ((min(patch.shape) - 1) // 2) - 1))
     bg = cv2.medianBlur(np.clip(patch, 0, 255).astype(np.uint8), k).astype(np.float32)
     resp = cv2.GaussianBlur(np.abs(patch - bg), (0, 0), max(1.0, 0.8 * px_per_sample))
