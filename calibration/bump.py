@@ -7,7 +7,10 @@ just outside the cushion noses to beyond the rails (no cloth: balls roll there, 
 unevenly), in grey at a quarter of the resolution, each pixel's contrast to its surroundings
 (the local mean taken away, divided by the local spread: a lamp drifting, flickering or lighting
 a hot spot changes brightness, not that), aligned with the same band of the reference frame by
-OpenCV's ECC (a rigid motion: a shift and a roll). Without the local contrast, the lamps' drift
+OpenCV's ECC (a rigid motion: a shift and a roll). ECC costs ~3 ms a look, most of it
+before its first step; an unmoved picture is told for a tenth of that by one linearised
+(Gauss-Newton) step from no motion against the reference's precomputed gradients, and ECC runs
+only where that step reads some motion (``screen_mm``). Without the local contrast, the lamps' drift
 read as 10-20 mm of motion on an unmoved picture; with it, 1-4 mm. A motion
 that moves the table's corners further than ``moved_mm``, seen in ``confirm_looks`` looks running
 (a player leaning over a rail is not a bump), is followed: the motion is measured again at half
@@ -65,7 +68,12 @@ class BumpParams:
     the table, of the surroundings a pixel's contrast is taken against;
     ``least_correlation``: a look whose band matches the reference less than this (the rails
     mostly covered) says nothing; ``least_quarters``: the quarters of the band (see the module)
-    that must each see the motion for a bump."""
+    that must each see the motion for a bump; ``screen_mm``: a look whose band matches the
+    reference unmoved and whose one linearised step from no motion (far cheaper than ECC)
+    moves the corners less than this is no bump, and ECC is not run (0: always run). On the
+    hard renders no look that ECC read as moved over ``moved_mm`` stepped under 1 mm so (the
+    step reads a third to nine tenths of ECC's motion), and a third of the looks did; on a
+    clean video nearly every look does."""
 
     every_s: float = 0.25
     moved_mm: float = 5.0
@@ -78,6 +86,7 @@ class BumpParams:
     contrast_mm: float = 55.0  # (16 px at 1280x720)
     least_correlation: float = 0.6
     least_quarters: int = 3
+    screen_mm: float = 1.0
 
     @property
     def followed_within_s(self) -> float:
@@ -87,6 +96,9 @@ class BumpParams:
     def __post_init__(self) -> None:
         positive = ("every_s", "moved_mm", "look_scale", "follow_scale", "band_to_mm",
                     "contrast_mm", "sure_moved_ratio")
+        if not (math.isfinite(self.screen_mm) and 0 <= self.screen_mm < self.moved_mm):
+            raise CalibrationError(f"expected 0 <= screen_mm < moved_mm, got {self.screen_mm!r}",
+                                   "screen_mm")
         for name in positive:
             value = getattr(self, name)
             if not (math.isfinite(value) and value > 0):
@@ -193,6 +205,53 @@ def _motion(reference: NDArray[np.float32], frame: NDArray[np.float32], mask: ND
     return np.linalg.inv(to_small) @ small @ to_small, float(correlation)
 
 
+@dataclass(frozen=True, eq=False)
+class _Linearised:
+    """The reference band's contrast linearised for a small rigid motion (at the look's
+    scale): the band's pixels, their values, the motion's Jacobian there (a shift in x, in y
+    and a roll about the picture's middle, in radians) and the inverse of its normal matrix."""
+
+    index: NDArray[np.intp]  # (the band's pixels in the flattened picture)
+    values: NDArray[np.float32]
+    jacobian: FloatArray  # (n, 3)
+    inverse_normal: FloatArray  # (3, 3)
+    centre: tuple[float, float]
+
+    @classmethod
+    def of(cls, reference: NDArray[np.float32], mask: NDArray[np.uint8]) -> _Linearised | None:
+        gx = cv2.Sobel(reference, cv2.CV_32F, 1, 0, ksize=3, scale=1 / 8)
+        gy = cv2.Sobel(reference, cv2.CV_32F, 0, 1, ksize=3, scale=1 / 8)
+        h, w = reference.shape
+        index = np.flatnonzero(mask)
+        ys, xs = np.divmod(index, w)
+        cx, cy = (w - 1) / 2, (h - 1) / 2
+        gxs = gx.reshape(-1)[index].astype(np.float64)
+        gys = gy.reshape(-1)[index].astype(np.float64)
+        jacobian = np.c_[gxs, gys, (xs - cx) * gys - (ys - cy) * gxs]
+        normal = jacobian.T @ jacobian
+        if len(index) < 50 or np.linalg.cond(normal) > 1e8:
+            return None
+        return cls(index, reference.reshape(-1)[index], jacobian, np.linalg.inv(normal),
+                   (cx, cy))
+
+    def motion(self, now: NDArray[np.float32], scale: float) -> tuple[FloatArray, float]:
+        """One Gauss-Newton step from no motion (3x3 full-resolution pixels, new = M @ old: a
+        small motion, as an unmoved picture's noise or the start of a bump) and the band's
+        correlation with the reference unmoved (zero-mean, as ECC's)."""
+        values = now.reshape(-1)[self.index]
+        # now(p) ~ reference(p - d): now - reference = -J d
+        dx, dy, roll = -(self.inverse_normal @ (self.jacobian.T @ (values - self.values)))
+        c, s = math.cos(roll), math.sin(roll)
+        cx, cy = self.centre
+        small = np.array([[c, -s, cx - c * cx + s * cy + dx],
+                          [s, c, cy - s * cx - c * cy + dy], [0.0, 0.0, 1.0]])
+        to_small = np.diag([scale, scale, 1.0])
+        a = values - values.mean()
+        b = self.values - self.values.mean()
+        correlation = float(a @ b / max(1e-9, math.sqrt(float(a @ a) * float(b @ b))))
+        return np.linalg.inv(to_small) @ small @ to_small, correlation
+
+
 def corners_moved_mm(calibration: Calibration, motion: FloatArray) -> float:
     """How far ``motion`` (3x3, pixels) moves the table's corners, in mm on the table."""
     t = calibration.table
@@ -282,6 +341,7 @@ class BumpWatch:
         self._reference: NDArray[np.float32] | None = None
         self._fine_reference: NDArray[np.float32] | None = None
         self._mask = _band(calibration, self.params, self.params.look_scale)
+        self._linear: _Linearised | None = None  # (the reference's, for the screen)
         self._contrast_px = 0.0  # (full-resolution pixels: set with the reference)
         self._seen = 0  # looks running that saw the picture moved
 
@@ -294,6 +354,7 @@ class BumpWatch:
         self._reference = self._contrast(frame, p.look_scale)
         self._fine_reference = self._contrast(frame, p.follow_scale)
         self._mask = _band(self.calibration, self.params, self.params.look_scale)
+        self._linear = _Linearised.of(self._reference, self._mask) if p.screen_mm > 0 else None
         self._seen = 0
 
     def _quarters_moved(self, now: NDArray[np.float32], motion: FloatArray) -> list[int]:
@@ -340,6 +401,12 @@ class BumpWatch:
             return None
         p = self.params
         now = self._contrast(frame, p.look_scale)
+        if self._linear is not None:
+            step, correlation = self._linear.motion(now, p.look_scale)
+            if (correlation >= p.least_correlation
+                    and corners_moved_mm(self.calibration, step) <= p.screen_mm):
+                self._seen = 0  # (no bump: ECC, 3 ms a look, not needed)
+                return None
         found = _motion(self._reference, now, self._mask, p.look_scale)
         if found is None or found[1] < p.least_correlation:
             return None  # (the rails covered: neither for nor against a bump)

@@ -171,9 +171,55 @@ def test_the_drift_monitor_says_a_bump_was_followed_and_how_the_picture_moved(sc
     assert monitor.calibration is changed[0].calibration
 
 
+def test_an_unmoved_picture_is_screened_without_ecc(scene, monkeypatch):
+    """A look whose linearised step reads under ``screen_mm`` does not run ECC (3 ms a look);
+    the same looks with the screen off run it every time, and both find no bump."""
+    import calibration.bump as bump_module
+
+    frame, true = scene
+    calls = []
+    real = bump_module._motion
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(bump_module, "_motion", counted)
+    noisy = np.random.default_rng(5)
+    pictures = [np.clip(frame + noisy.normal(0, 2, frame.shape), 0, 255).astype(np.uint8)
+                for _ in range(4)]
+    for params, ecc_looks in ((BumpParams(), 0), (BumpParams(screen_mm=0.0), 4)):
+        calls.clear()
+        watch = BumpWatch(true, params)
+        watch.look(0, 0.0, frame)
+        assert all(watch.look(8 * k, 0.25 * k, p) is None for k, p in enumerate(pictures, 1))
+        assert len(calls) == ecc_looks
+
+
+def test_the_screens_step_reads_a_small_shift(scene):
+    """The linearised step (see ``BumpParams.screen_mm``) measures a small shift of the
+    picture: it cannot pass a bump as unmoved."""
+    from calibration.bump import _Linearised, corners_moved_mm
+
+    frame, true = scene
+    watch = BumpWatch(true)
+    watch.look(0, 0.0, frame)
+    linear = _Linearised.of(watch._reference, watch._mask)
+    assert linear is not None
+    for dx, dy in ((1.5, 0.0), (0.0, -2.0), (1.0, 1.0)):
+        shifted = cv2.warpAffine(frame, np.float32([[1, 0, dx], [0, 1, dy]]),
+                                 (frame.shape[1], frame.shape[0]), borderMode=cv2.BORDER_REFLECT)
+        step, correlation = linear.motion(watch._contrast(shifted, 0.25), 0.25)
+        assert correlation > 0.6
+        centre = np.array([[frame.shape[1] / 2, frame.shape[0] / 2]])
+        assert (moved_px(step, centre) - centre)[0] == pytest.approx([dx, dy], abs=0.7)
+        assert corners_moved_mm(true, step) > BumpParams().screen_mm
+
+
 @pytest.mark.parametrize("bad", [{"every_s": 0.0}, {"moved_mm": -1.0}, {"confirm_looks": 0},
                                  {"look_scale": 1.5}, {"band_from_mm": 400.0},
-                                 {"least_quarters": 5}])
+                                 {"least_quarters": 5}, {"screen_mm": 5.0},
+                                 {"screen_mm": -1.0}])
 def test_bad_bump_parameters_are_refused(bad):
     with pytest.raises(CalibrationError):
         BumpParams(**bad)
