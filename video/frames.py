@@ -260,7 +260,7 @@ def planar_frames_at(path: str | Path, indices: Sequence[int], few_cores: bool,
                      ) -> list[tuple[int, PlanarFrame]] | None:
     """The frames at ``indices`` (increasing) as :class:`PlanarFrame`, each found by sending the
     decoder to the key frame at or before it and decoding on from there (one after another
-    when the next is near: within ``_DECODED_ON`` frames), so a few frames of a long video
+    when the next is near: within ``DECODED_ON`` frames), so a few frames of a long video
     cost a few key frames' stretches, not the whole video. The same pictures as decoding it
     from the start (a key frame decodes afresh). None where :func:`planar_frames` would give
     None (then read them in order). ``seen(k)``: told as the k-th of them is found."""
@@ -273,7 +273,7 @@ def planar_frames_at(path: str | Path, indices: Sequence[int], few_cores: bool,
     at = -1  # the index of the frame ``frames`` hands out next
     try:
         for k, index in enumerate(indices, 1):
-            if frames is None or not at <= index < at + _DECODED_ON:
+            if frames is None or not at <= index < at + DECODED_ON:
                 if frames is not None:
                     cast(Generator[PlanarFrame, None, None], frames).close()
                 frames, at = planar_frames(path, few_cores, index), index
@@ -295,7 +295,7 @@ def planar_frames_at(path: str | Path, indices: Sequence[int], few_cores: bool,
 
 # the next frame wanted this close after the last one is decoded on to, not sought (a camera's
 # key frames are 1-4 s apart, so seeking saves nothing nearer than that)
-_DECODED_ON = 60
+DECODED_ON = 60
 
 
 class _SeekMissed(Exception):

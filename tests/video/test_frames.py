@@ -238,7 +238,8 @@ def test_frames_far_apart_are_sought_and_are_the_frames_read_in_order(tmp_path, 
     found = FileSource(clip, planar=False).bgr_frames_at(wanted)
     assert [i for i, _ in found] == wanted
     assert all(np.array_equal(image, whole[i]) for i, image in found)
-    assert opened == [0, 70, 150]  # (3, 71 and 199 decoded on to: near the one before)
+    # (3, 71 and 199 decoded on to: near the one before; the stretches sought by two decoders)
+    assert sorted(opened) == [0, 70, 150]
 
 
 def test_frames_at_past_the_end_or_of_a_video_without_planes_are_read_in_order(tmp_path):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -185,10 +186,15 @@ def measure_ball_size(frames: Sequence[NDArray[np.uint8]], calibration: Calibrat
         x, y = t.pocket_xy(pocket)
         cv2.circle(pockets_out, (round(x / MM_PER_PX), round(y / MM_PER_PX)),
                    round(params.pocket_reach_diameters * expected_px), 0, -1)
-    sizes: list[float] = []
-    for frame in frames:
+
+    def sizes_in(frame: NDArray[np.uint8]) -> list[float]:
         top = np.asarray(cv2.remap(frame, mx, my, cv2.INTER_LINEAR), np.uint8)
-        sizes += _blob_sizes(top, expected_px, pockets_out, params)
+        return _blob_sizes(top, expected_px, pockets_out, params)
+
+    # (frame by frame on two cores: nothing else runs while the video is calibrated; 9 frames of
+    # the demo in 0.3-0.4 s against 0.5-0.7 s one after another, the same sizes in their order)
+    with ThreadPoolExecutor(2) as pool:
+        sizes = [size for found in pool.map(sizes_in, frames) for size in found]
     size, count = most_common_size(sizes, params)
     if count < params.least_balls:
         return None
