@@ -225,8 +225,10 @@ def repeat_video(src: str | Path, dst: str | Path, times: int) -> int:
         ostream = out.add_stream_from_template(stream)
         stamps = [(p.pts, p.dts, p.duration or 0) for p in probe.demux(stream)
                   if p.pts is not None and p.dts is not None]
-        lo = min(min(p, d) for p, d, _ in stamps)
-        span = max(max(p, d) for p, d, _ in stamps) - lo + max(d for _, _, d in stamps)
+        # (one pass's presentation times and one frame more: the frame rate stays constant
+        # over the seams, so the long video is sought by its time stamps as a camera's is)
+        span = (max(p for p, _, _ in stamps) - min(p for p, _, _ in stamps)
+                + max(d for _, _, d in stamps))
         for k in range(times):
             with av.open(str(src)) as inp:
                 istream = inp.streams.video[0]

@@ -17,6 +17,7 @@ from video import (
     VideoError,
     VideoWriter,
     as_bgr,
+    probe,
     repeat_video,
 )
 from video.writer import part_path
@@ -126,6 +127,21 @@ def test_a_video_repeated_by_its_packets(clip: Path, tmp_path: Path) -> None:
     back, once = frames_of(out), frames_of(clip)
     assert len(back) == 2 * FRAMES
     assert all(np.array_equal(b, once[k % FRAMES]) for k, b in enumerate(back))
+
+
+def test_a_video_with_b_frames_repeated_keeps_its_frame_rate(tmp_path: Path) -> None:
+    """A camera's H.264 (B-frames: decoding stamps before the presentation ones, as the
+    committed clips have) repeated keeps a constant frame rate over its seams, so that the
+    long video is sought by its time stamps as the original is (a benchmark's 20-minute
+    video: its calibration's sample frames)."""
+    clip = Path(__file__).resolve().parents[2] / "sample_videos" / "pot_HR.mp4"
+    out = tmp_path / "twice.mp4"
+    n = repeat_video(clip, out, 2)
+    assert probe(out).fps == pytest.approx(probe(clip).fps, rel=1e-6)
+    assert probe(out).frame_count == n
+    sought = FileSource(out, planar=False).bgr_frames_at([1, n // 2 + 2])
+    assert [k for k, _ in sought] == [1, n // 2 + 2]
+    assert np.array_equal(sought[1][1], FileSource(clip, planar=False).bgr_frames_at([2])[0][1])
 
 
 def test_a_background_writer_writes_the_same_frames_in_order(tmp_path: Path) -> None:
