@@ -4,6 +4,7 @@ table over a cushion, and a cushion event that was the jaw of the ball's own pot
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Sequence
@@ -28,10 +29,8 @@ def past_mouth(table: TableSpec, xy: Point, margin: float) -> Pocket | None:
     """The pocket whose mouth line the ball centre ``xy`` has crossed by ``margin`` mm (it has
     dropped), if any; a negative margin: come that near the line. Corner mouths run between
     the jaws across the corner; middle mouths along the nose line."""
-    for pocket in Pocket:
-        px, py = table.pocket_xy(pocket)
-        mouth = table.pocket_mouth_mm(pocket)
-        if pocket.is_middle:
+    for pocket, px, py, mouth, middle in _mouths(table):
+        if middle:
             inward = 1.0 if py == 0 else -1.0
             depth = (xy[1] - py) * inward
             if depth < -margin and abs(xy[0] - px) < mouth / 2 + table.ball_radius_mm:
@@ -44,6 +43,14 @@ def past_mouth(table: TableSpec, xy: Point, margin: float) -> Pocket | None:
             if depth < -margin:
                 return pocket
     return None
+
+
+@functools.lru_cache(maxsize=8)
+def _mouths(table: TableSpec) -> tuple[tuple[Pocket, float, float, float, bool], ...]:
+    """Each pocket with its point, its mouth's width and whether it is a middle one (asked
+    for ten thousand times in a shot's facts)."""
+    return tuple((pocket, *table.pocket_xy(pocket), table.pocket_mouth_mm(pocket),
+                  pocket.is_middle) for pocket in Pocket)
 
 
 def nearest_pocket(table: TableSpec, xy: Point) -> tuple[Pocket, float]:

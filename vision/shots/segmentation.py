@@ -97,11 +97,11 @@ def _quiet_before(tracks: Mapping[str, Sequence[Sample]],
     ball's reading may flicker between two places a few mm apart (more than a step at rest:
     a white at rest by a cushion, read 3 mm this way and that, would keep its shot open until
     the next strike)."""
+    flicker = params.flicker_return_mm
     for ball, samples in tracks.items():
         recent = [samples[k] for k in _between(frames_of[ball], frame - 1 - params.still_frames,
                                                frame)]
-        if recent and any(math.dist(s.xy, recent[-1].xy) > params.flicker_return_mm
-                          for s in recent):
+        if recent and any(math.dist(s.xy, recent[-1].xy) > flicker for s in recent):
             return False
     return True
 
