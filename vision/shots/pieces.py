@@ -142,8 +142,14 @@ def _predict(samples: Sequence[Sample], t: float, params: ShotFactsParams) -> Po
     degree = 2 if len(recent) >= 5 else 1
     coef = np.polyfit(ts, xy, degree)
     dt = t - recent[-1].t
-    p = sum(c * dt ** (degree - k) for k, c in enumerate(coef))
-    return (float(p[0]), float(p[1]))
+    # (the sum of the terms c * dt ** (degree - k) in plain floats, the same operations in the
+    # same order: the same values to the bit, without numpy's overhead on two numbers)
+    (ax, ay), (bx, by) = (map(float, row) for row in coef[:2])
+    if degree == 1:
+        return (ax * dt + bx, ay * dt + by)
+    cx, cy = map(float, coef[2])
+    square = dt ** 2
+    return (ax * square + bx * dt + cx, ay * square + by * dt + cy)
 
 
 def meeting_time(before: Piece, after: Piece) -> tuple[float, Point]:

@@ -106,7 +106,7 @@ def _fit(samples: Sequence[Sample]) -> Callable[[float], Vector]:
 
     def quadratic(when: float) -> Vector:
         dt = when - t0
-        square = dt * dt
+        square = dt ** 2
         return np.array([ax * square + bx * dt + cx, ay * square + by * dt + cy])
 
     return quadratic
