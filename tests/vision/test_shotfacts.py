@@ -392,3 +392,34 @@ def test_a_shorter_least_travel_takes_a_small_push_for_a_shot():
     assert shots_from_tracks(TABLE, tracks, FPS) == []
     (shot,) = shots_from_tracks(TABLE, tracks, FPS, ShotFactsParams(min_travel_mm=20.0))
     assert events_of(shot) == [("strike", "W1")]
+
+
+def test_the_fits_are_evaluated_as_numpy_sums_their_terms_to_the_bit():
+    """A piece's end fits and a straight motion's prediction are evaluated in plain floats:
+    the same values, to the bit, as the sum of the terms ``c * dt ** (degree - k)`` on the
+    coefficient rows that they replace (a shot's facts depend on them through every event's
+    time and place)."""
+    from vision.shots.pieces import _predict
+    from vision.shots.samples import Sample, _fit
+
+    rng = np.random.default_rng(12)
+    params = vision.shots.DEFAULT_SHOT_FACTS
+    for n in (2, 3, 4, 5, 8):
+        for _ in range(40):
+            t0 = float(rng.uniform(0, 60))
+            samples = [Sample(k, t0 + k / 30, (float(x), float(y))) for k, (x, y) in enumerate(
+                rng.uniform(0, 3000, (n, 2)).cumsum(axis=0) / n)]
+            t = np.array([s.t for s in samples])
+            p = np.array([s.xy for s in samples])
+            degree = 2 if n >= 3 else 1
+            coeffs = np.polyfit(t - t[0], p, degree)
+            when = float(rng.uniform(t0 - 0.5, t0 + 1.0))
+            summed = sum(c * (when - t[0]) ** (degree - i) for i, c in enumerate(coeffs))
+            assert np.array_equal(_fit(samples)(when), summed)
+            recent = samples[-params.predict_samples:]
+            ts = np.array([q.t for q in recent]) - recent[-1].t
+            degree = 2 if len(recent) >= 5 else 1
+            coef = np.polyfit(ts, np.array([q.xy for q in recent]), degree)
+            dt = when - recent[-1].t
+            expected = sum(c * dt ** (degree - k) for k, c in enumerate(coef))
+            assert _predict(samples, when, params) == (float(expected[0]), float(expected[1]))
