@@ -458,11 +458,14 @@ def _resume_point(job: RefereeJob) -> ResumePoint | None:
 
 def video_report(found: VideoFacts) -> dict[str, Any]:
     """The report fields of a video refereed to its end."""
+    from referee.pipeline import camera_watch_params
+
     extra: dict[str, Any] = {"calibration": found.calibration.to_dict(), "timings": found.timings,
              "camera_drift": found.drift_report(), "shot_stream": found.stream.to_dict(),
              "shot_facts_params": found.shot_facts.to_dict(),
              "detection_params": found.detection.to_dict(),
              "tracking_params": found.tracking.to_dict(),
+             "camera_watch_params": camera_watch_params(),
              "detector": {"tracker": "vision.tracking.tracker",
                           "shot_facts": "vision.shots.stream"}}
     if found.ended_early:

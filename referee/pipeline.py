@@ -9,7 +9,7 @@ import sys
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -95,6 +95,12 @@ def camera_watch(calibration: Calibration) -> DriftMonitor:
     synthetic matches it read 3-27 mm of motion where there was none, and its recalibrations
     cost 11 of 77 verdicts; the bump watch read none there."""
     return DriftMonitor(calibration, every_s=None, bump=DEFAULT_BUMP, sights=DEFAULT_SIGHTS)
+
+
+def camera_watch_params() -> dict[str, Any]:
+    """The parameters :func:`camera_watch` looks with (for the report: a verdict after a bump
+    is reproduced with them)."""
+    return {"bump": asdict(DEFAULT_BUMP), "sights": asdict(DEFAULT_SIGHTS)}
 
 
 def load_calibration(path: Path) -> Calibration:

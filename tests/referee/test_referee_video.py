@@ -38,6 +38,10 @@ def test_a_short_clip_is_refereed_from_the_video(tmp_path: Path, monkeypatch, ca
 
     assert DetectionParams(**doc["detection_params"]) == DetectionParams()
     assert TrackingParams(**doc["tracking_params"]) == TrackingParams()
+    from calibration import BumpParams
+
+    assert BumpParams(**doc["camera_watch_params"]["bump"]) == BumpParams()
+    assert doc["camera_watch_params"]["sights"]["least_sights"] > 0
     (shot,) = doc["shots"]
     assert verdict_differences(labels["shots"][0]["verdict"], shot["verdict"]) == []
     assert "red in MR: +3" in capsys.readouterr().out
