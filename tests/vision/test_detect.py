@@ -1654,3 +1654,34 @@ def test_a_lower_least_blob_share_finds_a_smaller_round_thing():
     assert len(lower) == 2
     assert (lower[0].x_px, lower[0].y_px) == (tuned[0].x_px, tuned[0].y_px)
     assert math.dist((lower[1].x_px, lower[1].y_px), (x, y)) < 1.0
+
+
+def test_a_refitted_table_keeps_the_detectors_state_and_places_its_answers_anew():
+    """The table fitted again to the same picture (the rails' sights after a bump) changes only
+    where the pixels lie on the table: the detector keeps its cloth model, foreground map and
+    kept answers, their places in mm those of the new calibration (a new detector started them
+    afresh, and on hard 647 two verdicts went with that)."""
+    from dataclasses import replace
+
+    cal = calibration()
+    img = cloth()
+    draw_ball(img, cal, (1500.0, 900.0), "red")
+    draw_ball(img, cal, (2500.0, 500.0), "white")
+    det = BallDetector(cal)
+    det.learn_cloth(img)
+    before = det.detect(img, update=False)
+    det.fit_colours(before)
+    before = det.detect(img, update=False)
+    cloth_model, fmap = det.cloth_model.image, det.foreground_map.map
+    # the same picture, the table 4 mm further along and 2 mm across
+    shift = np.array([[1.0, 0.0, 4.0], [0.0, 1.0, 2.0], [0.0, 0.0, 1.0]])
+    refit = replace(cal, homography_image_to_table=shift @ np.asarray(
+        cal.homography_image_to_table))
+    det.refitted(refit)
+    assert det.cloth_model.image is cloth_model and det.foreground_map.map is fmap
+    after = det.detect(img, update=False)
+    assert len(after) == len(before) == 2
+    for a, b in zip(sorted(after, key=lambda d: d.x_px), sorted(before, key=lambda d: d.x_px),
+                    strict=True):
+        assert (a.x_px, a.y_px, a.colour) == (b.x_px, b.y_px, b.colour)  # the same answer
+        assert (a.x_mm - b.x_mm, a.y_mm - b.y_mm) == pytest.approx((4.0, 2.0), abs=0.05)

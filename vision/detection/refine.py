@@ -12,8 +12,8 @@ it: a cue or a neighbour).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -99,6 +99,12 @@ class Refiner:
                 self._cache.append(Made(det, b, small))
                 out.append(det)
         return out
+
+    def replace_answers(self, placed: Callable[[Sequence[Detection]], list[Detection]]) -> None:
+        """The answers kept, each replaced by what ``placed`` makes of them (in order, one for
+        one: the same balls placed anew, see :meth:`BallDetector.refitted`)."""
+        new = placed([made.detection for made in self._cache])
+        self._cache = [replace(made, detection=d) for made, d in zip(self._cache, new, strict=True)]
 
     def streaks_of_one_colour(self, frame: AnyFrame, small: Frame, blobs: list[Blob],
                               colours: ColourModel | None) -> list[Blob]:

@@ -662,7 +662,10 @@ def track_video(video_path: str | Path | FrameSource, calibration: Calibration,
         if seen is not None:
             seen(index, frame)
         event = found.pop(index, None)
-        if event is not None and event.changed:
+        if event is not None and event.status == "refitted":
+            # (the same picture, the table fitted again to it: only the places in mm change)
+            detector.refitted(event.calibration)
+        elif event is not None and event.changed:
             if event.motion is not None:  # a bumped camera: what the detector knew, moved
                 detector = detector.moved(event.calibration, event.motion)
             else:
