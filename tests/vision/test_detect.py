@@ -1663,14 +1663,9 @@ def test_a_refitted_table_keeps_the_detectors_state_and_places_its_answers_anew(
     afresh, and on hard 647 two verdicts went with that)."""
     from dataclasses import replace
 
-    cal = calibration()
-    img = cloth()
-    draw_ball(img, cal, (1500.0, 900.0), "red")
-    draw_ball(img, cal, (2500.0, 500.0), "white")
-    det = BallDetector(cal)
-    det.learn_cloth(img)
-    before = det.detect(img, update=False)
-    det.fit_colours(before)
+    pictures = []
+    det, _ = red_and_white_fitted(lambda: pictures.append(cloth()) or pictures[-1])
+    img, cal = pictures[0], det.calibration
     before = det.detect(img, update=False)
     cloth_model, fmap = det.cloth_model.image, det.foreground_map.map
     # the same picture, the table 4 mm further along and 2 mm across
