@@ -96,13 +96,13 @@ class BumpParams:
     def __post_init__(self) -> None:
         positive = ("every_s", "moved_mm", "look_scale", "follow_scale", "band_to_mm",
                     "contrast_mm", "sure_moved_ratio")
-        if not (math.isfinite(self.screen_mm) and 0 <= self.screen_mm < self.moved_mm):
-            raise CalibrationError(f"expected 0 <= screen_mm < moved_mm, got {self.screen_mm!r}",
-                                   "screen_mm")
         for name in positive:
             value = getattr(self, name)
             if not (math.isfinite(value) and value > 0):
                 raise CalibrationError(f"expected {name} > 0, got {value!r}", name)
+        if not (math.isfinite(self.screen_mm) and 0 <= self.screen_mm < self.moved_mm):
+            raise CalibrationError(f"expected 0 <= screen_mm < moved_mm, got {self.screen_mm!r}",
+                                   "screen_mm")
         if not 1 <= self.least_quarters <= 4:
             raise CalibrationError(f"expected least_quarters in 1..4, got {self.least_quarters}",
                                    "least_quarters")

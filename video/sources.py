@@ -267,11 +267,10 @@ SEEKING_DECODERS = 2
 def _sought_in_turns(path: Path, indices: Sequence[int], few_cores: bool,
                      seen: Callable[[int, int], None] | None) -> list[tuple[int, Frame]] | None:
     """``(index, BGR image)`` of the frames at ``indices`` (increasing), found by
-    ``SEEKING_DECODERS`` decoders in threads, each seeking every so-many-th of them
-    (:func:`video.frames.planar_frames_at`; 9 frames of the demo: 0.4 s against 0.6-0.8 s by
-    one), each stretch of near ones by one decoder; None where they cannot be sought
-    exactly. ``seen(done, of)`` is told from the
-    threads, in turn."""
+    ``SEEKING_DECODERS`` decoders in threads (:func:`video.frames.planar_frames_at`; 9 frames
+    of the demo: 0.4 s against 0.6-0.8 s by one): each stretch of near frames by one decoder,
+    the stretches dealt out in turn. None where they cannot be sought exactly. ``seen(done,
+    of)`` is told from the threads, one at a time."""
     lock = threading.Lock()
     done = 0
 

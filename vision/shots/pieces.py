@@ -14,7 +14,7 @@ import numpy as np
 from rules.table import TableSpec
 from vision.shots.cushions import nearest_cushion
 from vision.shots.params import DEFAULT_SHOT_FACTS, ShotFactsParams
-from vision.shots.samples import Piece, Point, Sample, Vector, mm_per_frame
+from vision.shots.samples import Piece, Point, Sample, Vector, mm_per_frame, plain_polynomial
 from vision.shots.segmentation import resettled
 
 
@@ -141,15 +141,7 @@ def _predict(samples: Sequence[Sample], t: float, params: ShotFactsParams) -> Po
     xy = np.array([q.xy for q in recent])
     degree = 2 if len(recent) >= 5 else 1
     coef = np.polyfit(ts, xy, degree)
-    dt = t - recent[-1].t
-    # (the sum of the terms c * dt ** (degree - k) in plain floats, the same operations in the
-    # same order: the same values to the bit, without numpy's overhead on two numbers)
-    (ax, ay), (bx, by) = (map(float, row) for row in coef[:2])
-    if degree == 1:
-        return (ax * dt + bx, ay * dt + by)
-    cx, cy = map(float, coef[2])
-    square = dt ** 2
-    return (ax * square + bx * dt + cx, ay * square + by * dt + cy)
+    return plain_polynomial(coef)(t - recent[-1].t)
 
 
 def meeting_time(before: Piece, after: Piece) -> tuple[float, Point]:

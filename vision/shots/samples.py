@@ -96,18 +96,23 @@ def _fit(samples: Sequence[Sample]) -> Callable[[float], Vector]:
     degree = 2 if len(samples) >= 3 else 1
     coeffs = np.polyfit(t - t[0], p, degree)
     t0 = float(t[0])
-    # (in plain floats, the same operations in the same order as the sum of the terms
-    # c * dt ** (degree - i) on the coefficient rows: the same values to the bit, without
-    # numpy's overhead on two numbers; a shot's facts evaluate these a hundred thousand times)
+    at = plain_polynomial(coeffs)
+    return lambda when: np.array(at(when - t0))
+
+
+def plain_polynomial(coeffs: NDArray[np.float64]) -> Callable[[float], Point]:
+    """The polynomial of ``np.polyfit``'s coefficient rows (degree 1 or 2, two columns: x and y)
+    as a function of dt, in plain floats: the same operations in the same order as the sum of
+    the terms ``c * dt ** (degree - k)`` on the rows, so the same values to the bit, without
+    numpy's overhead on two numbers (a shot's facts evaluate these a hundred thousand times)."""
     (ax, ay), (bx, by) = (map(float, row) for row in coeffs[:2])
-    if degree == 1:
-        return lambda when: np.array([ax * (when - t0) + bx, ay * (when - t0) + by])
+    if len(coeffs) == 2:
+        return lambda dt: (ax * dt + bx, ay * dt + by)
     cx, cy = map(float, coeffs[2])
 
-    def quadratic(when: float) -> Vector:
-        dt = when - t0
+    def quadratic(dt: float) -> Point:
         square = dt ** 2
-        return np.array([ax * square + bx * dt + cx, ay * square + by * dt + cy])
+        return (ax * square + bx * dt + cx, ay * square + by * dt + cy)
 
     return quadratic
 
