@@ -45,6 +45,12 @@ _LUMA = 9539  # 1.164383
 _B_U, _G_U, _G_V, _R_V = 16525, -3209, -6660, 13075  # 2.017232, 0.391762, 0.812968, 1.596027
 
 
+def few_cores() -> bool:
+    """Two cores or fewer: the pipeline's own threads (the reader decoding beside the detection)
+    keep them busy, so no decoder or OpenCV call gets threads of its own."""
+    return (os.cpu_count() or 1) <= 2
+
+
 def _term(coefficient: int, offset: int) -> tuple[np.float32, np.float32]:
     """``(a, b)`` such that ``floor(float32(x) * a - b)`` is the term of the byte x in float32:
     the same whole number as the fixed point's for every x of 0..255, with or without a fused
@@ -366,9 +372,9 @@ def video_frames(path: str | Path, planar: bool = True, start: int = 0) -> Itera
     it can (``planar``), else BGR images. On two cores, one decoding thread: FFmpeg's frame
     threads cost a third more CPU for the same frames, and the reader already runs beside the
     detection, so both cores are busy anyway. With more cores FFmpeg takes what it likes."""
-    few_cores = (os.cpu_count() or 1) <= 2
-    frames = planar_frames(path, few_cores, start) if planar else None
-    return frames if frames is not None else bgr_frames(path, few_cores, start)
+    few = few_cores()
+    frames = planar_frames(path, few, start) if planar else None
+    return frames if frames is not None else bgr_frames(path, few, start)
 
 
 def warm_up() -> None:

@@ -14,7 +14,7 @@ import cv2
 import numpy as np
 
 from video.errors import VideoError
-from video.frames import AnyFrame, Frame, as_bgr, video_frames
+from video.frames import AnyFrame, Frame, as_bgr, few_cores, video_frames
 from video.sources import FrameSource, TimedFrame, probe
 
 T = TypeVar("T")
@@ -27,6 +27,24 @@ T = TypeVar("T")
 # shared machine's noise, 8 % less than the reader always preparing (medians of six
 # alternating pairs)
 PREPARED_WHEN_BEHIND = 2
+
+
+@contextlib.contextmanager
+def opencv_beside_the_reader() -> Iterator[None]:
+    """OpenCV's calls in one thread each while a reader thread decodes beside the detection on
+    two cores or fewer (both are busy already): OpenCV's pool of workers would only compete with
+    them for the cores, and spin while they wait. The detection of the demo's frames took 40 %
+    more CPU with the pool (and more time); the answers are the same either way. OpenCV's own
+    setting is restored after."""
+    if not few_cores():
+        yield
+        return
+    before = cv2.getNumThreads()
+    cv2.setNumThreads(1)
+    try:
+        yield
+    finally:
+        cv2.setNumThreads(before)
 
 
 # --- video --------------------------------------------------------------------------------------

@@ -17,7 +17,6 @@ handed out no earlier than its time stamp after the first, none dropped.
 from __future__ import annotations
 
 import math
-import os
 import re
 import threading
 import time
@@ -35,6 +34,7 @@ from video.frames import (
     AnyFrame,
     Frame,
     as_bgr,
+    few_cores,
     kept_bgr_frames,
     planar_frames_at,
     video_frames,
@@ -214,8 +214,7 @@ class FileSource(FrameSource):
         """``(index, BGR image)`` decoded by OpenCV from ``start`` up to ``stop`` (excluded),
         with ``keep`` only the frames whose index it accepts (the others decoded, not converted
         to BGR): for reading a few frames of a file as OpenCV has always given them."""
-        few_cores = (os.cpu_count() or 1) <= 2
-        return kept_bgr_frames(self.path, few_cores, self.start, keep, stop)
+        return kept_bgr_frames(self.path, few_cores(), self.start, keep, stop)
 
     def bgr_frames_at(self, indices: Sequence[int],
                       seen: Callable[[int, int], None] | None = None) -> list[tuple[int, Frame]]:
@@ -224,10 +223,10 @@ class FileSource(FrameSource):
         seeking where the video allows it exactly (:func:`video.frames.planar_frames_at`: a
         few frames of a long video without decoding all of it), else decoded in order up to
         the last. ``seen(done, of)``: told as the work goes on (frames found, or passed)."""
-        few_cores = (os.cpu_count() or 1) <= 2
         if not indices:
             return []
-        found = _sought_in_turns(self.path, indices, few_cores, seen)
+        few = few_cores()
+        found = _sought_in_turns(self.path, indices, few, seen)
         if found is not None:
             return found
         wanted, last = set(indices), indices[-1]
@@ -237,14 +236,13 @@ class FileSource(FrameSource):
                 seen(i + 1, last + 1)
             return i in wanted
 
-        return list(kept_bgr_frames(self.path, few_cores, 0, keep, last + 1))
+        return list(kept_bgr_frames(self.path, few, 0, keep, last + 1))
 
     def count_frames(self) -> int:
         """The frames from ``start`` on, counted by decoding them (OpenCV's decoder, nothing
         converted to BGR): for a container that does not say, or a decoding benchmark."""
-        few_cores = (os.cpu_count() or 1) <= 2
         cap = cv2.VideoCapture(str(self.path), cv2.CAP_ANY,
-                               [cv2.CAP_PROP_N_THREADS, 1] if few_cores else [])
+                               [cv2.CAP_PROP_N_THREADS, 1] if few_cores() else [])
         try:
             if not cap.isOpened():
                 raise VideoError(f"expected a video OpenCV can decode, could not open "

@@ -57,6 +57,28 @@ def test_short_clip_keeps_identities(tmp_path):
     assert read_tracks(out)[(59, "W1")][0] == pytest.approx(800 + 25 * 44, abs=10)
 
 
+@pytest.mark.parametrize("few", [True, False])
+def test_opencv_works_in_one_thread_beside_the_reader_on_few_cores(few, monkeypatch):
+    """On two cores the reader thread and the detection keep both busy: OpenCV's own pool is
+    off while the video is tracked (the same answers, less CPU), and its setting comes back."""
+    import video.reader as reader
+
+    video = SAMPLES / "pot_MR.mp4"
+    if not video.is_file():
+        pytest.skip(f"{video} not present")
+    monkeypatch.setattr(reader, "few_cores", lambda: few)
+    cal = Calibration.from_dict(json.loads(video.with_suffix(".labels.json").read_text())[
+        "calibration"])
+    before = cv2.getNumThreads()
+    try:
+        cv2.setNumThreads(2)
+        seen = {cv2.getNumThreads() for _ in track_video(video, cal)}
+        assert seen == ({1} if few else {2})
+        assert cv2.getNumThreads() == 2
+    finally:
+        cv2.setNumThreads(before)
+
+
 @pytest.mark.parametrize("name", ["pot_MR", "yellow_middle_twice"])
 def test_committed_clip_found_share(name):
     video = SAMPLES / f"{name}.mp4"

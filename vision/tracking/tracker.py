@@ -68,7 +68,7 @@ from video import (
     video_fps,
 )
 from video.frames import warm_up as warm_up_conversions
-from video.reader import Watch
+from video.reader import Watch, opencv_beside_the_reader
 from vision.detection import (
     DEFAULT_DETECTION,
     BallDetector,
@@ -658,42 +658,45 @@ def track_video(video_path: str | Path | FrameSource, calibration: Calibration,
         if source is None else
         ((timed.index, timed.image, ready)
          for timed, ready in read_ahead(source, detector.prepare, adjust=adjust, watch=watch)))
-    for index, frame, ready in frames:
-        if seen is not None:
-            seen(index, frame)
-        event = found.pop(index, None)
-        if event is not None and event.status == "refitted":
-            # (the same picture, the table fitted again to it: only the places in mm change)
-            detector.refitted(event.calibration)
-        elif event is not None and event.changed:
-            if event.motion is not None:  # a bumped camera: what the detector knew, moved
-                detector = detector.moved(event.calibration, event.motion)
-            else:
-                colours, detector = detector.colours, BallDetector(event.calibration, detection)
-                detector.colours = colours
-            recalibrated = True
-        small, ahead = (None, None) if recalibrated or ready is None else ready
-        if detector.cloth is None:
-            # where the game state has the balls (when the cloth is learned at the start)
-            expected = (list(start_positions.values()) if start_positions and not recalibrated
-                        else [])
-            detector.learn_cloth(frame, small=small, ahead=ahead, balls_at=expected)
-        dets = detector.detect(frame, small=small, ahead=ahead)
-        change = detector.picture_change
-        if detector.colours is None:
-            held.append((index, frame, dets, change))
-            if len(held) < colour_frames:
+    # (OpenCV's calls here and in the caller's code between frames: single-threaded on few
+    # cores, see opencv_beside_the_reader)
+    with opencv_beside_the_reader():
+        for index, frame, ready in frames:
+            if seen is not None:
+                seen(index, frame)
+            event = found.pop(index, None)
+            if event is not None and event.status == "refitted":
+                # (the same picture, the table fitted again to it: only the places in mm change)
+                detector.refitted(event.calibration)
+            elif event is not None and event.changed:
+                if event.motion is not None:  # a bumped camera: what the detector knew, moved
+                    detector = detector.moved(event.calibration, event.motion)
+                else:
+                    colours, detector = detector.colours, BallDetector(event.calibration, detection)
+                    detector.colours = colours
+                recalibrated = True
+            small, ahead = (None, None) if recalibrated or ready is None else ready
+            if detector.cloth is None:
+                # where the game state has the balls (when the cloth is learned at the start)
+                expected = (list(start_positions.values()) if start_positions and not recalibrated
+                            else [])
+                detector.learn_cloth(frame, small=small, ahead=ahead, balls_at=expected)
+            dets = detector.detect(frame, small=small, ahead=ahead)
+            change = detector.picture_change
+            if detector.colours is None:
+                held.append((index, frame, dets, change))
+                if len(held) < colour_frames:
+                    continue
+                detector.fit_colours([d for _, _, ds, _ in held for d in ds])
+                for i, _, ds, c in held:
+                    yield from update(i, detector.classify(ds), c)
+                held.clear()
                 continue
-            detector.fit_colours([d for _, _, ds, _ in held for d in ds])
+            yield from update(index, dets, change)
+        if held:
+            all_dets = [d for _, _, ds, _ in held for d in ds]
+            if all_dets:
+                detector.fit_colours(all_dets)
             for i, _, ds, c in held:
                 yield from update(i, detector.classify(ds), c)
-            held.clear()
-            continue
-        yield from update(index, dets, change)
-    if held:
-        all_dets = [d for _, _, ds, _ in held for d in ds]
-        if all_dets:
-            detector.fit_colours(all_dets)
-        for i, _, ds, c in held:
-            yield from update(i, detector.classify(ds), c)
-    yield from tracker.flush()
+        yield from tracker.flush()
