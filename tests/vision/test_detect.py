@@ -496,6 +496,26 @@ def test_a_blob_of_the_cloths_own_colour_is_no_ball():
     assert sorted(d.colour for d in kept) == ["red", "white"]
 
 
+def test_a_streak_that_is_no_mixture_of_a_ball_and_the_cloth_is_no_ball():
+    # A potted red's trail: a streak whose faint core is a little darker than the cloth and
+    # greener (no see-through mixture of any ball colour with the cloth) took a white's class and
+    # brought the red back out of its pocket. A red blurred over the cloth (a mixture) stays a
+    # ball, and so does a streak with a ball's own strong core.
+    from dataclasses import replace
+
+    det, found = red_and_white_fitted()
+    red = next(d for d in det.classify(found) if d.colour == "red")
+    cloth = tuple(float(c) for c in red.cloth_bgr)
+    ghost = replace(red, bgr=(cloth[0] - 5.0, cloth[1] + 2.0, cloth[2] - 6.0), streak_mm=102.0)
+    assert det.classifier.core_contrast(ghost.bgr, cloth) < STRONG
+    assert det.classify([ghost]) == []
+    mixed = tuple(0.85 * c + 0.15 * r for c, r in zip(cloth, red.bgr, strict=True))
+    blurred = replace(red, bgr=mixed, streak_mm=102.0)
+    assert 1.0 < det.classifier.core_contrast(blurred.bgr, cloth) < STRONG
+    assert [d.colour for d in det.classify([blurred])] == ["red"]
+    assert [d.colour for d in det.classify([replace(red, streak_mm=102.0)])] == ["red"]
+
+
 def test_a_faint_core_with_a_red_balls_colour_and_light_on_a_red_cloth_is_a_ball():
     # A red potted on a red cloth: its core 1.6 thresholds unlike the cloth there (below
     # STRONG), but of the red class's chromaticity and brightness, and brighter than the cloth:

@@ -46,7 +46,7 @@ class Classifier:
             hit = memo.get(id(d))
             if hit is None or hit[0] is not d:
                 if (cloth_coloured(d, self.params) or self._faint(d, model)
-                        or self.cloth_in_light(d)):
+                        or self.cloth_in_light(d) or self._a_ghost(d, model)):
                     continue  # no ball
                 i, sure = model.nearest(d.bgr)
                 # a sure colour is the nearest class's (as classify without the cloth)
@@ -84,6 +84,17 @@ class Classifier:
         contrast = self.core_contrast(d.bgr, d.cloth_bgr)
         return contrast < self.params.strong_thresholds and not (
             contrast >= 1.0 and self._a_ball_near_the_cloth(d, model))
+
+    def _a_ghost(self, d: Detection, model: ColourModel) -> bool:
+        """A streak whose core is faint (under ``strong_thresholds``) and no see-through mixture
+        of a ball colour with the cloth under it (see :meth:`ColourModel.mixture`): a compression
+        ghost or a shadow's trail where a ball rolled, not a blurred ball (a drawn-out blob is
+        held to the same, see :meth:`a_blur`). One such, darker than the cloth, was taken for a
+        potted red come back out of the pocket."""
+        if d.streak_mm <= 0 or d.cloth_bgr is None:
+            return False
+        return (self.core_contrast(d.bgr, d.cloth_bgr) < self.params.strong_thresholds
+                and model.mixture(d.bgr, d.cloth_bgr) is None)
 
     def _a_ball_near_the_cloth(self, d: Detection, model: ColourModel | None) -> bool:
         """A faint core that is a coloured ball's own: a red on a red cloth differs from the
