@@ -33,9 +33,10 @@ PREPARED_WHEN_BEHIND = 2
 def opencv_beside_the_reader() -> Iterator[None]:
     """OpenCV's calls in one thread each while a reader thread decodes beside the detection on
     two cores or fewer (both are busy already): OpenCV's pool of workers would only compete with
-    them for the cores, and spin while they wait. The detection of the demo's frames took 40 %
-    more CPU with the pool (and more time); the answers are the same either way. OpenCV's own
-    setting is restored after."""
+    them for the cores, and spin while they wait. Measured alone, the detection of the demo's
+    frames took 40 % more CPU with the pool; the whole command was not measurably faster
+    without it (benchmarks/HISTORY.md, thirteenth session). The answers are the same either
+    way. OpenCV's own setting is restored after."""
     if not few_cores():
         yield
         return
