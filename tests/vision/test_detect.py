@@ -1587,6 +1587,7 @@ TUNED = {
     "palest_white_ratio": 1.5,  # PALEST_WHITE
     "whole_share": 0.75,  # WHOLE
     "faint_floor_share": 0.5,  # (new: the floor for a ball that shows less than a white)
+    "faint_core_radii": 0.5,  # (new, 2026-12-07: a red that shows only by its rim)
     "mostly_changed_share": 0.4,  # MOSTLY_CHANGED
     "coarse_step_diameters": 0.375,  # COARSE_STEP_DIAMETERS
     "least_blob_share": 0.45,  # LEAST_BLOB

@@ -1,8 +1,9 @@
 """Balls of about the cloth's own colour (a red on a red cloth): the threshold's floor, set for
 the whites, is lowered and the brightening counted when a ball the game state expects shows
-less than a white would; on a cloth where every ball shows by its colour nothing changes.
+less than a white would (the brightening alone when it shows only by its rim); on a cloth where
+every ball shows by its colour nothing changes.
 
-A real frame pair of a hard rendered clip (tests/vision/fixtures/detection) and frames rendered
+Real frame pairs of hard rendered clips (tests/vision/fixtures/detection) and frames rendered
 here (synth.render) with a red cloth, and with a green and a blue one."""
 
 from __future__ import annotations
@@ -29,15 +30,16 @@ TABLE = TableSpec()
 RED_CLOTH = (0.076, 0.061, 0.305)  # BGR albedo: a dark, saturated red
 
 
-def real_pair() -> tuple[dict[str, Any], Calibration, list[np.ndarray]]:
+def real_pair(name: str = "reds_on_a_red_cloth"
+              ) -> tuple[dict[str, Any], Calibration, list[np.ndarray]]:
     """The fixture's case, its calibration and its two frames (each crop put back in place on a
     black frame of the video's size: the detector reads only the table's region)."""
-    case = json.loads((FIXTURES / "reds_on_a_red_cloth.json").read_text())
+    case = json.loads((FIXTURES / f"{name}.json").read_text())
     w, h = case["image_size"]
     x0, y0 = case["crop_origin_px"]
     frames = []
     for k in range(2):
-        crop = cv2.imread(str(FIXTURES / f"reds_on_a_red_cloth_{k}.png"), cv2.IMREAD_COLOR)
+        crop = cv2.imread(str(FIXTURES / f"{name}_{k}.png"), cv2.IMREAD_COLOR)
         assert crop is not None
         frame = np.zeros((h, w, 3), np.uint8)
         frame[y0:y0 + crop.shape[0], x0:x0 + crop.shape[1]] = crop
@@ -60,6 +62,23 @@ def test_both_reds_on_a_red_cloth_are_found_in_a_real_frame():
     assert det.cloth_model.by_light
     white_floor = 0.25 * det.cloth_model._white_contrast()
     assert det.threshold == pytest.approx(det.params.faint_floor_share * white_floor, rel=0.01)
+
+
+def test_a_red_that_shows_only_by_its_rim_is_found_and_the_whites_floor_stays():
+    """R2's disc is above the whites' floor, its core (the lit top, of the cloth's chromaticity)
+    below it: the brightening counts and fills the ring, which broken on one side made no blob
+    (before: R2 not found, the nearest detection 322 mm off). The threshold keeps the whites'
+    floor: no ball's disc is faint."""
+    case, cal, (first, second) = real_pair("red_rings_on_a_red_cloth")
+    det = BallDetector(cal)
+    det.learn_cloth(first, balls_at=[tuple(p) for p in case["balls_at"].values()])
+    found = det.detect(second, update=False)
+    off = {ball: nearest_mm(found, tuple(xy)) for ball, xy in case["balls"].items()}
+    assert all(mm < TABLE.ball_radius_mm for mm in off.values()), off
+    assert det.cloth_model.by_light and det.cloth_model.faint_floor == math.inf
+    blind = BallDetector(cal)
+    blind.learn_cloth(first)
+    assert det.threshold == blind.threshold
 
 
 def test_without_the_game_states_balls_the_real_red_cloth_keeps_the_whites_floor():

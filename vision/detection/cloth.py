@@ -207,22 +207,29 @@ class ClothModel:
         is not far below), if so counted the ball's typical pixel is above that: a ball the
         state expects but that is not there (taken off the table, not yet put back on its spot)
         is not faint, and leaves all as it was. Left as it was too when every expected ball
-        shows as a white would (on a green or blue cloth every ball does)."""
+        shows as a white would (on a green or blue cloth every ball does).
+
+        A ball whose disc shows but whose core (``faint_core_radii``) does not, shows only by
+        its rim: the brightening counts (its lit top fills the ring), but the floor stays the
+        whites'."""
         white_floor = 0.25 * self._white_contrast()
-        faint = [xy for xy, m in self._ball_medians(small, balls_at) if m < white_floor]
+        medians = self._ball_medians(small, balls_at)
+        faint = [xy for xy, m, core in medians if min(m, core) < white_floor]
         if not faint:
             return
         self.by_light = True
         floor = self.params.faint_floor_share * white_floor
-        if all(m < floor for _, m in self._ball_medians(small, faint)):
+        if all(m < floor for _, m, _ in self._ball_medians(small, faint)):
             self.by_light = False  # (no ball there to be seen)
             return
-        self.faint_floor = floor
+        if any(m < white_floor for _, m, _ in medians):  # (not a ring alone: a faint disc)
+            self.faint_floor = floor
 
     def _ball_medians(self, small: Frame, balls_at: Sequence[tuple[float, float]]
-                      ) -> list[tuple[tuple[float, float], float]]:
+                      ) -> list[tuple[tuple[float, float], float, float]]:
         """Each point of ``balls_at`` (table mm) on the cloth with the median foreground over a
-        ball's disc there."""
+        ball's disc there and over its core (``faint_core_radii``; inf when it covers no work
+        pixel's centre)."""
         f = self.foreground(small)
         hh, ww = f.shape
         x0, y0, _, _ = self.grid.roi
@@ -236,9 +243,13 @@ class ClothModel:
             bx0, by0 = max(0, int(wx - r)), max(0, int(wy - r))
             bx1, by1 = min(ww, int(wx + r) + 2), min(hh, int(wy + r) + 2)
             yy, xx = np.mgrid[by0:by1, bx0:bx1]
-            disc = (xx - wx) ** 2 + (yy - wy) ** 2 <= r * r
+            square = (xx - wx) ** 2 + (yy - wy) ** 2
+            core_r = self.params.faint_core_radii * r
+            disc, core = square <= r * r, square <= core_r * core_r
             if disc.any():
-                out.append((xy, float(np.median(f[by0:by1, bx0:bx1][disc]))))
+                fb = f[by0:by1, bx0:bx1]
+                out.append((xy, float(np.median(fb[disc])),
+                            float(np.median(fb[core])) if core.any() else math.inf))
         return out
 
     def work_ahead(self, small: Frame, coarse: bool) -> ClothWork:

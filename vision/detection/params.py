@@ -59,6 +59,13 @@ class DetectionParams:
     # of the whites' floor (at a third of it the compression's junk on a red cloth took the
     # balls' ids; see ClothModel._faint_balls_floor)
     faint_floor_share: float = 0.5
+    # ... or whose core (this many radii around its centre) is below that quarter though its disc
+    # is not: a red on a red cloth that shows only by its dark rim, its lit top of the cloth's own
+    # chromaticity (0.06 against a disc's 0.17, the floor 0.15): that ring, broken on one side,
+    # made no blob, and the ball was unseen at rest for a whole shot. Its brightening is counted
+    # (the lit top fills the ring); the threshold keeps the whites' floor (lowered too, the
+    # compression's junk along the rails of a camera bumped mid-shot took a white's id)
+    faint_core_radii: float = 0.5
     # The whites' dots (see ballfit.count_dots): 12 mm across on a 61-68 mm ball, at 720p some 3-4
     # pixels, blurred by the lens and the encoding to grey smudges only 20-30 % darker than the
     # ball around them. Darkness is measured against the ball's own shading (a plane tilted
