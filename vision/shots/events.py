@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from rules.events import EventType
-from rules.table import TableSpec
+from rules.table import Pocket, TableSpec
 from vision.shots.contacts import (
     also_touched,
     contact_partner,
@@ -243,7 +243,19 @@ def _changed_near(shot: ShotMotion, changes: Changes, ball: str, t: float, by: P
         here = shot.position(ball, t)
         if change is None or here is None or pushed_away(change, here, by, max_angle_deg=90.0):
             return True
-    return False
+    return _gone_from_rest_at(shot, ball, t)
+
+
+def _gone_from_rest_at(shot: ShotMotion, ball: str, t: float) -> bool:
+    """``ball`` lay at rest, was never seen moving, and was last seen, about its place, within
+    two frames of ``t``, never again: it left its place then, unseen (a red hit on a red
+    cloth, a blur too faint to show), as a ball seen to start would have."""
+    if ball not in shot.rests or ball in shot.pieces or ball not in shot.never_again:
+        return False
+    seen = shot.seen_in_shot.get(ball, [])
+    near = shot.params.rest_jitter_diameters * shot.diameter
+    return (bool(seen) and abs(seen[-1].t - t) <= 2.0 / shot.fps
+            and all(math.dist(s.xy, shot.rests[ball]) <= near for s in seen))
 
 
 def _add_kinks(shot: ShotMotion, changes: Changes, events: list[FoundEvent]) -> None:
@@ -315,6 +327,10 @@ def _with_vanished(shot: ShotMotion, events: list[FoundEvent]) -> list[FoundEven
     D, R = shot.diameter, table.ball_radius_mm
     for ball, seen in shot.last_seen.items():
         if ball in shot.finals:
+            pot = _potted_unseen(shot, ball, events)
+            if pot is not None:
+                events.append(pot)
+                del shot.finals[ball]
             continue
         ps = pieces.get(ball)
         velocity = ps[-1].velocity(seen.t) if ps and len(ps[-1].samples) >= 2 else None
@@ -370,6 +386,37 @@ def _with_vanished(shot: ShotMotion, events: list[FoundEvent]) -> list[FoundEven
         # else the tracker lost the ball on the cloth: no event (it is where it was last seen
         # or where the next shot finds it)
     return events
+
+
+def _potted_unseen(shot: ShotMotion, ball: str, events: Sequence[FoundEvent]
+                   ) -> FoundEvent | None:
+    """The pot of a ball at rest that a contact hit (see :func:`_gone_from_rest_at`: last seen
+    on its place at the hit, never seen moving, never again), when the velocity its hitter
+    lost (see :func:`handed_on`) heads into a pocket within ``unseen_way_deg`` and as far as it
+    could roll (a red hit on a red cloth, too faint in motion to be seen, into a corner 470-680
+    mm away); None otherwise: it stays where it lay (the tracker lost it on the cloth)."""
+    hit = _hit_and_gone(shot, ball, events)
+    if hit is None or not _gone_from_rest_at(shot, ball, hit.t):
+        return None
+    table, params, fps = shot.table, shot.params, shot.fps
+    rest = shot.rests[ball]
+    velocity = handed_on(ball, events, shot.pieces, rest, shot.rests, params.flicker_return_mm,
+                         shot.diameter)
+    if velocity is None:
+        return None
+    speed = float(np.hypot(*velocity))
+    ways = [(abs(math.remainder(math.atan2(py - rest[1], px - rest[0])
+                                - math.atan2(velocity[1], velocity[0]), math.tau)), pocket)
+            for pocket in Pocket for px, py in [table.pocket_xy(pocket)]
+            if heading_into(table, pocket, rest, velocity, fps, params, rolls_on=True,
+                            way_deg=params.unseen_way_deg)]
+    if not ways:
+        return None
+    _, pocket = min(ways)
+    travel = max(math.dist(rest, table.pocket_xy(pocket)) - table.pocket_mouth_mm(pocket) / 2
+                 - table.ball_radius_mm, 0.0)
+    return FoundEvent(hit.t + rolling_time(travel, speed, params), EventType.POCKET, (ball,),
+                      rest, pocket=pocket, confidence=0.6)
 
 
 def _hit_and_gone(shot: ShotMotion, ball: str, events: Sequence[FoundEvent]

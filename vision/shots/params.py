@@ -93,6 +93,10 @@ class ShotFactsParams:
     least_rebound_share: float = 0.2
     # --- pots
     pocket_reach_diameters: float = 2.5  # a track ending this near a pocket's mouth may be a pot
+    # a ball hit from rest and never seen again (see events._potted_unseen) went the way its
+    # hitter's velocity lost points within this many degrees (the hitter's turn read off its
+    # pieces' ends: 0.4 and 3.6 degrees off the pockets on the hard sets' red cloths)
+    unseen_way_deg: float = 5.0
     past_mouth_mm: float = 3.0  # a centre this far past a pocket's mouth line has dropped
     # a ball come within in_the_hole_radii of a mouth line, then unseen for more than this many
     # frames, dropped: in the hole it is seen now and then, its picture cut by the cloth's edge

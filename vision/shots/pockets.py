@@ -157,14 +157,17 @@ def dropped_from_the_lip(table: TableSpec, samples: Sequence[Sample], last: Samp
 
 
 def heading_into(table: TableSpec, pocket: Pocket, xy: Point, velocity: Vector | None,
-                 fps: float, params: ShotFactsParams, rolls_on: bool = False) -> bool:
+                 fps: float, params: ShotFactsParams, rolls_on: bool = False,
+                 way_deg: float = 0.0) -> bool:
     """A fast ball last seen further from ``pocket`` than ``pocket_reach_diameters``, rolling
     straight at its mouth (its line passes within half the mouth of the pocket's point), near
     enough to get there in the two frames it went unseen (three at the speed it is known by:
     a ball seen once after a hit is known only by its step from its place, which it left
     some time in that step). ``rolls_on``: the ball, seen rolling steadily, was never seen
     again, so it got as far as it could roll, slowed by a heavy cloth's drag (a red on a red
-    cloth may be lost 560 mm from the corner it is rolling into at 0.8 m/s)."""
+    cloth may be lost 560 mm from the corner it is rolling into at 0.8 m/s). ``way_deg``: the
+    velocity's direction is known within this many degrees (the line may miss by that much
+    more, further off the further the pocket)."""
     if velocity is None:
         return False
     speed = float(np.hypot(*velocity))
@@ -176,7 +179,8 @@ def heading_into(table: TableSpec, pocket: Pocket, xy: Point, velocity: Vector |
     reach = params.pocket_reach_diameters * table.ball_diameter_mm + 3 * speed / fps
     if rolls_on:
         reach = max(reach, speed * speed / (2 * params.heavy_drag_mm_s2))
-    return miss <= table.pocket_mouth_mm(pocket) / 2 and distance <= reach
+    slack = distance * math.sin(math.radians(way_deg))
+    return miss <= table.pocket_mouth_mm(pocket) / 2 + slack and distance <= reach
 
 
 def rolling_time(travel: float, speed: float, params: ShotFactsParams) -> float:
