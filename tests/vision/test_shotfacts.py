@@ -295,6 +295,7 @@ ADDED = {
     "least_rebound_share": 0.2,  # cushions.bounced_off_cushion: a bounce comes back off it
     "touch_speed_mm_per_frame": 15.0,  # contacts.grazes: two slow balls this near touched
     "touch_mm": 1.5,
+    "unseen_way_deg": 5.0,  # events._potted_unseen: a ball hit unseen went its hitter's way
 }
 # defaults changed since, with the rule that changed them
 CHANGED = {
