@@ -92,11 +92,31 @@ def into_the_hole_at(table: TableSpec, samples: Sequence[Sample], params: ShotFa
     never was."""
     half = params.in_the_hole_radii * table.ball_radius_mm
     for k, (s, after) in enumerate(itertools.pairwise(samples)):
-        if after.frame - s.frame > params.in_the_hole_gap_frames and past_mouth(table, s.xy, -half):
+        if past_mouth(table, s.xy, -half) is not None and (
+                after.frame - s.frame > params.in_the_hole_gap_frames
+                or _thrown_back(samples, k, params)):
             return k
         if _stopped_dead_in_front(table, samples, k + 1, params):
             return k + 1
     return None
+
+
+def _thrown_back(samples: Sequence[Sample], k: int, params: ShotFactsParams) -> bool:
+    """The ball rolled into sample ``k`` (at ``rolling_mm_per_frame`` or faster) and the next
+    sample lies back the way it came, further than it came in a frame by more than
+    ``steady_step_mm``: no rebound off a jaw is faster than the ball that made it. What is seen
+    there is something else (a pocket's edge read as a ball where one just dropped: its pot was
+    timed when that picture went, 19 frames late)."""
+    if k < 1 or k + 1 >= len(samples):
+        return False
+    came, at, after = samples[k - 1], samples[k], samples[k + 1]
+    step_in = mm_per_frame(came, at)
+    if step_in < params.rolling_mm_per_frame:
+        return False
+    way_in = np.subtract(at.xy, came.xy)
+    back = np.subtract(after.xy, at.xy)
+    return (float(np.dot(way_in, back)) < 0
+            and mm_per_frame(at, after) > step_in + params.steady_step_mm)
 
 
 def _stopped_dead_in_front(table: TableSpec, samples: Sequence[Sample], k: int,
