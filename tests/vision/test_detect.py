@@ -534,6 +534,29 @@ def test_a_faint_core_with_a_red_balls_colour_and_light_on_a_red_cloth_is_a_ball
     assert det.classify([dull]) == []
 
 
+def test_a_faint_core_on_a_red_class_no_brighter_than_a_lit_red_cloth_is_a_ball():
+    # A red at rest on a red cloth under a lamp (hard touching_whites_h619): its core 1.8
+    # thresholds unlike the cloth there and only 5 % brighter than it, so no lit top to tell it
+    # by; but its chromaticity lies on the red class's (0.002 off it, 0.107 off the cloth's), and
+    # it was left out as junk from the colours' fit to the end of the shot. Junk a tenth brighter
+    # but nearer the cloth in colour (0.41 of the way) is still no ball, and so is a core on the
+    # class but darker than the cloth.
+    from dataclasses import replace
+
+    det, found = red_and_white_fitted()
+    red, cloth = (66.0, 64.0, 237.0), (79.0, 75.0, 194.0)
+    det.colours = ColourModel.fit([(70.0, 68.0, 250.0), (235.0, 240.0, 240.0), (20.0, 190.0, 220.0)])
+    det.threshold, det.cloth_model.level = 0.1134, sum(cloth)
+    ball = replace(found[0], bgr=red, cloth_bgr=cloth, streak_mm=0.0)
+    assert 1.0 < det.classifier.core_contrast(ball.bgr, cloth) < STRONG
+    assert [d.colour for d in det.classify([ball])] == ["red"]
+    junk = replace(ball, bgr=(74.0, 72.0, 237.0))  # a tenth brighter, 0.41 of the way to the cloth
+    assert 1.0 < det.classifier.core_contrast(junk.bgr, cloth) < STRONG
+    assert det.classify([junk]) == []
+    dark = replace(ball, bgr=(51.0, 49.0, 182.0))  # on the class, darker than the cloth
+    assert det.classify([dark]) == []
+
+
 def test_a_red_at_rest_on_a_red_cloth_between_two_red_classes_is_a_ball():
     # A video's colours gave the reds two classes, a lit one and a darker one. A red at rest
     # on a red cloth (core 1.7 thresholds unlike the cloth), its core nearest the lit class in
@@ -1606,6 +1629,7 @@ TUNED = {
     "wide_streak_radii": 1.6,  # WIDE_STREAK
     "cloth_like_share": 0.08,  # CLOTH_LIKE
     "class_brightness_ratio": 1.25,  # CLASS_BRIGHTNESS
+    "on_class_share": 0.2,  # (new, 2026-12-07: a red on a red cloth lit no more than the cloth)
     "mixture_brightness_ratio": 1.5,  # MIXTURE_BRIGHTNESS
     # the whites' dots read against the ball's own shading (2026-12-06, fifth session)
     "dot_darker_share": 0.75, "dot_fit_radii": 0.8, "dot_within_radii": 0.8,

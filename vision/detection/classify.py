@@ -110,13 +110,17 @@ class Classifier:
         if model is None or cloth is None or model.brightness is None:
             return False
         name = model.names[model.nearest(d.bgr)[0]]
-        if name == "white" or core_against_cloth(d.bgr, cloth)[1] < 1.0 + 0.5 * self.cloth.brighter:
+        light = core_against_cloth(d.bgr, cloth)[1]
+        if name == "white" or light < 1.0:
             return False
+        # (no brighter than the cloth by half the margin, but not darker: a ball only when its
+        # core lies on the class's chromaticity, ``on_class_share`` of its way to the cloth's)
+        share = 0.5 if light >= 1.0 + 0.5 * self.cloth.brighter else self.params.on_class_share
         core = chromaticity(np.asarray(d.bgr, np.float64))[0]
         under = chromaticity(np.asarray(cloth, np.float64))[0]
         most = self.params.class_brightness_ratio
         return any(
-            np.linalg.norm(core - model.centres[k]) < 0.5 * np.linalg.norm(core - under)
+            np.linalg.norm(core - model.centres[k]) < share * np.linalg.norm(core - under)
             and 1.0 / most < (sum(d.bgr) + 3.0) / (model.brightness[k] + 3.0) < most
             for k in range(len(model.names)) if model.names[k] == name)
 
