@@ -405,14 +405,19 @@ def _potted_unseen(shot: ShotMotion, ball: str, events: Sequence[FoundEvent]
     if velocity is None:
         return None
     speed = float(np.hypot(*velocity))
-    ways = [(abs(math.remainder(math.atan2(py - rest[1], px - rest[0])
-                                - math.atan2(velocity[1], velocity[0]), math.tau)), pocket)
-            for pocket in Pocket for px, py in [table.pocket_xy(pocket)]
+    way = math.atan2(velocity[1], velocity[0])
+
+    def off_the_way(pocket: Pocket) -> float:
+        """The angle (radians) between the ball's way and the line to ``pocket``'s point."""
+        px, py = table.pocket_xy(pocket)
+        return abs(math.remainder(math.atan2(py - rest[1], px - rest[0]) - way, math.tau))
+
+    into = [pocket for pocket in Pocket
             if heading_into(table, pocket, rest, velocity, fps, params, rolls_on=True,
                             way_deg=params.unseen_way_deg)]
-    if not ways:
+    if not into:
         return None
-    _, pocket = min(ways)
+    pocket = min(into, key=off_the_way)
     travel = max(math.dist(rest, table.pocket_xy(pocket)) - table.pocket_mouth_mm(pocket) / 2
                  - table.ball_radius_mm, 0.0)
     return FoundEvent(hit.t + rolling_time(travel, speed, params), EventType.POCKET, (ball,),
