@@ -545,7 +545,8 @@ def test_a_faint_core_on_a_red_class_no_brighter_than_a_lit_red_cloth_is_a_ball(
 
     det, found = red_and_white_fitted()
     red, cloth = (66.0, 64.0, 237.0), (79.0, 75.0, 194.0)
-    det.colours = ColourModel.fit([(70.0, 68.0, 250.0), (235.0, 240.0, 240.0), (20.0, 190.0, 220.0)])
+    det.colours = ColourModel.fit([(70.0, 68.0, 250.0), (235.0, 240.0, 240.0),
+                                   (20.0, 190.0, 220.0)])
     det.threshold, det.cloth_model.level = 0.1134, sum(cloth)
     ball = replace(found[0], bgr=red, cloth_bgr=cloth, streak_mm=0.0)
     assert 1.0 < det.classifier.core_contrast(ball.bgr, cloth) < STRONG

@@ -153,9 +153,10 @@ class DetectionParams:
     # Classifier._a_ball_near_the_cloth)
     class_brightness_ratio: float = 1.25
     # ... and brighter than the cloth by half the margin, or, not darker than it, its core's
-    # chromaticity within this share of its distance to the cloth's from the class's (a red at rest
-    # on a red cloth under a lamp, its core 5 % brighter than the cloth: 0.003 from the red class,
-    # 0.107 from the cloth; the test's junk a tenth brighter lies nearer the cloth, 0.41-0.44 of the way)
+    # chromaticity within this share of its distance to the cloth's from the class's (a red at
+    # rest on a red cloth under a lamp, its core 5 % brighter than the cloth: 0.003 from the red
+    # class, 0.107 from the cloth; the tests' junk a tenth brighter lies nearer the cloth, 0.41-0.44
+    # of the way)
     on_class_share: float = 0.2
     # a see-through (blurred) ball is a mixture of a class and the cloth in brightness as well as in
     # colour: a mixture whose brightness is off by more than this factor is not what was seen
