@@ -101,8 +101,10 @@ class Classifier:
         cloth by less than ``strong_thresholds``, yet its core has the chromaticity of a class
         of the nearest class's name (nearer it by half than the cloth's) and that class's
         brightness (within ``class_brightness_ratio``), and it is brighter than the cloth (by
-        half the margin: the light falls on a ball's top). Junk is a little off the cloth in
-        colour, not in light; a white class on a pale cloth is left to :meth:`cloth_in_light`.
+        half the margin: the light falls on a ball's top), or, not darker than it, lies on the
+        class's chromaticity (within ``on_class_share`` of the way to the cloth's: a red under a
+        lamp as bright as the cloth around it). Junk is a little off the cloth in colour, and not
+        brighter; a white class on a pale cloth is left to :meth:`cloth_in_light`.
         (Sure of the class or not, and any class of the name: a video's colours may give one
         ball colour two classes, a lit one and a darker one, and a red at rest on a red cloth,
         its core one level off, fell between them and out of the picture.)"""

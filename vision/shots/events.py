@@ -250,12 +250,19 @@ def _gone_from_rest_at(shot: ShotMotion, ball: str, t: float) -> bool:
     """``ball`` lay at rest, was never seen moving, and was last seen, about its place, within
     two frames of ``t``, never again: it left its place then, unseen (a red hit on a red
     cloth, a blur too faint to show), as a ball seen to start would have."""
-    if ball not in shot.rests or ball in shot.pieces or ball not in shot.never_again:
-        return False
     seen = shot.seen_in_shot.get(ball, [])
+    return (ball not in shot.pieces and bool(seen) and abs(seen[-1].t - t) <= 2.0 / shot.fps
+            and _only_about_its_place(shot, ball))
+
+
+def _only_about_its_place(shot: ShotMotion, ball: str) -> bool:
+    """``ball`` lay at rest before the shot, was seen in it only about its place (within
+    ``rest_jitter_diameters``), and was never seen again after."""
+    if ball not in shot.rests or ball not in shot.never_again:
+        return False
     near = shot.params.rest_jitter_diameters * shot.diameter
-    return (bool(seen) and abs(seen[-1].t - t) <= 2.0 / shot.fps
-            and all(math.dist(s.xy, shot.rests[ball]) <= near for s in seen))
+    return all(math.dist(s.xy, shot.rests[ball]) <= near
+               for s in shot.seen_in_shot.get(ball, []))
 
 
 def _add_kinks(shot: ShotMotion, changes: Changes, events: list[FoundEvent]) -> None:
@@ -429,14 +436,10 @@ def _hit_and_gone(shot: ShotMotion, ball: str, events: Sequence[FoundEvent]
     """The contact that hit ``ball`` from rest, when it was seen in the shot only about its
     place (within rest_jitter_diameters: after the hit, in part, a picture of another ball come
     to it) and then gone for good; else None."""
-    if ball not in shot.rests or ball not in shot.never_again:
+    if not _only_about_its_place(shot, ball):
         return None
     hit = [e for e in events if e.type == "contact" and e.balls[-1] == ball]
-    if not hit:
-        return None
-    near = shot.params.rest_jitter_diameters * shot.diameter
-    seen = shot.seen_in_shot.get(ball, [])
-    return hit[-1] if all(math.dist(s.xy, shot.rests[ball]) <= near for s in seen) else None
+    return hit[-1] if hit else None
 
 
 def _last_step(track: Sequence[Sample]) -> tuple[Vector, int] | None:
