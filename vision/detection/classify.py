@@ -46,7 +46,8 @@ class Classifier:
             hit = memo.get(id(d))
             if hit is None or hit[0] is not d:
                 if (cloth_coloured(d, self.params) or self._faint(d, model)
-                        or self.cloth_in_light(d) or self._a_ghost(d, model)):
+                        or (self.cloth_in_light(d) and not self._a_ball_near_the_cloth(d, model))
+                        or self._a_ghost(d, model)):
                     continue  # no ball
                 i, sure = model.nearest(d.bgr)
                 # a sure colour is the nearest class's (as classify without the cloth)
@@ -104,7 +105,9 @@ class Classifier:
         half the margin: the light falls on a ball's top), or, not darker than it, lies on the
         class's chromaticity (within ``on_class_share`` of the way to the cloth's: a red under a
         lamp as bright as the cloth around it). Junk is a little off the cloth in colour, and not
-        brighter; a white class on a pale cloth is left to :meth:`cloth_in_light`.
+        brighter; a white class on a pale cloth is left to :meth:`cloth_in_light`. Such a core
+        is no block of the cloth either (:meth:`cloth_in_light`, on a red cloth read by light for
+        its faint reds: the reds at rest were left out in every frame).
         (Sure of the class or not, and any class of the name: a video's colours may give one
         ball colour two classes, a lit one and a darker one, and a red at rest on a red cloth,
         its core one level off, fell between them and out of the picture.)"""

@@ -279,7 +279,8 @@ class BallDetector:
                                     self.foreground_map.change_level)
         return self.classify(found)
 
-    def fit_colours(self, detections: Sequence[Detection]) -> ColourModel:
+    def fit_colours(self, detections: Sequence[Detection],
+                    balls_at: Sequence[tuple[float, float]] = ()) -> ColourModel:
         """Fit this video's colour classes to detections (of a few frames) and use them.
 
         The ball-like ones count, but for blurred ones (a see-through mixture with the cloth)
@@ -288,14 +289,24 @@ class BallDetector:
         the last one judged), and a still ball beside its hard shadow is read as a short
         streak, its core as strong as any ball's (a yellow so read, left out, left the video
         with no yellow class, and the yellow unseen for a whole clip); a faint streak is junk
-        or a mixture (a grey one made a dark class of its own and merged the two reds')."""
-        # (not the cloth's own blocks on a neutral cloth: they would make a class of their own)
-        kept = [d for d in detections if not self.classifier.cloth_in_light(d)] or list(
-            detections)
+        or a mixture (a grey one made a dark class of its own and merged the two reds').
+
+        ``balls_at``: table mm where the game state has the balls in these frames. When the
+        detections show at least ``known_balls_share`` of them there (within
+        ``known_ball_radii``), those detections count however ball-like, and even with a core in
+        the cloth's colour: a red on a red cloth scores 0.4-0.5, under the bar, and left out, the
+        cue's and an arm's blobs made the red class, and the reds were no class's. (The others
+        still count by the rule above: a ball in hand is in no place of the game state's.)"""
+        known = {id(d) for d in self._at_known_balls(detections, balls_at)}
+        # (not the cloth's own blocks on a neutral cloth: they would make a class of their own;
+        # a ball where the game state has one is none, though its core be the cloth's colour)
+        kept = [d for d in detections
+                if id(d) in known or not self.classifier.cloth_in_light(d)] or list(detections)
         strong = self.params.strong_thresholds
-        good = [d.bgr for d in kept if d.score > 0.5 and (d.streak_mm == 0.0 or (
-            d.cloth_bgr is not None
-            and self.classifier.core_contrast(d.bgr, d.cloth_bgr) >= strong))]
+        good = [d.bgr for d in kept if (id(d) in known or d.score > 0.5) and (
+            d.streak_mm == 0.0 or (
+                d.cloth_bgr is not None
+                and self.classifier.core_contrast(d.bgr, d.cloth_bgr) >= strong))]
         if not good:
             good = [d.bgr for d in kept]
         self.colours = ColourModel.fit(np.array(good), self.params)
@@ -304,6 +315,24 @@ class BallDetector:
             # named by the colours now, as new ones are
             self._last = self.classify(self._last)
         return self.colours
+
+    def _at_known_balls(self, detections: Sequence[Detection],
+                        balls_at: Sequence[tuple[float, float]]) -> list[Detection]:
+        """The detections within ``known_ball_radii`` of a point of ``balls_at``, when they lie
+        at ``known_balls_share`` of those points or more (else none: the game state's places
+        are not what the picture shows)."""
+        if not balls_at:
+            return []
+        reach = self.params.known_ball_radii * self.r_mm
+        at = np.asarray(balls_at, np.float64).reshape(-1, 2)
+        near: list[Detection] = []
+        shown = np.zeros(len(at), bool)
+        for d in detections:
+            off = np.hypot(at[:, 0] - d.x_mm, at[:, 1] - d.y_mm) <= reach
+            if off.any():
+                near.append(d)
+                shown |= off
+        return near if shown.mean() >= self.params.known_balls_share else []
 
     def classify(self, detections: Sequence[Detection]) -> list[Detection]:
         """The detections with their colour from the current colour model; those that are no

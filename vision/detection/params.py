@@ -66,6 +66,15 @@ class DetectionParams:
     # (the lit top fills the ring); the threshold keeps the whites' floor (lowered too, the
     # compression's junk along the rails of a camera bumped mid-shot took a white's id)
     faint_core_radii: float = 0.5
+    # The colour classes are fitted to the balls of the first frames read (see
+    # BallDetector.fit_colours). Where the game state says where the balls lie then, a detection
+    # within this many radii of such a place is that ball and counts, however ball-like (a red on
+    # a red cloth at 960x540 scores 0.4-0.5, under the fit's bar: left out, the cue's and an arm's
+    # blobs made the red class, and the reds were no class's) ...
+    known_ball_radii: float = 1.0
+    # ... when the detections lie at this share of the game state's places or more (else the
+    # state is not what the picture shows: the old rule)
+    known_balls_share: float = 0.5
     # The whites' dots (see ballfit.count_dots): 12 mm across on a 61-68 mm ball, at 720p some 3-4
     # pixels, blurred by the lens and the encoding to grey smudges only 20-30 % darker than the
     # ball around them. Darkness is measured against the ball's own shading (a plane tilted

@@ -648,6 +648,7 @@ def track_video(video_path: str | Path | FrameSource, calibration: Calibration,
         return tracker.update(index, dets, change)
 
     held: list[tuple[int, AnyFrame, list[Detection], float]] = []
+    known = list(start_positions.values()) if start_positions else []
     recalibrated = False  # the reader thread prepares frames for the first calibration's detector
     # the camera watch's notable findings, by frame (made in the reader thread: see _watched)
     found: dict[int, DriftEvent] = {}
@@ -676,10 +677,10 @@ def track_video(video_path: str | Path | FrameSource, calibration: Calibration,
                     detector.colours = colours
                 recalibrated = True
             small, ahead = (None, None) if recalibrated or ready is None else ready
+            # where the game state has the balls (when the cloth and colours are learned at the
+            # start: the first frames read)
+            expected = [] if recalibrated else known
             if detector.cloth is None:
-                # where the game state has the balls (when the cloth is learned at the start)
-                expected = (list(start_positions.values()) if start_positions and not recalibrated
-                            else [])
                 detector.learn_cloth(frame, small=small, ahead=ahead, balls_at=expected)
             dets = detector.detect(frame, small=small, ahead=ahead)
             change = detector.picture_change
@@ -687,7 +688,7 @@ def track_video(video_path: str | Path | FrameSource, calibration: Calibration,
                 held.append((index, frame, dets, change))
                 if len(held) < colour_frames:
                     continue
-                detector.fit_colours([d for _, _, ds, _ in held for d in ds])
+                detector.fit_colours([d for _, _, ds, _ in held for d in ds], expected)
                 for i, _, ds, c in held:
                     yield from update(i, detector.classify(ds), c)
                 held.clear()
@@ -696,7 +697,7 @@ def track_video(video_path: str | Path | FrameSource, calibration: Calibration,
         if held:
             all_dets = [d for _, _, ds, _ in held for d in ds]
             if all_dets:
-                detector.fit_colours(all_dets)
+                detector.fit_colours(all_dets, [] if recalibrated else known)
             for i, _, ds, c in held:
                 yield from update(i, detector.classify(ds), c)
         yield from tracker.flush()
