@@ -46,8 +46,7 @@ class Classifier:
             hit = memo.get(id(d))
             if hit is None or hit[0] is not d:
                 if (cloth_coloured(d, self.params) or self._faint(d, model)
-                        or (self.cloth_in_light(d) and not self._a_ball_near_the_cloth(d, model))
-                        or self._a_ghost(d, model)):
+                        or self.cloth_in_light(d) or self._a_ghost(d, model)):
                     continue  # no ball
                 i, sure = model.nearest(d.bgr)
                 # a sure colour is the nearest class's (as classify without the cloth)
@@ -65,8 +64,10 @@ class Classifier:
         white ball is: on the grey synthetic cloths 4 of 5491 white sightings were not, all
         moving) is the
         cloth. The compression leaves many faint blocks there, a little off the model, and they
-        took a white ball's class."""
-        if not self.cloth.by_light or d.cloth_bgr is None or d.streak_mm > 0:
+        took a white ball's class. (Not on a coloured cloth read by light for its faint balls: a
+        red on a red cloth lies within that of the cloth's chromaticity, and the reds at rest on
+        one were left out in every frame.)"""
+        if not self.cloth.neutral or d.cloth_bgr is None or d.streak_mm > 0:
             return False
         chroma, light = core_against_cloth(d.bgr, d.cloth_bgr)
         return (light < 1 + 0.5 * self.cloth.brighter
@@ -105,9 +106,7 @@ class Classifier:
         half the margin: the light falls on a ball's top), or, not darker than it, lies on the
         class's chromaticity (within ``on_class_share`` of the way to the cloth's: a red under a
         lamp as bright as the cloth around it). Junk is a little off the cloth in colour, and not
-        brighter; a white class on a pale cloth is left to :meth:`cloth_in_light`. Such a core
-        is no block of the cloth either (:meth:`cloth_in_light`, on a red cloth read by light for
-        its faint reds: the reds at rest were left out in every frame).
+        brighter; a white class on a pale cloth is left to :meth:`cloth_in_light`.
         (Sure of the class or not, and any class of the name: a video's colours may give one
         ball colour two classes, a lit one and a darker one, and a red at rest on a red cloth,
         its core one level off, fell between them and out of the picture.)"""

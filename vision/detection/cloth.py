@@ -61,6 +61,9 @@ class ClothModel:
         self.threshold = 0.0
         self.level = 0.0
         self.by_light = False
+        # a neutral cloth (read by light for its whites; see learn): a coloured cloth may be read
+        # by light too, for its faint balls (see _faint_balls_floor)
+        self.neutral = False
         self.brighter = params.brighter_share
         # the threshold's floor for the faintest ball expected where it was learned (see
         # _faint_balls_floor): none, inf, when every ball shows as a white would
@@ -96,7 +99,7 @@ class ClothModel:
         level = b + g
         level += r
         self.level = float(np.median(level[self.grid.field]))
-        self.by_light = self._white_contrast() < self.params.neutral_cloth_chroma
+        self.neutral = self.by_light = self._white_contrast() < self.params.neutral_cloth_chroma
         # the margin where the cloth is at its brightest (a tenth of the field is brighter);
         # pure white is 3 x 256 (the model counts from 1)
         bright = float(np.quantile(level[self.grid.field], 0.9))
@@ -141,6 +144,7 @@ class ClothModel:
         self.image = np.asarray(cv2.remap(old.image, map_x, map_y, cv2.INTER_LINEAR,
                                           borderMode=cv2.BORDER_REPLICATE), np.float32)
         self.threshold, self.level, self.by_light = old.threshold, old.level, old.by_light
+        self.neutral = old.neutral
         self.brighter, self.faint_floor = old.brighter, old.faint_floor
         self.learned = (self.threshold, self.level)
         self.learned_from = None

@@ -191,10 +191,25 @@ def _hits_from_rest(shot: ShotMotion, tracks: Mapping[str, Sequence[Sample]],
                                          first_piece.velocity(first_piece.start.t), t,
                                          {movers[0]: paths[movers[0]]}, D, fps, params,
                                          tolerance=params.lone_hitter_mm)
+        if hitter is not None and _crept_toward(shot, ball, hitter, t):
+            hitter = None
         if hitter is not None:
             events.append(FoundEvent(t, EventType.CONTACT, (hitter, ball), rests[ball],
                                      confidence=gap_confidence(gap, params.contact_tolerance_mm)))
     return events
+
+
+def _crept_toward(shot: ShotMotion, ball: str, hitter: str, t: float) -> bool:
+    """The ball's picture only crept toward its hitter at ``t`` and stayed about its place (its
+    place at the end within ``flicker_return_mm`` of where it lay): a ball at rest is sent away
+    from the ball that hits it, and one touched so gently that it stays is pushed away (see
+    :func:`nudges`). A white passing 2 mm wide of a ball on a low-quality, flickering picture
+    left that ball's picture 3 mm nearer the white's way, and it was taken as hit."""
+    final, rest = shot.finals.get(ball), shot.rests[ball]
+    by = shot.position(hitter, t)
+    if final is None or by is None or math.dist(final, rest) > shot.params.flicker_return_mm:
+        return False
+    return float(np.dot(np.subtract(final, rest), np.subtract(rest, by))) < 0.0
 
 
 def _could_be_there(shot: ShotMotion, track: Sequence[Sample], rest: Point, first_piece: Piece,
