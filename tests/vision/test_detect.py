@@ -17,6 +17,7 @@ from vision.detection import (
     DEFAULT_DETECTION,
     BallDetector,
     ColourModel,
+    Detection,
     DetectionParams,
     DetectionParamsError,
     VisionError,
@@ -214,8 +215,6 @@ def test_the_colour_classes_are_fitted_to_the_balls_where_the_game_state_has_the
     (0.25, 0.25, 0.51), 0.19 from the reds, which were no class's and unseen for the whole
     clip. Where the game state says the balls lie, those detections count whatever their
     score; a game state the picture does not bear out (its places mostly empty) is not used."""
-    from vision.detection import Detection
-
     frames, _, _ = grey_cloth_frames(0)
     under = (56.0, 47.0, 160.0)
 
@@ -598,6 +597,18 @@ def test_a_faint_core_on_a_red_class_no_brighter_than_a_lit_red_cloth_is_a_ball(
     assert det.classify([dark]) == []
 
 
+def two_red_classes_fitted(centres: list[list[float]], brightness: tuple[float, ...], *,
+                           threshold: float, level: float) -> tuple[BallDetector, Detection]:
+    """A detector whose colour classes are a red cloth video's (red, white, yellow, red: a lit
+    red class and another), with its ball threshold and cloth level; and a detection to dress
+    as a ball."""
+    det, found = red_and_white_fitted()
+    det.colours = ColourModel(centres=np.array(centres), names=("red", "white", "yellow", "red"),
+                              brightness=brightness)
+    det.threshold, det.cloth_model.level = threshold, level
+    return det, found[0]
+
+
 def test_a_red_on_a_red_cloth_read_by_light_is_no_block_of_the_cloth():
     # On a neutral cloth a core of about the cloth's chromaticity, no brighter than it, is one of
     # the compression's blocks (cloth_in_light): a red or yellow ball lies further off. A red
@@ -609,16 +620,13 @@ def test_a_red_on_a_red_cloth_read_by_light_is_no_block_of_the_cloth():
     # by its contrast.
     from dataclasses import replace
 
-    det, found = red_and_white_fitted()
     cloth = (56.0, 47.0, 160.0)
-    det.colours = ColourModel(
-        centres=np.array([[0.178, 0.159, 0.663], [0.31, 0.34, 0.35], [0.1, 0.39, 0.51],
-                          [0.25, 0.25, 0.51]]),
-        names=("red", "white", "yellow", "red"), brightness=(274.0, 708.0, 430.0, 269.0))
-    det.threshold, det.cloth_model.level = 0.068, sum(cloth)
+    det, seen = two_red_classes_fitted(
+        [[0.178, 0.159, 0.663], [0.31, 0.34, 0.35], [0.1, 0.39, 0.51], [0.25, 0.25, 0.51]],
+        (274.0, 708.0, 430.0, 269.0), threshold=0.068, level=sum(cloth))
     det.cloth_model.by_light, det.cloth_model.brighter = True, 0.3
     for bgr in ((48.0, 43.0, 179.0), (39.0, 31.0, 157.0)):
-        ball = replace(found[0], bgr=bgr, cloth_bgr=cloth, streak_mm=0.0)
+        ball = replace(seen, bgr=bgr, cloth_bgr=cloth, streak_mm=0.0)
         assert [d.colour for d in det.classify([ball])] == ["red"]
     block = replace(ball, bgr=(55.0, 45.0, 167.0))  # about the cloth's colour, 4 % brighter
     assert det.classify([block]) == []
@@ -635,14 +643,12 @@ def test_a_red_at_rest_on_a_red_cloth_between_two_red_classes_is_a_ball():
     # the cloth but no brighter than it is still no ball.
     from dataclasses import replace
 
-    det, found = red_and_white_fitted()
     cloth = (19.0, 22.0, 89.0)
-    det.colours = ColourModel(
-        centres=np.array([[0.106, 0.135, 0.759], [0.308, 0.339, 0.352], [0.078, 0.447, 0.475],
-                          [0.121, 0.136, 0.743]]),
-        names=("red", "white", "yellow", "red"), brightness=(241.0, 698.5, 511.0, 203.0))
-    det.threshold, det.cloth_model.level = 0.1722, 186.0  # (a cloth darker there than usual)
-    ball = replace(found[0], bgr=(18.0, 25.0, 145.0), cloth_bgr=cloth, streak_mm=0.0)
+    det, seen = two_red_classes_fitted(
+        [[0.106, 0.135, 0.759], [0.308, 0.339, 0.352], [0.078, 0.447, 0.475],
+         [0.121, 0.136, 0.743]],
+        (241.0, 698.5, 511.0, 203.0), threshold=0.1722, level=186.0)  # (a darker cloth there)
+    ball = replace(seen, bgr=(18.0, 25.0, 145.0), cloth_bgr=cloth, streak_mm=0.0)
     i, sure = det.colours.nearest(ball.bgr)
     assert (det.colours.names[i], sure) == ("red", False)
     assert det.colours.brightness is not None and (
