@@ -88,9 +88,9 @@ def slow_bounces(table: TableSpec, paths: Mapping[str, Sequence[Sample]],
                  ) -> list[FoundEvent]:
     """Cushion contacts of balls that came within ``bounce_touch_mm`` of touching a cushion's
     nose (between its jaws) and went back off it, their speed toward the nose over the
-    ``graze_frames`` before and away from it over those after differing by at least
-    ``min_kink_mm_s``: a bounce too slow to turn the track by more than its noise, so that no
-    piece ends there (a ball into a cushion at 5 mm a frame, off it at 1 mm)."""
+    ``graze_frames`` before and away from it over those after differing enough (see
+    :func:`_turned_back`): a bounce too slow to turn the track by more than its noise, so that
+    no piece ends there (a ball into a cushion at 5 mm a frame, off it at 1 mm)."""
     found: list[FoundEvent] = []
     R, k = table.ball_radius_mm, params.graze_frames
     for ball, seen in paths.items():
@@ -106,7 +106,7 @@ def slow_bounces(table: TableSpec, paths: Mapping[str, Sequence[Sample]],
                     continue  # (not seen in every frame around it)
                 into = (g - gaps[i - k]) * fps / k
                 off = (gaps[i + k] - g) * fps / k
-                if not (into < 0 < off and off - into >= params.min_kink_mm_s):
+                if not (into < 0 < off and _turned_back(into, off, gaps[i:i + 2 * k + 1], params)):
                     continue
                 if _jaw_near(table, seen[i].xy):
                     continue  # (a jaw's bounce or a pocket's lip: the other checks' business)
@@ -118,6 +118,20 @@ def slow_bounces(table: TableSpec, paths: Mapping[str, Sequence[Sample]],
                                         cushion=cushion,
                                         confidence=gap_confidence(abs(g), params.bounce_touch_mm)))
     return found
+
+
+def _turned_back(into: float, off: float, after: Sequence[float],
+                 params: ShotFactsParams) -> bool:
+    """A ball's speed toward a cushion's nose ``into`` (negative, mm/s) and away from it ``off``
+    (positive) differ by ``min_kink_mm_s``; or, a slow ball dying on the cushion, by
+    ``slow_kink_mm_s``, into it at that speed at least, and its centre no nearer the nose in the
+    ``2 graze_frames`` after (``after``: its gaps from the touch on). A ball into a cushion at
+    2.4 mm a frame comes off it at 0.4; one still closing in, its gap wobbling by the track's
+    noise, touches later if at all."""
+    if off - into >= params.min_kink_mm_s:
+        return True
+    slow = params.slow_kink_mm_s
+    return -into >= slow and off - into >= slow and after[0] <= min(after)
 
 
 def once_per_cushion_visit(events: list[FoundEvent]) -> list[FoundEvent]:
