@@ -4,6 +4,7 @@ and where any ball was at any moment of the shot (:meth:`ShotMotion.position`)."
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -12,8 +13,8 @@ from rules.table import TableSpec
 from vision.shots.params import ShotFactsParams
 from vision.shots.pieces import cut_into_pieces, left_rest, start_time
 from vision.shots.pockets import dropped_from_the_lip, into_the_hole_at, past_mouth, until_dropped
-from vision.shots.samples import Piece, Point, Sample, ShotWindow
-from vision.shots.segmentation import until_placed
+from vision.shots.samples import Piece, Point, Sample, ShotWindow, at_rest_between
+from vision.shots.segmentation import settled_before, until_placed
 
 
 @dataclass
@@ -72,6 +73,11 @@ def shot_motion(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
         inside, into_the_hole, hung = _in_shot(table, samples, window, clip_end, params)
         if not inside:
             continue
+        # (its picture drawn onto an arm or a hand over it: it stayed where it had come to rest)
+        stayed = into_the_hole is None and hung is None and _seen_off_its_rest_alone(
+            ball, inside, tracks, window, params)
+        if stayed:
+            inside = inside[:-1]
         shot.last_seen[ball] = inside[-1]
         shot.seen_in_shot[ball] = inside
         # (the samples end because the ball vanished, not because the video did or the shot)
@@ -107,9 +113,29 @@ def shot_motion(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
         fell = ball not in shot.pieces and into_the_hole is None and dropped_from_the_lip(
             table, samples, inside[-1], window, clip_end, params) is not None
         if not fell and ((inside[-1].frame > window.last and not crept_in)
-                         or ball not in shot.pieces or jitter_at_end):
+                         or ball not in shot.pieces or jitter_at_end or stayed):
             shot.finals[ball] = inside[-1].xy
     return shot
+
+
+def _seen_off_its_rest_alone(ball: str, inside: Sequence[Sample],
+                             tracks: Mapping[str, Sequence[Sample]], window: ShotWindow,
+                             params: ShotFactsParams) -> bool:
+    """The ball's last sighting in the shot (``inside``), after its strike, is seen in one step
+    at least twice ``flicker_return_mm`` off a place where it lay at rest, while every other
+    ball seen lay still over the ``still_frames`` before. Only a ball rolling into it moves a
+    ball at rest within a shot (the next strike comes after the shot), and none rolled: what
+    was seen there is a thing its picture was drawn onto (an arm over the ball took its id
+    40 mm off, and the ball, unseen under it, was read as dropped in a corner pocket)."""
+    k = len(inside) - 1
+    if not (k >= 2 and inside[k].frame > window.first and settled_before(inside, k, params)
+            and math.dist(inside[k - 1].xy, inside[k].xy) >= 2 * params.flicker_return_mm):
+        return False
+    quiet_from = inside[k].frame - params.still_frames
+    return all(at_rest_between(a, b, params)
+               for other, samples in tracks.items() if other != ball
+               for a, b in itertools.pairwise(
+                   [s for s in samples if quiet_from <= s.frame <= inside[k].frame]))
 
 
 def _in_shot(table: TableSpec, samples: Sequence[Sample], window: ShotWindow, clip_end: int,
