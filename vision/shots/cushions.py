@@ -134,6 +134,109 @@ def _turned_back(into: float, off: float, after: Sequence[float],
     return -into >= slow and off - into >= slow and after[0] <= min(after)
 
 
+def unseen_bounces(table: TableSpec, paths: Mapping[str, Sequence[Sample]],
+                   rests: Mapping[str, Point], events: Sequence[FoundEvent],
+                   params: ShotFactsParams) -> list[FoundEvent]:
+    """Cushion contacts of balls unseen as they bounced: a ball seen going into a cushion, then
+    unseen for a few frames or more, then seen coming away from that cushion, where
+
+    * its way in and its way out cross the line a ball's centre runs along that cushion (a
+      radius off its nose, between its jaws) at nearly the same point: within
+      ``cushion_tolerance_mm``, and more by ``unseen_way_deg`` of each way's length from its
+      sighting (a way known from two to four sightings);
+    * and the way there and back is as long as the ball could roll in the frames unseen: no
+      longer than at its speed before, no shorter than at its speed after (a ball slows), within
+      ``cushion_tolerance_mm`` (a ball at rest whose sightings wobble has no way to go).
+
+    Nothing else turns a rolling ball back from a cushion (a red on a red cloth, seen going into
+    the long cushion and, 20 frames later, rolling back across the table into a middle pocket:
+    a bank). ``paths``: each moving ball's samples in the shot, its rest before them in
+    ``rests``; ``events``: those found so far (a gap spanning one of the ball's is left alone,
+    and one ends the ways before and after it; a ball with none before the gap, neither struck
+    nor hit, is at rest, its picture wobbling on an arm over it)."""
+    found: list[FoundEvent] = []
+    R, n_fit, slack = table.ball_radius_mm, params.local_samples, params.cushion_tolerance_mm
+    spread = math.sin(math.radians(params.unseen_way_deg))
+    for ball, seen in paths.items():
+        times = sorted(e.t for e in events if ball in e.balls)
+        for k in range(len(seen) - 1):
+            a, b = seen[k], seen[k + 1]
+            if b.frame - a.frame < 3 or any(a.t <= t <= b.t for t in times):
+                continue
+            # the way in: the sightings up to ``a`` since the ball's last event (its rest place
+            # at that event first, if it left it then); the way out: those from ``b`` on
+            before = max((t for t in times if t < a.t), default=None)
+            if before is None:
+                continue  # (not struck or hit before: a ball at rest, its picture wobbling)
+            after = min((t for t in times if t > b.t), default=math.inf)
+            way_in = [(s.t, s.xy) for s in seen[:k + 1] if s.t > before][-n_fit:]
+            if len(way_in) < n_fit and ball in rests and seen[0].t > before:
+                way_in = [(before, rests[ball]), *way_in][-n_fit:]
+            way_out = [(s.t, s.xy) for s in seen[k + 1:] if s.t < after][:n_fit]
+            if len(way_in) < 2 or len(way_out) < 2:
+                continue
+            d_in, d_out = _direction([xy for _, xy in way_in]), _direction(
+                [xy for _, xy in way_out])
+            speed_in, speed_out = _speed(way_in), _speed(way_out)
+            for cushion in Cushion:
+                n = INWARD[cushion]
+                into, off = -float(np.dot(d_in, n)), float(np.dot(d_out, n))
+                if into <= 0 or off <= 0:
+                    continue
+                reach_in = (cushion_gaps(table, a.xy)[cushion] - R) / into
+                reach_out = (cushion_gaps(table, b.xy)[cushion] - R) / off
+                if reach_in < 0 or reach_out < 0:
+                    continue
+                p_in = np.add(a.xy, d_in * reach_in)
+                p_out = np.subtract(b.xy, d_out * reach_out)
+                if float(np.hypot(*(p_in - p_out))) > slack + spread * (reach_in + reach_out):
+                    continue
+                way, unseen_s = reach_in + reach_out, b.t - a.t
+                if not speed_out * unseen_s - slack <= way <= speed_in * unseen_s + slack:
+                    continue
+                xy = (float(p_in[0] + p_out[0]) / 2, float(p_in[1] + p_out[1]) / 2)
+                if not _between_jaws(table, cushion, xy) or _jaw_near(table, xy):
+                    continue  # (a pocket's mouth, or a jaw: the pots' and jaws' business)
+                # (timed by the share of the unseen way it had gone by then)
+                t = a.t + reach_in / way * unseen_s if way > 0 else a.t
+                found.append(FoundEvent(t, EventType.CUSHION, (ball,), xy, cushion=cushion,
+                                        confidence=0.7))
+                break
+    return found
+
+
+def _speed(way: Sequence[tuple[float, Point]]) -> float:
+    """mm/s from the first of a way's (time, place) to its last, straight."""
+    (t0, a), (t1, b) = way[0], way[-1]
+    return math.dist(a, b) / (t1 - t0) if t1 > t0 else 0.0
+
+
+def _between_jaws(table: TableSpec, cushion: Cushion, xy: Point) -> bool:
+    """``xy``, a ball centre by ``cushion``, lies along its nose between its jaws (not before
+    a pocket's mouth)."""
+    along = xy[1] if cushion in (Cushion.HEAD, Cushion.FOOT) else xy[0]
+    for pocket in Pocket:
+        if cushion in pocket.cushions:
+            px, py = table.pocket_xy(pocket)
+            if abs(along - (py if cushion in (Cushion.HEAD, Cushion.FOOT) else px)) < (
+                    table.jaw_offset_mm(pocket)):
+                return False
+    return True
+
+
+def _direction(points: Sequence[Point]) -> Vector:
+    """The unit direction of a straight way through ``points`` (in order): from the first to
+    the last, or a line's fitted to three or more."""
+    xy = np.asarray(points, np.float64)
+    d = xy[-1] - xy[0]
+    if len(xy) >= 3:
+        centred = xy - xy.mean(axis=0)
+        axis = np.linalg.svd(centred, full_matrices=False)[2][0]
+        d = axis if float(np.dot(axis, d)) >= 0 else -axis
+    length = float(np.hypot(*d))
+    return np.asarray(d / length if length > 0 else d, np.float64)
+
+
 def once_per_cushion_visit(events: list[FoundEvent]) -> list[FoundEvent]:
     """Events in time order without a second bounce of a ball off the cushion it last came off
     with nothing of its own in between: off a cushion a ball moves away from it, and only

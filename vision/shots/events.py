@@ -33,6 +33,7 @@ from vision.shots.cushions import (
     nearest_jaw,
     once_per_cushion_visit,
     slow_bounces,
+    unseen_bounces,
 )
 from vision.shots.motion import ShotMotion, shot_motion
 from vision.shots.params import DEFAULT_SHOT_FACTS, ShotFactsParams
@@ -76,6 +77,10 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
     # track to be cut there.
     events += slow_bounces(table, {b: shot.seen_in_shot[b] for b in shot.pieces}, events, fps,
                            params)
+    # 2c''. Unseen bounces: a ball seen going into a cushion and, after a gap, coming away from
+    # it, its ways in and out meeting on the cushion.
+    events += unseen_bounces(table, {b: [s for p in ps for s in p.samples]
+                                     for b, ps in shot.pieces.items()}, shot.rests, events, params)
     # 2d. Nudges: a ball at rest crept into, which moved too little to be seen leaving.
     events += nudges(shot.pieces, shot.rests, shot.finals, events, D, params)
     # 3. Balls that vanish: into a pocket, or off the table.
