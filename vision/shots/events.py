@@ -85,7 +85,7 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
     events += nudges(shot.pieces, shot.rests, shot.finals, events, D, params)
     # 3. Balls that vanish: into a pocket, or off the table.
     events = _with_vanished(shot, events)
-    events = [e for e in events if not jaw_of_its_pot(table, e, events, params)]
+    events = [e for e in events if not jaw_of_its_pot(table, e, events, params, fps)]
     events.sort(key=lambda e: (e.t, e.type != "strike"))
     return _after_the_strike(once_per_cushion_visit(events)), shot.finals
 

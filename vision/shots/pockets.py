@@ -231,14 +231,21 @@ def could_leave(table: TableSpec, xy: Point, velocity: Vector | None, fps: float
 
 
 def jaw_of_its_pot(table: TableSpec, event: FoundEvent, events: list[FoundEvent],
-                   params: ShotFactsParams) -> bool:
+                   params: ShotFactsParams, fps: float) -> bool:
     """A cushion event at the jaws of the pocket the ball then drops into: the ball rattled in
-    (a jaw contact, not a bank)."""
+    (a jaw contact, not a bank). At the jaws: its centre along the nose no further from the
+    pocket's point than the jaw (and ``jaw_tolerance_mm``); or, when the pot is the ball's next
+    event, within ``graze_frames``, touching the jaw's tip from the table side (a radius
+    further): its picture is eaten by the hole or the jaw's shadow as it drops (a red running
+    straight into a corner, read 11 mm back out of it in its last frame, 68 mm along the nose
+    from the corner's point: a bank off nothing)."""
     if event.type != "cushion" or event.cushion is None:
         return False
     cushion = Cushion(event.cushion)
+    ball = event.balls[0]
+    later = sorted((e for e in events if ball in e.balls and e.t > event.t), key=lambda e: e.t)
     for pot in events:
-        if (pot.type != "pocket" or pot.pocket is None or pot.balls[0] != event.balls[0]
+        if (pot.type != "pocket" or pot.pocket is None or pot.balls[0] != ball
                 or pot.t < event.t):
             continue
         pocket = Pocket(pot.pocket)
@@ -246,6 +253,9 @@ def jaw_of_its_pot(table: TableSpec, event: FoundEvent, events: list[FoundEvent]
             continue
         px, py = table.pocket_xy(pocket)
         along = abs(event.xy[0] - px) if cushion.is_long else abs(event.xy[1] - py)
-        if along <= table.jaw_offset_mm(pocket) + params.jaw_tolerance_mm:
+        reach = table.jaw_offset_mm(pocket) + params.jaw_tolerance_mm
+        if later and later[0] is pot and pot.t - event.t <= params.graze_frames / fps:
+            reach += table.ball_radius_mm
+        if along <= reach:
             return True
     return False
