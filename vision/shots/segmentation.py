@@ -231,7 +231,7 @@ def _placed(samples: Sequence[Sample], k: int, params: ShotFactsParams) -> bool:
                 samples, k, params))
         return gap > 1 and not rolling_from(samples, k, params)
     if gap <= params.max_gap_frames or distance <= params.still_mm_per_frame * gap:
-        return False
+        return gap > 1 and _off_its_roll_at_rest(samples, k, params)
     if b.t - a.t <= params.hand_s and (
             distance <= params.nudge_mm or _rolls_on(samples, k, params)):
         # no hand picks a ball up and puts it down so soon, so near; nor puts it down rolling
@@ -240,6 +240,31 @@ def _placed(samples: Sequence[Sample], k: int, params: ShotFactsParams) -> bool:
         return False
     return not (k >= 2 and _rolled_on(samples[k - 2], a, b, params)) and not rolling_from(
         samples, k, params)
+
+
+def _off_its_roll_at_rest(samples: Sequence[Sample], k: int, params: ShotFactsParams) -> bool:
+    """Sample ``k``, after a frame or more unseen, is no place the ball's roll could take it:
+    it was rolling (its last two steps at ``rolling_mm_per_frame`` or more), sample ``k`` lies
+    further than the faster of them goes in the frames between, and ``steady_step_mm``, and
+    the ball is at rest there at once, not rolling on. A rolling ball stops at once only
+    against a ball, where it is; what was seen there is another thing (a white off the table
+    over the foot cushion, its id then on a thing 200 mm aside, by the corner a red had just
+    dropped into)."""
+    if k < 3:
+        return False
+    before, a, b = samples[k - 2], samples[k - 1], samples[k]
+    step = a.frame - before.frame
+    if step < 1 or samples[k - 3].frame != before.frame - step:
+        return False
+    steps = (math.dist(samples[k - 3].xy, before.xy) / step, math.dist(before.xy, a.xy) / step)
+    if min(steps) < params.rolling_mm_per_frame:
+        return False
+    speed = max(steps)  # (a centre read short of the ball's place, by a pocket's edge, lags)
+    reach = speed * (b.frame - a.frame) + params.steady_step_mm
+    later = list(samples[k + 1:k + params.rolling_samples + 1])
+    at_rest = len(later) == params.rolling_samples and all(
+        at_rest_between(x, y, params) for x, y in itertools.pairwise([b, *later]))
+    return math.dist(a.xy, b.xy) > reach and at_rest
 
 
 def _rolls_on(samples: Sequence[Sample], k: int, params: ShotFactsParams) -> bool:
