@@ -244,9 +244,13 @@ def read_camera_record(record: Mapping[str, Any] | ShotFacts, where: str = "shot
             notes.append(f"record: {err} (no call taken)")
     finals, more = _readable_positions(record.get("final_positions"), events)
     notes += more
-    extra = {k: v for k, v in record.items() if k not in ("call", "events", "final_positions")}
+    guessed, more = _readable_positions(record.get("estimated_positions"), events,
+                                        "estimated_positions")
+    notes += more
+    extra = {k: v for k, v in record.items()
+             if k not in ("call", "events", "final_positions", "estimated_positions")}
     try:
-        return ShotFacts(tuple(events), call, finals, extra), notes
+        return ShotFacts(tuple(events), call, finals, extra, guessed), notes
     except FactsError as err:
         raise err.at(where) from None
 
@@ -293,13 +297,15 @@ def _events_in_order(events: list[Event], where: str, cue: Ball | None
     return kept, notes
 
 
-def _readable_positions(raw: object, events: list[Event]
+def _readable_positions(raw: object, events: list[Event], name: str = "final_positions"
                         ) -> tuple[dict[Ball, tuple[float, float]] | None, list[str]]:
-    """The final positions that can be read and belong to a ball still on the table."""
+    """The positions (the record's ``name``) that can be read and belong to a ball still on
+    the table."""
     if raw is None:
         return None, []
     if not isinstance(raw, Mapping):
-        return None, ["record: final_positions unreadable (left out)"]
+        return None, [f"record: {name} unreadable (left out)"]
+    label = name.removesuffix("s").replace("_", " ")  # "final position", "estimated position"
     gone = {e.ball for e in events if e.type in LEAVING}
     out: dict[Ball, tuple[float, float]] = {}
     notes = []
@@ -310,10 +316,10 @@ def _readable_positions(raw: object, events: list[Event]
             if len(xy) != 2 or not all(v == v and abs(v) != float("inf") for v in point):
                 raise ValueError
         except (ValueError, TypeError, IndexError, KeyError):
-            notes.append(f"record: final position {key!r}: {xy!r} unreadable (left out)")
+            notes.append(f"record: {label} {key!r}: {xy!r} unreadable (left out)")
             continue
         if ball in gone:
-            notes.append(f"record: final position of {ball} left out (it left the table)")
+            notes.append(f"record: {label} of {ball} left out (it left the table)")
             continue
         out[ball] = point
     return out, notes

@@ -279,7 +279,10 @@ def apply_override(facts: ShotFacts, override: Override, table: TableSpec,
     if override.final:
         finals = {**(finals or {}), **override.final}
     try:
-        changed = ShotFacts(tuple(events), call, finals, facts.extra)
+        gone = {e.ball for e in events if e.type in LEAVING}
+        guessed = {b: xy for b, xy in (facts.estimated_positions or {}).items()
+                   if b not in gone and b not in (finals or {})}
+        changed = ShotFacts(tuple(events), call, finals, facts.extra, guessed or None)
     except FactsError as err:
         raise err.at(where) from None
     return Applied(changed, tuple(not_applied))

@@ -174,20 +174,27 @@ class ShotFacts:
     final_positions: Mapping[Ball, Point] | None = None
     # Anything else the record carried (strike_frame, rest_frame, labels...), kept for round trips.
     extra: Mapping[str, Any] = field(default_factory=dict)
+    # Where balls that moved and were then lost from sight (not off the table, not potted)
+    # were last seen: the best guess of their final places, not a measurement (the judge
+    # uses them where final_positions has none, and flags the verdict positions_estimated).
+    estimated_positions: Mapping[Ball, Point] | None = None
 
     def __post_init__(self) -> None:
         _validate_events(self.events)
         gone = {e.ball: e for e in self.events if e.type in LEAVING}
-        for ball, xy in (self.final_positions or {}).items():
-            where = f"final_positions.{ball.value}"
-            if ball in gone:
-                raise FactsError(
-                    f"{ball.value} has a final position but left the table "
-                    f"({gone[ball].type.value} at t={gone[ball].t:g})",
-                    where,
-                )
-            if len(xy) != 2 or not all(math.isfinite(v) for v in xy):
-                raise FactsError(f"expected [x_mm, y_mm], got {list(xy)!r}", where)
+        for name, positions in (("final_positions", self.final_positions),
+                                ("estimated_positions", self.estimated_positions)):
+            for ball, xy in (positions or {}).items():
+                where = f"{name}.{ball.value}"
+                if ball in gone:
+                    kind = "a final" if name == "final_positions" else "an estimated"
+                    raise FactsError(
+                        f"{ball.value} has {kind} position but left the table "
+                        f"({gone[ball].type.value} at t={gone[ball].t:g})",
+                        where,
+                    )
+                if len(xy) != 2 or not all(math.isfinite(v) for v in xy):
+                    raise FactsError(f"expected [x_mm, y_mm], got {list(xy)!r}", where)
 
     @property
     def strike(self) -> Event:
@@ -200,6 +207,10 @@ class ShotFacts:
         if self.final_positions is not None:
             out["final_positions"] = {
                 b.value: [xy[0], xy[1]] for b, xy in self.final_positions.items()
+            }
+        if self.estimated_positions:
+            out["estimated_positions"] = {
+                b.value: [xy[0], xy[1]] for b, xy in self.estimated_positions.items()
             }
         return out
 
@@ -214,22 +225,24 @@ class ShotFacts:
         call = (
             Call.from_dict(data["call"], f"{where}.call") if data.get("call") is not None else None
         )
-        finals = data.get("final_positions")
-        positions: dict[Ball, Point] | None = None
-        if finals is not None:
-            if not isinstance(finals, Mapping):
-                raise FactsError(
-                    "expected an object of ball id -> [x_mm, y_mm]", f"{where}.final_positions"
-                )
-            positions = {}
-            for key, xy in finals.items():
-                ball = Ball.parse(key, f"{where}.final_positions")
-                positions[ball] = _point(xy, f"{where}.final_positions.{key}")
-        extra = {k: v for k, v in data.items() if k not in ("call", "events", "final_positions")}
+        positions = _positions(data.get("final_positions"), f"{where}.final_positions")
+        estimated = _positions(data.get("estimated_positions"), f"{where}.estimated_positions")
+        extra = {k: v for k, v in data.items()
+                 if k not in ("call", "events", "final_positions", "estimated_positions")}
         try:
-            return cls(events=events, call=call, final_positions=positions, extra=extra)
+            return cls(events=events, call=call, final_positions=positions, extra=extra,
+                       estimated_positions=estimated)
         except FactsError as err:
             raise err.at(where) from None
+
+
+def _positions(raw: object, where: str) -> dict[Ball, Point] | None:
+    """A record's ``{ball id: [x_mm, y_mm]}`` (None when absent)."""
+    if raw is None:
+        return None
+    if not isinstance(raw, Mapping):
+        raise FactsError("expected an object of ball id -> [x_mm, y_mm]", where)
+    return {Ball.parse(key, where): _point(xy, f"{where}.{key}") for key, xy in raw.items()}
 
 
 # --- validation -------------------------------------------------------------------------------

@@ -392,11 +392,14 @@ def _positions_after_shot(
     """Balls on the table when everything has stopped, before respotting.
 
     Where the facts give no final position: a ball that took part in no event stays where it was;
-    one that moved keeps its old place and the verdict is flagged ``positions_estimated``; a cue
-    ball played from hand is assumed at the middle of the house.
+    one that moved is where the facts estimate it (``estimated_positions``: where it was last
+    seen) unless another ball lies there, else keeps its old place, and either way the verdict
+    is flagged ``positions_estimated``; a cue ball played from hand is assumed at the middle of
+    the house.
     """
     table = state.table
     given = facts.final_positions or {}
+    guessed = facts.estimated_positions or {}
     gone = {e.ball for e in facts.events if e.type in LEAVING}
     moved = {b for e in facts.events for b in e.balls}
     before = dict(state.on_table)
@@ -413,4 +416,9 @@ def _positions_after_shot(
         else:
             after[ball] = xy
             estimated = estimated or ball in moved
+    for ball, xy in guessed.items():
+        # (an estimate that would overlap another ball's place is no better than none)
+        if ball in after and ball in moved and ball not in given and not table.is_occupied(
+                xy, [p for b, p in after.items() if b != ball]):
+            after[ball] = xy
     return after, estimated

@@ -3,6 +3,8 @@ with room for measurement error; and a camera's overlapping positions are left o
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from rules import (
@@ -11,6 +13,7 @@ from rules import (
     Flag,
     GameState,
     RuleOptions,
+    ShotFacts,
     StateError,
     TableSpec,
     judge,
@@ -126,3 +129,32 @@ def test_start_positions_use_the_same_overlap_limit():
         GameState.from_dict({"positions": close, "opening": False})
     touching = {**MID, "W2": [300.0, 500.0 + 62.0]}
     assert GameState.from_dict({"positions": touching, "opening": False}).on_table[Ball.W2]
+
+
+def test_a_ball_that_moved_without_a_final_position_is_where_the_facts_estimate_it():
+    # R2 moved and was lost from sight: last seen at (2400, 400), the camera's best guess
+    facts = replace(shot(strike("W1"), hit("W1", "R2"), finals={"W1": [1500.0, 880.0]}),
+                    estimated_positions={Ball.R2: (2400.0, 400.0)})
+    v = judge(midgame(), facts)
+    assert v.positions_after[Ball.R2] == (2400.0, 400.0)
+    assert Flag.POSITIONS_ESTIMATED in v.flags
+    # an estimate on another ball's place is no better than none: R2 keeps its old place
+    on_w1 = replace(facts, estimated_positions={Ball.R2: (1520.0, 880.0)})
+    assert judge(midgame(), on_w1).positions_after[Ball.R2] == tuple(MID["R2"])
+    # a ball that took part in nothing lies where it lay, whatever is estimated for it
+    still = replace(facts, estimated_positions={Ball.R1: (2400.0, 400.0)})
+    assert judge(midgame(), still).positions_after[Ball.R1] == tuple(MID["R1"])
+
+
+def test_estimated_positions_round_trip_and_are_refused_for_a_ball_gone():
+    record = {**shot(strike("W1"), hit("W1", "Y")).to_dict(),
+              "estimated_positions": {"Y": [2400.0, 400.0]}}
+    facts = ShotFacts.from_dict(record)
+    assert facts.estimated_positions == {Ball.Y: (2400.0, 400.0)}
+    assert "estimated_positions" not in facts.extra
+    assert facts.to_dict()["estimated_positions"] == {"Y": [2400.0, 400.0]}
+    gone = {**shot(strike("W1"), hit("W1", "Y"), pot("Y", "MR")).to_dict(),
+            "estimated_positions": {"Y": [2400.0, 400.0]}}
+    with pytest.raises(FactsError, match="Y has an estimated position but left the table") as err:
+        ShotFacts.from_dict(gone)
+    assert err.value.where == "shot.estimated_positions.Y"

@@ -27,6 +27,8 @@ Expectations, over the events of all shots in order (each knowing its shot's ind
 - ``{"excludes": [pattern, ...], "select": {...}}``: no selected event matches any pattern.
 - ``{"final": {ball: [x, y] | true | null}, "shot": -1, "tol": 0.0}``: in that shot's final
   positions the ball lies within ``tol`` mm of [x, y] (true: is there; null: is not).
+- ``{"estimated": {...}, ...}``: the same of its ``estimated_positions`` (balls that moved
+  and were lost from sight: where they were last seen).
 - ``{"strike_frames": [frame, ...]}``: the shots' strike frames.
 
 ``select`` (all optional, in this order): ``first`` (the first n events of all shots),
@@ -60,9 +62,11 @@ from vision.shots import shots_from_tracks, tracks_from_rows
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "shot_facts"
 
 CASE_KEYS = {"what", "origin", "fps", "table", "rows", "expect"}
-EXPECT_KINDS = {"shots", "events", "includes", "excludes", "final", "strike_frames"}
+EXPECT_KINDS = {"shots", "events", "includes", "excludes", "final", "estimated",
+                "strike_frames"}
 EXPECT_OPTIONAL = {"events": {"select", "any_order"}, "includes": {"select"},
-                   "excludes": {"select"}, "final": {"shot", "tol"}}
+                   "excludes": {"select"}, "final": {"shot", "tol"},
+                   "estimated": {"shot", "tol"}}
 SELECT_KEYS = {"first", "first_in_shot", "types", "ball", "frames"}
 PATTERN_KEYS = {"type", "ball", "balls", "pair", "pocket", "cushion", "shot", "frame",
                 "t_frames"}
@@ -171,20 +175,21 @@ def check(expectation: dict[str, Any], shots: list[dict[str, Any]], fps: float) 
                                                   for p in expectation["excludes"])]
         if found:
             return f"expected no event matching {expectation['excludes']}, found {found}"
-    elif "final" in expectation:
+    elif "final" in expectation or "estimated" in expectation:
+        kind = "final" if "final" in expectation else "estimated"
         k = expectation.get("shot", -1)
         if not -len(shots) <= k < len(shots):
-            return f"expected a shot {k} for final positions, found {len(shots)} shots"
-        finals = shots[k]["final_positions"]
-        for ball, want in expectation["final"].items():
+            return f"expected a shot {k} for {kind} positions, found {len(shots)} shots"
+        finals = shots[k].get(f"{kind}_positions") or {}
+        for ball, want in expectation[kind].items():
             got = finals.get(ball)
             if want is None and got is not None:
-                return f"expected {ball} not among shot {k}'s final positions, found at {got}"
+                return f"expected {ball} not among shot {k}'s {kind} positions, found at {got}"
             if want is True and got is None:
-                return f"expected {ball} among shot {k}'s final positions: {finals}"
+                return f"expected {ball} among shot {k}'s {kind} positions: {finals}"
             if isinstance(want, list) and (
                     got is None or math.dist(got, want) > expectation.get("tol", 0.0)):
-                return (f"expected {ball} at the end of shot {k} within "
+                return (f"expected {ball} ({kind}) at the end of shot {k} within "
                         f"{expectation.get('tol', 0.0)} mm of {want}, found {got}")
     elif "strike_frames" in expectation:
         frames = [s["strike_frame"] for s in shots]
@@ -266,7 +271,7 @@ def expect_errors(expect: Any, where: str) -> list[str]:
                 if not (isinstance(p, dict) and p.get("type") in EVENT_TYPES
                         and set(p) <= PATTERN_KEYS):
                     errors.append(f"{here}: bad pattern {p!r} (keys {sorted(PATTERN_KEYS)})")
-        if kind == "final" and not isinstance(x["final"], dict):
+        if kind in ("final", "estimated") and not isinstance(x[kind], dict):
             errors.append(f"{here}: expected {{ball: [x, y] | true | null}}")
     return errors
 

@@ -424,3 +424,22 @@ def test_the_fits_are_evaluated_as_numpy_sums_their_terms_to_the_bit():
             dt = when - recent[-1].t
             expected = sum(c * dt ** (degree - k) for k, c in enumerate(coef))
             assert _predict(samples, when, params) == (float(expected[0]), float(expected[1]))
+
+
+def test_a_ball_that_moved_and_was_lost_on_the_cloth_is_estimated_where_it_was_last_seen():
+    """W1 stuns Y off its place; Y rolls 500 mm on, slowing, and as it comes to rest an arm
+    lies over it to the end of the video. Its final place is no measurement: it goes out as an
+    estimate (``estimated_positions``: where it was last seen), W1 and the red as final
+    positions. (Before, Y was left out, and the judge kept it on its old place.)"""
+    rows: list[tuple[int, str, float, float, bool]] = []
+    for f in range(201):
+        w1 = 500.0 + 25.0 * min(max(f - 30, 0), 25.28)  # struck at 30, stops dead at the hit
+        rows += [(f, "W1", w1, 900.0, True), (f, "R1", 887.5, 400.0, True)]
+        k = min(max(f - 55, 0), 50)
+        if f <= 100:  # then unseen under the arm
+            rows.append((f, "Y", 1200.0 + 20.0 * k - 0.2 * k * k, 900.0, True))
+    [shot] = shots_from_tracks(TableSpec(), tracks_from_rows(rows, FPS), FPS)
+    assert [(e["type"], e.get("ball") or e.get("balls")) for e in shot["events"]] == [
+        ("strike", "W1"), ("contact", ["W1", "Y"])]
+    assert set(shot["final_positions"]) == {"W1", "R1"}
+    assert shot["estimated_positions"]["Y"] == pytest.approx([1695.0, 900.0], abs=1.0)

@@ -59,8 +59,10 @@ from vision.shots.segmentation import rolling_from
 
 def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window: ShotWindow,
                 fps: float, params: ShotFactsParams = DEFAULT_SHOT_FACTS
-                ) -> tuple[list[FoundEvent], dict[str, Point]]:
-    """The events of one shot and the final positions of the balls still on the table."""
+                ) -> tuple[list[FoundEvent], dict[str, Point], dict[str, Point]]:
+    """The events of one shot, the final positions of the balls still on the table, and where
+    those that moved and were lost from sight were last seen (not a measurement of where they
+    stopped: ``estimated_positions``)."""
     shot = shot_motion(table, tracks, window, fps, params)
     D = shot.diameter
     # 1. Balls that start moving: the first one is the strike, the others were hit.
@@ -87,7 +89,7 @@ def shot_events(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
     events = _with_vanished(shot, events)
     events = [e for e in events if not jaw_of_its_pot(table, e, events, params, fps)]
     events.sort(key=lambda e: (e.t, e.type != "strike"))
-    return _after_the_strike(once_per_cushion_visit(events)), shot.finals
+    return _after_the_strike(once_per_cushion_visit(events)), shot.finals, shot.estimated
 
 
 def _starts(shot: ShotMotion) -> list[tuple[float, str]]:
@@ -415,8 +417,11 @@ def _with_vanished(shot: ShotMotion, events: list[FoundEvent]) -> list[FoundEven
                                                 and abs(e.t - t_over) <= 1 / fps)]
             events.append(FoundEvent(t_over, EventType.OFF_TABLE, (ball,), ps[-2].end.xy,
                                      confidence=0.4))
-        # else the tracker lost the ball on the cloth: no event (it is where it was last seen
-        # or where the next shot finds it)
+        elif ball in pieces:
+            # the tracker lost the ball on the cloth: no event; it is where it was last seen
+            # (an estimate, which the next shot's sightings may correct), clamped onto the cloth
+            shot.estimated[ball] = (min(max(seen.xy[0], R), table.length_mm - R),
+                                    min(max(seen.xy[1], R), table.width_mm - R))
     return events
 
 

@@ -44,12 +44,14 @@ def shot_facts(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window:
     ``strike_frame``, ``rest_frame`` and ``start_positions`` (where the balls lay just before
     the strike, mm: respotted and placed balls included, for the placement check) in its
     ``extra``; None when no strike is found in it."""
-    events, finals = shot_events(table, tracks, window, fps, params)
+    events, finals, estimated = shot_events(table, tracks, window, fps, params)
     if not events:
         return None
     return ShotFacts(
         events=tuple(e.to_event(fps) for e in events),
         final_positions={Ball(b): (round(x, 2), round(y, 2)) for b, (x, y) in finals.items()},
+        estimated_positions={Ball(b): (round(x, 2), round(y, 2))
+                             for b, (x, y) in estimated.items()} or None,
         extra={"start_positions": {b: [round(x, 2), round(y, 2)]
                                    for b, (x, y) in window.rest_before.items()},
                "strike_frame": round(events[0].t * fps), "rest_frame": window.last})

@@ -29,6 +29,8 @@ class ShotMotion:
     pieces: dict[str, list[Piece]] = field(default_factory=dict)  # of the balls that left rest
     finals: dict[str, Point] = field(default_factory=dict)  # of the balls left on the table
     last_seen: dict[str, Sample] = field(default_factory=dict)
+    # where balls that moved and were lost from sight on the cloth were last seen
+    estimated: dict[str, Point] = field(default_factory=dict)
     seen_in_shot: dict[str, list[Sample]] = field(default_factory=dict)
     # of a ball that moved: its last sample before it left
     last_rest: dict[str, Sample] = field(default_factory=dict)
