@@ -123,29 +123,41 @@ def _stopped_dead_in_front(table: TableSpec, samples: Sequence[Sample], k: int,
                            params: ShotFactsParams) -> bool:
     """The ball rolled into sample ``k`` (two steps running not at rest, the last at
     ``rolling_mm_per_frame`` or faster) and was next seen at rest, for ``still_frames``, in front
-    of a pocket's mouth: short of its line by more than ``past_mouth_mm``, by no more than
-    ``in_the_hole_radii`` (where a ball in the hole reads: seen from above at a slant, what lies
-    below the bed is seen nearer the camera's foot), and sooner than rolling could have stopped
-    it (its speed over ``heavy_drag_mm_s2``). On the bed a ball stops dead only against
-    something: wedged in the jaws, its centre reads at or past the line. What stayed is the
-    picture of the ball down in the hole (under a dim club lamp, a red in a corner's hole was
-    read 13 mm in front of the mouth, still, for 18 frames after it dropped, and its pot was
-    timed when that picture went)."""
+    of a pocket's mouth (after any sightings in the jaws, at or past its line): short of its line
+    by more than ``past_mouth_mm``, by no more than ``in_the_hole_radii`` (where a ball in the
+    hole reads: seen from above at a slant, what lies below the bed is seen nearer the camera's
+    foot), or a radius when its least roll from its last place (at ``heavy_drag_mm_s2``) went
+    past the line, and sooner than rolling could have stopped it (its speed over
+    ``heavy_drag_mm_s2``). On the bed a ball stops dead only against something: wedged in the
+    jaws, its centre reads at or past the line. What stayed is the picture of the ball down in
+    the hole (under a dim club lamp, a red in a corner's hole was read 13 mm in front of the
+    mouth, still, for 18 frames after it dropped, and its pot was timed when that picture
+    went)."""
     if k < 2 or k + 1 >= len(samples):
         return False
     before, came, to = samples[k - 2], samples[k - 1], samples[k]
     if (at_rest_between(before, came, params)
             or mm_per_frame(came, to) < params.rolling_mm_per_frame):
         return False
-    rest = samples[k + 1]
+    # (past sightings in the jaws, at or past the mouth line: the ball on the lip)
+    j = k + 1
+    while j + 1 < len(samples) and past_mouth(table, samples[j].xy,
+                                              -params.past_mouth_mm) is not None:
+        j += 1
+    rest = samples[j]
     speed = math.dist(came.xy, to.xy) / max(to.t - came.t, 1e-9)  # mm/s
     half = params.in_the_hole_radii * table.ball_radius_mm
-    if (rest.t - to.t >= speed / params.heavy_drag_mm_s2
-            or past_mouth(table, rest.xy, -half) is None
+    # (or within a radius, when from its last place its least roll, at the heaviest drag,
+    # carried it past the mouth line: it cannot have stopped short of it)
+    way = np.subtract(to.xy, came.xy) / max(math.dist(came.xy, to.xy), 1e-9)
+    least_roll = speed * speed / (2 * params.heavy_drag_mm_s2)
+    carried = past_mouth(table, tuple(np.add(to.xy, way * least_roll)), 0.0) is not None
+    in_front = past_mouth(table, rest.xy, -(table.ball_radius_mm if carried else half))
+    if (rest.t - to.t >= speed / params.heavy_drag_mm_s2 or in_front is None
             or past_mouth(table, rest.xy, -params.past_mouth_mm) is not None):
         return False
     run = list(itertools.takewhile(lambda s: s.frame <= rest.frame + params.still_frames,
-                                   samples[k + 1:]))
+                                   samples[j:]))
     return run[-1].frame == rest.frame + params.still_frames and all(
         at_rest_between(rest, s, params) for s in run[1:])
 
