@@ -296,6 +296,7 @@ ADDED = {
     "touch_speed_mm_per_frame": 15.0,  # contacts.grazes: two slow balls this near touched
     "touch_mm": 1.5,
     "unseen_way_deg": 5.0,  # events._potted_unseen: a ball hit unseen went its hitter's way
+    "unseen_bounce_frames": 3,  # cushions.unseen_bounces: a gap this long may hide a bounce
 }
 # defaults changed since, with the rule that changed them
 CHANGED = {

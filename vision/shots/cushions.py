@@ -138,7 +138,7 @@ def unseen_bounces(table: TableSpec, paths: Mapping[str, Sequence[Sample]],
                    rests: Mapping[str, Point], events: Sequence[FoundEvent],
                    params: ShotFactsParams) -> list[FoundEvent]:
     """Cushion contacts of balls unseen as they bounced: a ball seen going into a cushion, then
-    unseen for a few frames or more, then seen coming away from that cushion, where
+    unseen for ``unseen_bounce_frames`` or more, then seen coming away from that cushion, where
 
     * its way in and its way out cross the line a ball's centre runs along that cushion (a
       radius off its nose, between its jaws) at nearly the same point: within
@@ -161,7 +161,8 @@ def unseen_bounces(table: TableSpec, paths: Mapping[str, Sequence[Sample]],
         times = sorted(e.t for e in events if ball in e.balls)
         for k in range(len(seen) - 1):
             a, b = seen[k], seen[k + 1]
-            if b.frame - a.frame < 3 or any(a.t <= t <= b.t for t in times):
+            if b.frame - a.frame < params.unseen_bounce_frames or any(
+                    a.t <= t <= b.t for t in times):
                 continue
             # the way in: the sightings up to ``a`` since the ball's last event (its rest place
             # at that event first, if it left it then); the way out: those from ``b`` on

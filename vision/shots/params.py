@@ -103,6 +103,9 @@ class ShotFactsParams:
     # and reading short of the line; on the lip, in plain view, it is seen every frame
     in_the_hole_gap_frames: int = 2
     in_the_hole_radii: float = 0.5  # ... and a ball in the hole reads up to this short of the line
+    # a ball unseen this many frames or more may have bounced off a cushion unseen (see
+    # cushions.unseen_bounces); over fewer its way in and out meet at a piece's end
+    unseen_bounce_frames: int = 3
 
     def __post_init__(self) -> None:
         check_fields(self, ShotFactsParamsError, least_counts=_LEAST_COUNT)
