@@ -347,20 +347,16 @@ def _steady(u: NDArray[np.float64], v: NDArray[np.float64], params: ShotFactsPar
 
 def _rolls_on_along(samples: Sequence[Sample], k: int, params: ShotFactsParams) -> bool:
     """From sample ``k`` the ball's next sighting, no longer after it than ``k`` came after the
-    one before (or ``max_gap_frames``), goes on the way it jumped to ``k`` (within 30 degrees),
-    no faster (a fifth more, for the noise) and faster than a still ball drifts: a ball put
-    down by hand stays, it does not roll on along the line it was carried (a red on a red
-    cloth, seen every seven or eight frames on its way into a corner)."""
+    one before (or ``max_gap_frames``), goes on the way it jumped to ``k`` (see
+    :func:`_rolled_on`), faster than a still ball drifts: a ball put down by hand stays, it does
+    not roll on along the line it was carried (a red on a red cloth, seen every seven or eight
+    frames on its way into a corner)."""
     if k + 1 >= len(samples):
         return False
     a, b, c = samples[k - 1], samples[k], samples[k + 1]
     if c.frame - b.frame > max(b.frame - a.frame, params.max_gap_frames):
         return False
-    jump = np.subtract(b.xy, a.xy) / max(b.frame - a.frame, 1)
-    on = np.subtract(c.xy, b.xy) / max(c.frame - b.frame, 1)
-    speed, on_speed = float(np.hypot(*jump)), float(np.hypot(*on))
-    return (params.still_mm_per_frame < on_speed <= 1.2 * speed
-            and within_degrees(jump, on, 30.0))
+    return mm_per_frame(b, c) > params.still_mm_per_frame and _rolled_on(a, b, c, params)
 
 
 def _rolled_on(before: Sample, a: Sample, b: Sample, params: ShotFactsParams) -> bool:
