@@ -58,6 +58,11 @@ class TrackingParams:
     swap_lead_looks: int = 10
     swap_pair_ratio: int = 3  # ... and this many times as often: the whites are swapped
     decided_lead_looks: int = 5  # W2 shows its pair this many looks more often: decided
+    # a white back in sight by a way unseen where the other lay at rest (whites.UnseenWays): the
+    # white whose way out, seen twice in this many frames, goes back within this of that place ...
+    unseen_meeting_frames: int = 5
+    struck_way_diameters: float = 0.35
+    hitter_way_diameters: float = 0.7  # ... while the other's passes this far off: struck from it
 
     # --- motion
     # share of the surprise (sighting minus prediction) taken into the velocity
@@ -207,7 +212,8 @@ class TrackingParams:
                     ("hard_shot_diameters_per_frame", "hardest_shot_diameters_per_frame"),
                     ("streak_score_share", "init_score_share"),
                     ("init_score_share", "clean_score_share"),
-                    ("pick_up_score_share", "clean_score_share"))
+                    ("pick_up_score_share", "clean_score_share"),
+                    ("struck_way_diameters", "hitter_way_diameters"))
 
     def to_dict(self) -> dict[str, float | int]:
         """Every field by name (for a report; ``TrackingParams(**d)`` gives it back)."""

@@ -131,7 +131,7 @@ from vision.tracking.state import (
     ShotStart,
 )
 from vision.tracking.vetoes import toward
-from vision.tracking.whites import came_near, dots_say
+from vision.tracking.whites import UnseenWays, came_near, dots_say
 
 
 class Tracker:
@@ -180,6 +180,10 @@ class Tracker:
         self.d = table.ball_diameter_mm
         self.setting = Setting(table, fps, params, self.d, self.hide_frames, self.faint_frames,
                                np.array([table.pocket_xy(p) for p in Pocket]))
+        # each white's last sightings, for one back in sight by a way unseen (see _watch_whites)
+        self._unseen_ways = UnseenWays(self.setting)
+        # (frame, the white at rest, its place): a white back by a way unseen may have hit it
+        self._meeting: tuple[int, str, tuple[float, float]] | None = None
         self.states: dict[str, BallState] = {}
         self._pending: deque[tuple[int, list[Detection]]] = deque()
         self._candidates: dict[str, list[tuple[int, float, float]]] = {}
@@ -347,6 +351,10 @@ class Tracker:
         self._buffer = [FrameTracks(r.frame, r.t, renamed(r.balls, mapping), r.detections)
                         for r in self._buffer]
         self._whites_before = {mapping.get(b, b): xy for b, xy in self._whites_before.items()}
+        self._unseen_ways.rename(mapping)
+        if self._meeting is not None:
+            since, resting, place = self._meeting
+            self._meeting = (since, mapping.get(resting, resting), place)
 
     def _step(self, frame: int, dets: list[Detection]) -> FrameTracks:
         """One frame: the detections made fit (:mod:`~vision.tracking.pieces`), assigned to the
@@ -449,7 +457,7 @@ class Tracker:
         free_now = self._pick_up_moving(frame, free_now)
         self._pick_up(frame, free_now)
         self.leftovers.note(frame, dets, used, active)
-        self._watch_whites()
+        self._watch_whites(frame)
         self._check_whites()
         if self.unresolved:
             self._strike_resolves(frame)
@@ -490,20 +498,47 @@ class Tracker:
                    rolling=rolling):
             self.whites_known = False  # both whites were off the table: the dots name it
 
-    def _watch_whites(self) -> None:
+    def _watch_whites(self, frame: int) -> None:
         """While the whites are known by continuity, see whether they came near each other this
         frame (along the way each went since the last): then the tracker may have mixed them
         up, and only the dots seen from now on can tell."""
-        on = {b: self.states[b] for b in ("W1", "W2") if b in self.states
+        on: dict[str, BallState] = {b: self.states[b] for b in WHITES if b in self.states
               and self.states[b].status in ("table", "hidden")}
         now: dict[str, tuple[float, float]] = {b: (s.x, s.y) for b, s in on.items()}
         before, self._whites_before = self._whites_before, now
+        self._settle_meeting(frame, on)
         if not self.whites_known or len(now) < 2:
             return
         if came_near(self.setting, before, now):
             self.whites_known = False
             for s in on.values():
                 s.pair = s.single = 0
+
+    def _settle_meeting(self, frame: int, on: Mapping[str, BallState]) -> None:
+        """A white back in sight by a way unseen that may have passed the other white at rest
+        (see :meth:`UnseenWays.back_by_a_way_unseen`) may have hit it: the tracker, which saw
+        neither the way nor the hit, gave the names by where each was. Once both whites are
+        seen going away from that place, the one whose way goes back through it was struck
+        from it (:meth:`UnseenWays.struck_from`): it takes the resting white's name."""
+        back = self._unseen_ways.back_by_a_way_unseen(frame, {
+            b: (s.x, s.y, s.visible and s.last_seen == frame) for b, s in on.items()})
+        if back is not None and len(on) == 2:
+            rest = on["W2" if back == "W1" else "W1"]
+            if is_resting(self.setting, rest):
+                self._meeting = (frame, rest.ball, (rest.x, rest.y))
+        if self._meeting is None:
+            return
+        since, resting, place = self._meeting
+        if frame > since + self.params.unseen_meeting_frames:
+            self._meeting = None
+            return
+        struck = self._unseen_ways.struck_from(place, since)
+        if struck is None:
+            return
+        self._meeting = None
+        if struck != resting:
+            self._swap_whites()
+            self._relabel_buffer()
 
     def _check_whites(self) -> None:
         """Swap W1 and W2 when their dots clearly say so (unless known by continuity)."""
@@ -525,6 +560,7 @@ class Tracker:
         swap = {"W1": "W2", "W2": "W1"}  # (the history is of the tracks: it follows them)
         self._history = deque(((f, renamed(balls, swap)) for f, balls in self._history),
                               maxlen=self._history.maxlen)
+        self._unseen_ways.rename(swap)
 
     def _strike_resolves(self, frame: int) -> None:
         """Undecided whites: the first to be struck (moving while the other rests) is the
