@@ -18,6 +18,7 @@ from vision.tracking.departure import nearest_end
 from vision.tracking.pieces import join_streak_pieces
 from vision.tracking.repeats import RepeatsFilled
 from vision.tracking.tracker import Tracker
+from vision.tracking.whites import UnseenWays
 
 TABLE = TableSpec()
 D = TABLE.ball_diameter_mm
@@ -431,3 +432,46 @@ def test_the_trackers_memory_does_not_grow_with_the_videos_length():
     assert after_3000 - after_1000 < 32 * 1024, (after_1000, after_3000)
 
 
+
+
+def _ways(frames: list[dict[str, tuple[float, float, bool]]]) -> tuple[UnseenWays, list]:
+    """An UnseenWays fed ``frames`` (from frame 0), and what it said of each."""
+    ways = UnseenWays(Tracker(TABLE).setting)
+    return ways, [ways.back_by_a_way_unseen(f, balls) for f, balls in enumerate(frames)]
+
+
+def test_a_white_back_in_sight_far_off_its_way_by_the_other_white_came_back_by_a_way_unseen():
+    w2 = (200.0, 1600.0, True)
+    lost = [{"W1": (800.0, 400.0, True), "W2": w2}] * 2 + [{"W1": (800.0, 400.0, False),
+                                                            "W2": w2}] * 3
+    # seen again 200 mm from W2, 1.3 m from where it lay: it may have passed W2
+    _, said = _ways([*lost, {"W1": (300.0, 1700.0, True), "W2": w2}])
+    assert said == [None] * 5 + ["W1"]
+    # seen again where it lay (an arm over it): it did not go anywhere
+    _, said = _ways([*lost, {"W1": (801.0, 401.0, True), "W2": w2}])
+    assert said == [None] * 6
+    # seen again far off, but W2 lies beyond what the hardest shot reaches in four frames
+    far = (3400.0, 1700.0, True)
+    _, said = _ways([{**f, "W2": far} for f in lost] + [{"W1": (300.0, 900.0, True), "W2": far}])
+    assert said == [None] * 6
+    # rolling on the way it went when lost (seen again where its last speed took it): no
+    rolling = [{"W1": (800.0 - 100 * k, 400.0, k not in (2, 3)), "W2": w2} for k in range(6)]
+    _, said = _ways(rolling)
+    assert said == [None] * 6
+
+
+def test_of_two_whites_leaving_a_place_of_rest_the_one_whose_way_goes_back_through_it_was_there():
+    rest = (200.0, 1600.0)
+    ways, _ = _ways([{"W1": (200.0, 1450.0, True), "W2": (300.0, 1660.0, True)},
+                     {"W1": (205.0, 1300.0, True), "W2": (540.0, 1660.0, True)}])
+    # W1 goes up along x = 200 (through the place); W2 along y = 1660, 60 mm from it
+    assert ways.struck_from(rest, since=0) == "W1"
+    assert ways.struck_from(rest, since=1) is None  # (each must be seen twice since then)
+    # straight on, both going the way through the place: their ways do not tell
+    ways, _ = _ways([{"W1": (200.0, 1450.0, True), "W2": (200.0, 1500.0, True)},
+                     {"W1": (200.0, 1300.0, True), "W2": (200.0, 1480.0, True)}])
+    assert ways.struck_from(rest, since=0) is None
+    # one still on the place: not yet
+    ways, _ = _ways([{"W1": (200.0, 1450.0, True), "W2": rest + (True,)},
+                     {"W1": (205.0, 1300.0, True), "W2": rest + (True,)}])
+    assert ways.struck_from(rest, since=0) is None

@@ -94,6 +94,10 @@ OLD_INLINE = {
 ADDED = {
     "swept_diameters": 1.5,  # departure.swept_by
     "passing_row_diameters": 2.5,  # vetoes.passing_by: a row of pieces passing a still ball
+    # whites.UnseenWays: a white back by a way unseen, the other struck from its place of rest
+    "unseen_meeting_frames": 5,
+    "struck_way_diameters": 0.35,
+    "hitter_way_diameters": 0.7,
 }
 
 
