@@ -472,6 +472,6 @@ def test_of_two_whites_leaving_a_place_of_rest_the_one_whose_way_goes_back_throu
                      {"W1": (200.0, 1300.0, True), "W2": (200.0, 1480.0, True)}])
     assert ways.struck_from(rest, since=0) is None
     # one still on the place: not yet
-    ways, _ = _ways([{"W1": (200.0, 1450.0, True), "W2": rest + (True,)},
-                     {"W1": (205.0, 1300.0, True), "W2": rest + (True,)}])
+    ways, _ = _ways([{"W1": (200.0, 1450.0, True), "W2": (*rest, True)},
+                     {"W1": (205.0, 1300.0, True), "W2": (*rest, True)}])
     assert ways.struck_from(rest, since=0) is None
