@@ -242,9 +242,11 @@ class Tracker:
         return self._release([self._step(frame, detections)])
 
     def _release(self, results: list[FrameTracks]) -> list[FrameTracks]:
-        """Hold results back while the whites are undecided (and a cue ball is known)."""
+        """Hold results back while the whites are undecided (and a cue ball is known), or
+        while a white back by a way unseen may have hit the other (see :meth:`_settle_meeting`:
+        a few frames)."""
         self._buffer.extend(results)
-        if (self.unresolved and self.shot.cue_ball is not None
+        if (((self.unresolved and self.shot.cue_ball is not None) or self._meeting is not None)
                 and len(self._buffer) < self.max_delay):
             return []
         out, self._buffer = self._buffer, []
