@@ -116,6 +116,8 @@ class ClothModel:
             if not self.grid.on_cloth[int(blob.y), int(blob.x)]:
                 continue  # no ball rests there: a piece of the shadow under the cushion noses
             self._paint_around(paint, blob.x, blob.y)
+        for x, y in self._bright_balls(small, smooth, paint):
+            self._paint_around(paint, x, y)
         if len(balls_at):
             self._paint_expected_balls(paint, small, balls_at)
         fill = self._fill_from_cloth(
@@ -170,6 +172,31 @@ class ClothModel:
             near = (xx - wx) ** 2 + (yy - wy) ** 2 <= reach * reach
             if np.any(fu[by0:by1, bx0:bx1][near] > self.threshold):
                 self._paint_around(paint, wx, wy)
+
+    def _bright_balls(self, small: Frame, smooth: F32, paint: Frame) -> list[tuple[float, float]]:
+        """Work pixels (x, y) of the balls, not yet in ``paint``, that show in ``small`` as a
+        spot of one ball's size palest_white_ratio times as bright as the cloth around it
+        (``smooth``) or more: a white, or the yellow, that the foreground alone missed. On a
+        cloth where a white differs from the cloth mostly in light (a grey-blue one, just above
+        neutral_cloth_chroma), a white already placed in the house when the video starts made
+        only a weak blob under a threshold the unpainted balls themselves had raised, was
+        learned as cloth, and was never seen. A lamp's hot spot is far wider than the median,
+        which follows it; a drawn spot is far smaller than a ball."""
+        p = self.params
+        lit = small.sum(axis=2, dtype=np.int32) + 3  # (the model counts from 1, per channel)
+        spots = ((lit >= np.float32(p.palest_white_ratio) * smooth.sum(axis=2))
+                 & self.grid.on_cloth).view(np.uint8)
+        n, _, stats, cents = cv2.connectedComponentsWithStats(spots, connectivity=8)
+        found: list[tuple[float, float]] = []
+        for i in range(1, n):
+            w, h, area = (int(v) for v in stats[i, 2:5])
+            x, y = float(cents[i, 0]), float(cents[i, 1])
+            r = float(self.grid.radius_work[int(y), int(x)])
+            if (paint[int(y), int(x)] or area < p.least_blob_share * math.pi * r * r
+                    or max(w, h) > 2.0 * r + 1):
+                continue  # (painted already; too small for a ball, or more than one)
+            found.append((x, y))
+        return found
 
     def _paint_around(self, paint: Frame, x: float, y: float) -> None:
         """Mark in ``paint`` a ball at work pixel (x, y) and the cloth it lights or shades
