@@ -131,7 +131,7 @@ from vision.tracking.state import (
     ShotStart,
 )
 from vision.tracking.vetoes import toward
-from vision.tracking.whites import UnseenWays, came_near, dots_say
+from vision.tracking.whites import OTHER_WHITE, UnseenWays, came_near, dots_say
 
 
 class Tracker:
@@ -525,7 +525,7 @@ class Tracker:
         back = self._unseen_ways.back_by_a_way_unseen(frame, {
             b: (s.x, s.y, s.visible and s.last_seen == frame) for b, s in on.items()})
         if back is not None and len(on) == 2:
-            rest = on["W2" if back == "W1" else "W1"]
+            rest = on[OTHER_WHITE[back]]
             if is_resting(self.setting, rest):
                 self._meeting = (frame, rest.ball, (rest.x, rest.y))
         if self._meeting is None:

@@ -1,6 +1,8 @@
 """Which white is which: W2 shows two dots side by side, W1 one; the dots' evidence is
 counted per track, and a swap is undone when they clearly say so. While the whites are
-known by continuity they must not come near each other, or only the dots can tell again."""
+known by continuity they must not come near each other, or only the dots can tell again.
+A white back in sight by a way unseen may have hit the other at rest: then their ways out
+tell which left that place (:class:`UnseenWays`)."""
 
 from __future__ import annotations
 
@@ -45,6 +47,8 @@ def dots_say(params: TrackingParams, w1: BallState, w2: BallState) -> str | None
     return None
 
 
+OTHER_WHITE = {"W1": "W2", "W2": "W1"}
+
 
 class UnseenWays:
     """Where each white was last seen, to tell when one comes back into sight by a way the
@@ -70,7 +74,7 @@ class UnseenWays:
         apart = p.whites_apart_diameters * self.setting.d
         back = None
         for ball in WHITES:
-            other = _OTHER[ball]
+            other = OTHER_WHITE[ball]
             if ball not in balls or not balls[ball][2]:
                 continue
             x, y = balls[ball][:2]
@@ -94,7 +98,8 @@ class UnseenWays:
 
     def struck_from(self, rest: tuple[float, float], since: int) -> str | None:
         """Which white left ``rest`` (where one of them lay) since frame ``since``, by their last
-        two sightings each, both since then and away from it: a ball struck from rest goes
+        two sightings each, both since then, further than struck_way_diameters from it and
+        going away from it: a ball struck from rest goes
         out along a line through its place, its hitter from where they touched, a ball away
         from it, across the line of their centres (less so with follow or draw, not at all
         straight on). The white whose way goes back within struck_way_diameters of ``rest``,
@@ -102,7 +107,7 @@ class UnseenWays:
         not seen twice away from it, or when their ways do not tell."""
         p = self.setting.params
         d = self.setting.d
-        gone = {}
+        gone: dict[str, float] = {}  # how far each one's way passes from the place
         for ball in WHITES:
             seen = self._seen.get(ball, [])
             if len(seen) < 2 or seen[0][0] < since or min(
@@ -118,5 +123,3 @@ class UnseenWays:
             return near
         return None
 
-
-_OTHER = {"W1": "W2", "W2": "W1"}
