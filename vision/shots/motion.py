@@ -9,10 +9,18 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from rules.table import TableSpec
+import numpy as np
+
+from rules.table import Pocket, TableSpec
 from vision.shots.params import ShotFactsParams
 from vision.shots.pieces import cut_into_pieces, left_rest, start_time
-from vision.shots.pockets import dropped_from_the_lip, into_the_hole_at, past_mouth, until_dropped
+from vision.shots.pockets import (
+    dropped_from_the_lip,
+    heading_into,
+    into_the_hole_at,
+    past_mouth,
+    until_dropped,
+)
 from vision.shots.samples import Piece, Point, Sample, ShotWindow, at_rest_between
 from vision.shots.segmentation import settled_before, until_placed
 
@@ -78,12 +86,14 @@ def shot_motion(table: TableSpec, tracks: Mapping[str, Sequence[Sample]], window
         # (its picture drawn onto an arm or a hand over it: it stayed where it had come to rest)
         stayed = into_the_hole is None and hung is None and _seen_off_its_rest_alone(
             ball, inside, tracks, window, params)
-        if stayed:
+        # (one sighting far off, after it went unseen into a pocket's mouth: a thing, not it)
+        lone = not stayed and _lone_after_a_pocket(table, inside, samples, clip_end, fps, params)
+        if stayed or lone:
             inside = inside[:-1]
         shot.last_seen[ball] = inside[-1]
         shot.seen_in_shot[ball] = inside
         # (the samples end because the ball vanished, not because the video did or the shot)
-        after = next((s for s in samples if s.frame > inside[-1].frame), None)
+        after = None if lone else next((s for s in samples if s.frame > inside[-1].frame), None)
         if after is None and inside[-1].frame < clip_end:
             shot.never_again.add(ball)
         dropped = hung is not None or into_the_hole is not None
@@ -138,6 +148,29 @@ def _seen_off_its_rest_alone(ball: str, inside: Sequence[Sample],
                for other, samples in tracks.items() if other != ball
                for a, b in itertools.pairwise(
                    [s for s in samples if quiet_from <= s.frame <= inside[k].frame]))
+
+
+def _lone_after_a_pocket(table: TableSpec, inside: Sequence[Sample], samples: Sequence[Sample],
+                        clip_end: int, fps: float, params: ShotFactsParams) -> bool:
+    """The ball's last sighting in the shot (``inside``) is a lone one, frames after the one
+    before and never followed by another before the video ends, further than
+    ``pocket_reach_diameters`` from the pocket that the ball, at the sighting before, was
+    rolling into (:func:`heading_into`, at the speed of its last two sightings then). A ball
+    that rattles back out of a pocket rolls on in sight, or comes to rest there; one seen once
+    and never again was another thing (a red rolling into a corner at 3 m/s, gone for seven
+    frames, then seen once 330 mm along the side cushion, was read as off the table)."""
+    k = len(inside) - 1
+    if k < 2 or inside[k].frame - inside[k - 1].frame < 2 or inside[k].frame >= clip_end or any(
+            s.frame > inside[k].frame for s in samples):
+        return False
+    a, b = inside[k - 2], inside[k - 1]
+    if b.t <= a.t:
+        return False
+    velocity = np.subtract(b.xy, a.xy) / (b.t - a.t)
+    reach = params.pocket_reach_diameters * table.ball_diameter_mm
+    return any(heading_into(table, pocket, b.xy, velocity, fps, params)
+               and math.dist(inside[k].xy, table.pocket_xy(pocket)) > reach
+               for pocket in Pocket)
 
 
 def _in_shot(table: TableSpec, samples: Sequence[Sample], window: ShotWindow, clip_end: int,
