@@ -121,8 +121,9 @@ def _thrown_back(samples: Sequence[Sample], k: int, params: ShotFactsParams) -> 
 
 def _stopped_dead_in_front(table: TableSpec, samples: Sequence[Sample], k: int,
                            params: ShotFactsParams) -> bool:
-    """The ball rolled into sample ``k`` (two steps running not at rest, the last at
-    ``rolling_mm_per_frame`` or faster) and was next seen at rest, for ``still_frames``, in front
+    """The ball rolled into sample ``k`` (two steps running not at rest, the last and the
+    mean over the last ``local_samples`` at ``rolling_mm_per_frame`` or faster) and was next
+    seen at rest, for ``still_frames``, in front
     of a pocket's mouth (after any sightings in the jaws, at or past its line): short of its line
     by more than ``past_mouth_mm``, by no more than ``in_the_hole_radii`` (where a ball in the
     hole reads: seen from above at a slant, what lies below the bed is seen nearer the camera's
@@ -136,8 +137,12 @@ def _stopped_dead_in_front(table: TableSpec, samples: Sequence[Sample], k: int,
     if k < 2 or k + 1 >= len(samples):
         return False
     before, came, to = samples[k - 2], samples[k - 1], samples[k]
+    # (and rolling over its last local_samples steps: a ball creeping onto the lip at 4 mm a
+    # frame, its picture jittering 20 mm back and forth, made one step of 30 mm)
+    start = samples[max(0, k - params.local_samples)]
     if (at_rest_between(before, came, params)
-            or mm_per_frame(came, to) < params.rolling_mm_per_frame):
+            or mm_per_frame(came, to) < params.rolling_mm_per_frame
+            or mm_per_frame(start, to) < params.rolling_mm_per_frame):
         return False
     # (past sightings in the jaws, at or past the mouth line: the ball on the lip)
     j = k + 1
