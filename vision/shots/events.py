@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from rules.balls import Ball
 from rules.events import EventType
 from rules.table import Pocket, TableSpec
 from vision.shots.contacts import (
@@ -102,6 +103,9 @@ def _starts(shot: ShotMotion) -> list[tuple[float, str]]:
         # the first to leave was seen leaving in no roll (an id taken by a hand, a ball moved
         # by it), and never came near the ball that rolled off later: that one was struck
         starts = [rolling[0]] + [x for x in starts if x != rolling[0]]
+    struck_unseen = _struck_unseen_behind(shot, starts)
+    if struck_unseen is not None:
+        starts = [struck_unseen] + [x for x in starts if x[1] != struck_unseen[1]]
     if len(starts) > 1 and _together(shot, starts, *starts[1]):
         # Balls leaving together (touching or nearly): one that leaves straight away from another
         # along their line of centres was hit by it; of the others the faster is the struck one.
@@ -112,6 +116,28 @@ def _starts(shot: ShotMotion) -> list[tuple[float, str]]:
             np.hypot(*pieces[b][0].velocity(pieces[b][0].start.t))))
         starts = [(starts[0][0], striker)] + [x for x in starts if x[1] != striker]
     return starts
+
+
+def _struck_unseen_behind(shot: ShotMotion, starts: Sequence[tuple[float, str]]
+                          ) -> tuple[float, str] | None:
+    """The white struck unseen, when a red or the yellow left its rest first: only a white is
+    struck by the cue, so a ball hit the first one; the one white that left its rest later in
+    the shot and lay behind it, on the line it left along (see :func:`pushed_by`), hit it. It
+    started as long before as it takes, at the speed the other left with, to come to it. (A
+    white struck at 4.5 m/s went unseen into the yellow 300 mm away, and its id took the cue
+    going back: the yellow was read as struck, a foul.) None when the first to leave is a
+    white, or no one white lay behind it."""
+    if not starts or Ball(starts[0][1]).is_white:
+        return None
+    t0, first = starts[0]
+    piece = shot.pieces[first][0]
+    behind = [b for _, b in starts[1:] if Ball(b).is_white and pushed_by(
+        shot.rests[first], shot.rests[b], piece)]
+    speed = float(np.hypot(*piece.velocity(piece.start.t)))
+    if len(behind) != 1 or speed <= 0:
+        return None
+    travel = max(math.dist(shot.rests[first], shot.rests[behind[0]]) - shot.diameter, 0.0)
+    return t0 - travel / speed, behind[0]
 
 
 def _leaves_rolling(shot: ShotMotion, ball: str) -> bool:
