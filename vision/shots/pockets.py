@@ -123,8 +123,8 @@ def _stopped_dead_in_front(table: TableSpec, samples: Sequence[Sample], k: int,
                            params: ShotFactsParams) -> bool:
     """The ball rolled into sample ``k`` (two steps running not at rest, the last and the
     mean over the last ``local_samples`` at ``rolling_mm_per_frame`` or faster) and was next
-    seen at rest, for ``still_frames``, in front
-    of a pocket's mouth (after any sightings in the jaws, at or past its line): short of its line
+    seen at rest, for ``still_frames``, in front of a pocket's mouth (after any sightings in
+    the jaws, at or past its line): short of its line
     by more than ``past_mouth_mm``, by no more than ``in_the_hole_radii`` (where a ball in the
     hole reads: seen from above at a slant, what lies below the bed is seen nearer the camera's
     foot), or a radius when its least roll from its last place (at ``heavy_drag_mm_s2``) went
