@@ -340,11 +340,12 @@ def true_track_rows(labels: Any) -> list[tuple[int, str, float, float, bool]]:
     return [(f, b, x, y, v) for (f, b), (x, y, v) in read_tracks(labels.tracks_path).items()]
 
 
-def tracker_rows(labels: Any, calibration: Any = None) -> list[tuple[int, str, float, float,
-                                                                        bool]]:
+def tracker_rows(labels: Any, calibration: Any = None, detected: Any = None
+                 ) -> list[tuple[int, str, float, float, bool]]:
     """The tracker's rows for a labelled clip (the true calibration unless one is given), told
     what the referee knows before the video: the start state (where the balls were left, so the
-    two reds, which no camera tells apart, are named as the labels name them) and the shooter."""
+    two reds, which no camera tells apart, are named as the labels name them) and the shooter.
+    ``detected``: told the tracker's input (see :mod:`vision.tracking.replay`)."""
     from calibration import Calibration
     from referee.pipeline import camera_watch, track_rows
     from rules import cue_ball_of
@@ -353,5 +354,23 @@ def tracker_rows(labels: Any, calibration: Any = None) -> list[tuple[int, str, f
     # (the camera watched as the referee watches it: a bumped camera is followed)
     rows = track_rows(labels.video_path, calibration, labels.table,
                       cue_ball_of(labels.start.shooter).value, start=labels.start,
-                      drift=camera_watch(calibration))
+                      drift=camera_watch(calibration), detected=detected)
     return rows
+
+
+def replayed_rows(labels: Any, log: Any, params: Any = None
+                  ) -> list[tuple[int, str, float, float, bool]]:
+    """:func:`tracker_rows` from a logged tracker input (``log``: a
+    :class:`~vision.tracking.replay.DetectionLog` recorded by ``tracker_rows(...,
+    detected=log.add)``): the tracker told the same start state and shooter, with ``params``
+    (its defaults unless given)."""
+    from referee.pipeline import rows_of
+    from rules import cue_ball_of
+    from vision.tracking import DEFAULT_TRACKING
+    from vision.tracking.replay import replay_tracks
+
+    positions = {b.value: xy for b, xy in labels.start.on_table.items()}
+    return [row for result in replay_tracks(log, labels.table,
+                                            cue_ball_of(labels.start.shooter).value, positions,
+                                            params or DEFAULT_TRACKING)
+            for row in rows_of(result)]

@@ -47,6 +47,7 @@ from video import (
 )
 from vision.detection import (
     DEFAULT_DETECTION,
+    Detection,
     DetectionParams,
     calibrate_for_the_balls,
     table_for_the_balls,
@@ -312,7 +313,8 @@ def tracked_frames(video: Video, calibration: Calibration, table: TableSpec,
                    seen: Callable[[int, AnyFrame], None] | None = None,
                    detection: DetectionParams = DEFAULT_DETECTION,
                    tracking: TrackingParams = DEFAULT_TRACKING,
-                   ended: dict[str, Any] | None = None
+                   ended: dict[str, Any] | None = None,
+                   detected: Callable[[int, list[Detection], float], None] | None = None
                    ) -> Iterator[FrameTracks]:
     """The tracker's answer frame by frame from ``first_frame`` on; ``positions`` (table mm:
     where the game state has the balls then) name the balls by where they were left;
@@ -321,13 +323,15 @@ def tracked_frames(video: Video, calibration: Calibration, table: TableSpec,
     verdict, for the tracking of the next shot. A video whose frames end well before the
     count its container announces (cut short, damaged) is said on stderr, and ``ended`` (when
     given) is filled with where (see :func:`early_end`). ``video``: a file, or a frame source
-    (its frames from where it starts: ``first_frame`` is then its own)."""
+    (its frames from where it starts: ``first_frame`` is then its own). ``detected``: told the
+    tracker's input frame by frame (see :mod:`vision.tracking.replay`)."""
     told = 0
     read = first_frame
     for k, result in enumerate(track_video(video, calibration, table, cue_ball=cue_ball,
                                            start_positions=positions, drift=drift,
                                            first_frame=first_frame, shot_starts=shot_starts,
-                                           seen=seen, tracking=tracking, detection=detection),
+                                           seen=seen, tracking=tracking, detection=detection,
+                                           detected=detected),
                              first_frame):
         read = k + 1
         if progress is not None:
@@ -374,14 +378,16 @@ def rows_of(result: FrameTracks) -> list[Row]:
 
 def track_rows(video: Path, calibration: Calibration, table: TableSpec, cue_ball: str | None,
                progress: bool = False, start: GameState | None = None,
-               drift: DriftMonitor | None = None) -> list[Row]:
+               drift: DriftMonitor | None = None,
+               detected: Callable[[int, list[Detection], float], None] | None = None
+               ) -> list[Row]:
     """The tracker's answer for every frame as rows (frame, ball, x_mm, y_mm, visible); see
     :func:`tracked_frames`."""
     shown = tracking_progress(video, shown=progress)
     positions = ({b.value: xy for b, xy in start.on_table.items()} if start is not None
                  else None)
     return [row for result in tracked_frames(video, calibration, table, cue_ball, shown,
-                                             positions, drift)
+                                             positions, drift, detected=detected)
             for row in rows_of(result)]
 
 

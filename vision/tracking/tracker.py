@@ -634,7 +634,8 @@ def track_video(video_path: str | Path | FrameSource, calibration: Calibration,
                 shot_starts: queue.SimpleQueue[ShotStart] | None = None,
                 seen: Callable[[int, AnyFrame], None] | None = None,
                 tracking: TrackingParams = DEFAULT_TRACKING,
-                detection: DetectionParams = DEFAULT_DETECTION
+                detection: DetectionParams = DEFAULT_DETECTION,
+                detected: Callable[[int, list[Detection], float], None] | None = None
                 ) -> Iterator[FrameTracks]:
     """Ball positions in every frame of a video, as :class:`FrameTracks` in frame order.
 
@@ -656,7 +657,10 @@ def track_video(video_path: str | Path | FrameSource, calibration: Calibration,
     state before each later shot, put there once the shot before has been judged; what is
     there is handed to :meth:`Tracker.begin_shot` before each frame is. ``seen``: called with
     each frame as it is read (before its detections), for a caller that keeps a few of them.
-    ``tracking``: the tracker's thresholds (see :class:`TrackingParams`).
+    ``tracking``: the tracker's thresholds (see :class:`TrackingParams`). ``detected``: called
+    with what the tracker is handed for each frame (its index, detections and picture change),
+    in frame order: the tracker's whole input, to be fed to it again (see
+    :mod:`vision.tracking.replay`).
 
     ``video_path`` may be a :class:`~video.sources.FrameSource` (a camera, a stream, a file
     played at its pace: the live mode): its frames are read from where it starts (``first_frame``
@@ -683,6 +687,8 @@ def track_video(video_path: str | Path | FrameSource, calibration: Calibration,
             except queue.Empty:
                 break
             tracker.tracker.begin_shot(start)
+        if detected is not None:
+            detected(index, dets, change)
         return tracker.update(index, dets, change)
 
     held: list[tuple[int, AnyFrame, list[Detection], float]] = []
