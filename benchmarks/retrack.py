@@ -41,6 +41,7 @@ from referee.evaluate import (  # noqa: E402
 from referee.labels import load_labels  # noqa: E402
 from video.reader import video_fps  # noqa: E402
 from vision.tracking import DEFAULT_TRACKING, TrackingParams  # noqa: E402
+from vision.tracking.params import TrackingParamsError  # noqa: E402
 from vision.tracking.replay import DetectionLog  # noqa: E402
 
 Rows = list[tuple[int, str, float, float, bool]]
@@ -83,8 +84,15 @@ def parse_overrides(pairs: list[str]) -> TrackingParams:
             raise SystemExit(f"retrack: --set expects NAME=VALUE with NAME a TrackingParams "
                              f"field, got {pair!r}")
         kind = type(getattr(DEFAULT_TRACKING, name))
-        changes[name] = kind(value) if kind is not bool else value.lower() in ("1", "true")
-    return dataclasses.replace(DEFAULT_TRACKING, **changes)
+        try:
+            changes[name] = kind(value) if kind is not bool else value.lower() in ("1", "true")
+        except ValueError:
+            raise SystemExit(f"retrack: --set {name} expects a {kind.__name__}, got {value!r}"
+                             ) from None
+    try:
+        return dataclasses.replace(DEFAULT_TRACKING, **changes)
+    except TrackingParamsError as err:
+        raise SystemExit(f"retrack: {err}") from None
 
 
 def main(argv: list[str]) -> int:

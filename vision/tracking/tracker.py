@@ -37,7 +37,8 @@ lives in a module of its own:
 * ``shot_start``: the game state told before a later shot, read against the answers since;
 * ``leftovers``: what no ball took (beside a ball, fixtures of the picture);
 * ``repeats``: repeated frames of a padded recording left out and filled in;
-* ``geometry``: plane geometry of sightings; ``params``: the thresholds.
+* ``geometry``: plane geometry of sightings; ``params``: the thresholds;
+* ``replay``: a video's tracker input logged, to be fed to the tracker again (tools).
 
 :func:`track_video` runs a video through it (kept here: callers replace this module's
 ``read_ahead_frames`` to watch the frames read); ``tracks_csv`` writes the answers.
