@@ -90,7 +90,16 @@ def cue_behind(setting: Setting, s: BallState, things: list[Detection]
     # the cue is long: of things on several sides (a piece of the ball's own streak, a
     # hand), the one with the most others the same way (within same_way_deg), near or
     # further along the cue (its butt, the player's arm)
-    best = max(near, key=lambda a: sum(same_way(a, b, setting.params) for b in around))
+    reach = setting.params.cue_diameters * setting.d
+
+    def votes(a: tuple[float, float]) -> tuple[int, float]:
+        # (one thing: what lies that way beyond a cue's reach past it is not its cue; of as
+        # many votes, the nearer, the tip)
+        far = math.hypot(*a) + reach
+        return (sum(same_way(a, b, setting.params) and math.hypot(*b) <= far for b in around),
+                -math.hypot(*a))
+
+    best = max(near, key=votes)
     return s.x + best[0], s.y + best[1]
 
 
