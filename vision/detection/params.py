@@ -167,6 +167,9 @@ class DetectionParams:
     # class, 0.107 from the cloth; the tests' junk a tenth brighter lies nearer the cloth, 0.41-0.44
     # of the way)
     on_class_share: float = 0.2
+    # a core's brightness within this share of the cloth's is not darker than it (the compression's
+    # noise between a frame and the cloth's model: a red on a red cloth read 0.6 % darker)
+    level_noise_share: float = 0.03
     # a see-through (blurred) ball is a mixture of a class and the cloth in brightness as well as in
     # colour: a mixture whose brightness is off by more than this factor is not what was seen
     mixture_brightness_ratio: float = 1.5
