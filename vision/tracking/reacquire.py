@@ -17,6 +17,7 @@ from vision.tracking.geometry import along_across, likeness_along, same_way
 from vision.tracking.motion import stop_reach
 from vision.tracking.observe import observe
 from vision.tracking.state import BALLS, CLASS_OF, BallState, Setting
+from vision.tracking.vetoes import against_sent
 
 
 def rows_due(setting: Setting, frame: int, steps: list[tuple[int, list[Detection]]],
@@ -105,7 +106,10 @@ def struck_away(setting: Setting, active: list[BallState], dets: list[Detection]
     (a struck white rolled the table's length as a faint streak, filmed at 15 fps, while
     its id stayed on the bridge hand). Only the cue ball: an object ball is struck by a
     ball, which is seen (a yellow under the player's arm took a yellow smear 12 diameters
-    off). ``cue_balls``: the balls that may be the cue ball; ``balls``: every track."""
+    off). Not one on the cue's side of where the ball was sent unseen (see
+    :func:`~vision.tracking.vetoes.against_sent`): a pale cue is a streak aimed through the
+    ball's place (a white struck at 17 m/s, unseen for 13 frames, took the cue 320 mm behind
+    its place). ``cue_balls``: the balls that may be the cue ball; ``balls``: every track."""
     for s in active:
         if (s.clean_place is None or s.hidden_rolling or s.ball not in cue_balls
                 or s.status not in ("table", "hidden")
@@ -119,7 +123,7 @@ def struck_away(setting: Setting, active: list[BallState], dets: list[Detection]
         best, best_dist = None, math.inf
         for j, det in enumerate(dets):
             if (j in used or det.piece or det.colour != CLASS_OF[s.ball]
-                    or not ball_like_streak(setting, det)):
+                    or not ball_like_streak(setting, det) or against_sent(setting, s, det, frame)):
                 continue
             along, across = along_across(det, px, py)
             dist = math.hypot(det.x_mm - px, det.y_mm - py)
