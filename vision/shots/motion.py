@@ -179,9 +179,14 @@ def _in_shot(table: TableSpec, samples: Sequence[Sample], window: ShotWindow, cl
     seen again), up to where it dropped or was put elsewhere by hand; with the index of the
     sample after which it was in a pocket's hole, and its last sample on a pocket's lip if it
     hung there and dropped before the next shot (None: neither)."""
+    # (the still frames after the shot end where the next shot begins: a ball that leaves its
+    # rest then is that shot's, struck there; a red's picture jumping about its place before a
+    # scratch made a shot of its own, with the cue ball's strike of the next frame in it)
+    end = window.last + params.still_frames
+    if window.next_first is not None:
+        end = min(end, window.next_first - 1)
     inside = until_dropped(table, until_placed(
-        [s for s in samples
-         if window.first - 1 <= s.frame <= window.last + params.still_frames], params), params)
+        [s for s in samples if window.first - 1 <= s.frame <= end], params), params)
     if not inside:
         return inside, None, None
     into_the_hole = into_the_hole_at(table, inside, params)
