@@ -421,7 +421,8 @@ def _with_vanished(shot: ShotMotion, events: list[FoundEvent]) -> list[FoundEven
             if roll is not None:
                 velocity, rolls_on = roll, True
         if near or heading_into(table, pocket, seen.xy, velocity, fps, params,
-                                rolls_on=rolls_on):
+                                rolls_on=rolls_on, way_deg=_step_way_deg(ps, velocity, fps,
+                                                                         params)):
             # Vanished by a pocket: into it (after the jaws, if it rattled), timed by its speed
             # (by a pocket, within a frame: it may have been lost in the jaws; on its way there,
             # when it gets there)
@@ -456,6 +457,22 @@ def _with_vanished(shot: ShotMotion, events: list[FoundEvent]) -> list[FoundEven
             shot.estimated[ball] = (min(max(seen.xy[0], R), table.length_mm - R),
                                     min(max(seen.xy[1], R), table.width_mm - R))
     return events
+
+
+def _step_way_deg(pieces: Sequence[Piece] | None, velocity: Vector | None, fps: float,
+                  params: ShotFactsParams) -> float:
+    """How far off (degrees) the way of a vanished ball may be, when its velocity is known from
+    one step, not a line fitted to a piece of three sightings or more: a blurred picture's centre
+    is off its place by ``line_tolerance_mm`` and ``blur_share`` of the step, and so the step's
+    direction by that over its length (a red hit toward a corner, seen once 104 mm from its
+    place, its picture 21 mm short of its way, was read as leaving the table: its line missed
+    the pocket's half-mouth by half a millimetre). 0 for a fitted line."""
+    if velocity is None or (pieces and len(pieces[-1].samples) > 2):
+        return 0.0
+    step = float(np.hypot(*velocity)) / fps
+    if step <= 0:
+        return 0.0
+    return math.degrees(math.atan2(params.line_tolerance_mm + params.blur_share * step, step))
 
 
 def _free_roll(seen: Sequence[Sample], ball: str, events: Sequence[FoundEvent],
