@@ -35,6 +35,7 @@ from referee.evaluate import (  # noqa: E402
     print_evaluation,
     read_tracks,
     replayed_rows,
+    score_clips,
     score_tracks,
     tracker_rows,
 )
@@ -135,8 +136,6 @@ def main(argv: list[str]) -> int:
             overall.add(scores)
         print(f"== {folder}")
         if args.quiet:
-            from referee.evaluate import score_clips
-
             total = score_clips(cases)
             print(f"verdicts {total.verdicts_equal}/{total.shots}")
         else:
